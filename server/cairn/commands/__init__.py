@@ -1,0 +1,1 @@
+"""Implementations of the CLI commands, one module per command (wired in `cairn.cli`)."""

@@ -1,0 +1,46 @@
+"""Exception types shared by every layer.
+
+Every error a user can cause is a `CairnError` whose message names the
+problem in one line; the CLI prints it on stderr and the language server
+answers it as a JSON-RPC error, and neither shows a traceback for it.
+"""
+
+
+class CairnError(Exception):
+    """Base class of all errors Cairn reports to a user."""
+
+
+class InvalidRequestError(CairnError):
+    """A request or argument is malformed or names something that does not exist."""
+
+
+class UnknownSessionError(InvalidRequestError):
+    """A session id does not name a session of this workspace."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"unknown session: {session_id!r}")
+        self.session_id = session_id
+
+
+class GoalError(InvalidRequestError):
+    """A goal verb cannot be applied (no focused goal, unknown id, bad text)."""
+
+
+class SettingsError(CairnError):
+    """A settings value is invalid; the message names the key."""
+
+
+class TraceLockedError(CairnError):
+    """Another process holds the write lock on a trace."""
+
+
+class BudgetError(CairnError):
+    """The token budget cannot hold even the blocks that must never be dropped."""
+
+
+class PathRefusedError(InvalidRequestError):
+    """A path is outside the workspace, secret, binary, ignored or too large."""
+
+
+class ModelError(CairnError):
+    """A model call failed after retries, or the model is unknown."""

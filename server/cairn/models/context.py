@@ -1,0 +1,77 @@
+"""Context blocks, the per-call manifest and context statistics.
+
+A `ContextBlock` is one whole piece of the model's input. Selection keeps or
+drops blocks whole; the `Manifest` records every block with `included` and,
+when dropped or degraded, the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from cairn.models.base import WireModel
+
+Source = Literal[
+    "system", "rules", "mode", "user", "reference", "plan", "diagnostics", "diff",
+    "buffer", "history", "tool", "summary", "repomap", "profile", "tools",
+]
+
+# What a block is, which decides how it may be degraded when it does not fit.
+BlockKind = Literal["text", "code", "log", "message"]
+
+
+class ContextBlock(WireModel):
+    """One whole block of context. `version` is the content hash."""
+
+    source: Source
+    priority: int
+    text: str
+    tokens: int = 0
+    version: str = ""
+    ref: str | None = None
+    kind: BlockKind = "text"
+    # For history blocks: the chat role and message payload the model sees.
+    role: Literal["system", "user", "assistant", "tool"] = "system"
+    required: bool = False
+    included: bool = True
+    reason: str | None = None
+
+
+class ManifestBlock(WireModel):
+    source: str
+    priority: int
+    tokens: int
+    version: str
+    included: bool
+    reason: str | None = None
+    ref: str | None = None
+
+
+class Manifest(WireModel):
+    session_id: str
+    call_id: str | None = None
+    model: str
+    available_input: int
+    used_input: int
+    blocks: list[ManifestBlock] = Field(default_factory=list)
+
+
+class CompactionStats(WireModel):
+    count: int = 0
+    summary_tokens: int = 0
+    watermark: str | None = None
+    in_progress: bool = False
+
+
+class ContextStats(WireModel):
+    session_id: str
+    context_window: int
+    max_output_tokens: int
+    tool_schema_tokens: int
+    safety_margin: int
+    available_input: int
+    used_input: int
+    by_source: dict[str, int] = Field(default_factory=dict)
+    compaction: CompactionStats = Field(default_factory=CompactionStats)

@@ -1,0 +1,115 @@
+"""Messages and their typed parts, as recorded append-only in `messages.jsonl`.
+
+A message is never edited after it is appended. Pruning, goal folding and
+summaries are recorded as new messages carrying a `CompactionPart`; the
+context builder applies them when it renders history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from cairn.models.base import WireModel, utc_now
+from cairn.models.summary import SessionSummary
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class TextPart(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningPart(WireModel):
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ToolCallPart(WireModel):
+    """A tool call the model made. `arguments` is the parsed JSON object."""
+
+    type: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResultPart(WireModel):
+    """The result of one tool call; large output lives in an artifact."""
+
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    output: str
+    ok: bool = True
+    artifact_id: str | None = None
+
+
+class FilePart(WireModel):
+    """A file attached to a message (an `@file` reference), by path and content hash."""
+
+    type: Literal["file"] = "file"
+    path: str
+    hash: str
+    text: str | None = None
+
+
+CompactionKind = Literal["prune", "summary", "goal"]
+
+
+class CompactionPart(WireModel):
+    """A record that some history is represented differently in the context.
+
+    - `prune`: the tool results with `pruned_call_ids` are shown as one-line stubs.
+    - `goal`: the messages `covers` (a finished or abandoned goal) are shown as `text`.
+    - `summary`: every message up to `summary.covered_until_message_id` is shown
+      as the structured `summary`.
+    """
+
+    type: Literal["compaction"] = "compaction"
+    kind: CompactionKind
+    covers: list[str] = Field(default_factory=list)
+    pruned_call_ids: list[str] = Field(default_factory=list)
+    goal_id: str | None = None
+    text: str | None = None
+    summary: SessionSummary | None = None
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+class SubtaskPart(WireModel):
+    """One explore branch launched from a message; its trace lives under the parent's."""
+
+    type: Literal["subtask"] = "subtask"
+    branch: str
+    trace_id: str
+    status: Literal["running", "completed", "failed", "cancelled"] = "running"
+    conclusion: str | None = None
+
+
+Part = Annotated[
+    TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | CompactionPart | SubtaskPart,
+    Field(discriminator="type"),
+]
+
+
+class Message(WireModel):
+    """One message. `goal_id` is the goal focused when it was written."""
+
+    id: str
+    role: Role
+    parts: list[Part] = Field(default_factory=list)
+    goal_id: str | None = None
+    turn_id: str | None = None
+    agent: str | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+
+    def text(self) -> str:
+        """The concatenated text parts."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+
+MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)

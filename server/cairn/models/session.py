@@ -1,0 +1,53 @@
+"""Session and turn metadata, as kept in a trace's `meta.json`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from cairn.models.base import WireModel, utc_now
+
+FinishReason = Literal["stop", "cancelled", "error", "stepLimit"]
+
+
+class Usage(WireModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+
+    def add(self, other: Usage) -> Usage:
+        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost=cost,
+        )
+
+
+class Turn(WireModel):
+    """One user turn: what the workspace looked like at its start, and how it ended."""
+
+    id: str
+    user_message_id: str
+    started_at: datetime = Field(default_factory=utc_now)
+    ended_at: datetime | None = None
+    start_head: str | None = None
+    start_dirty_hash: str | None = None
+    finish_reason: FinishReason | None = None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    patch_artifact_id: str | None = None
+
+
+class SessionMeta(WireModel):
+    id: str
+    title: str = ""
+    parent_id: str | None = None
+    fork_message_id: str | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    turns: list[Turn] = Field(default_factory=list)

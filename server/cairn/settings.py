@@ -1,0 +1,103 @@
+"""The one settings model: `cairn.toml` in the workspace, overridden by the editor.
+
+`cairn.toml` uses snake_case keys; the editor's `initializationOptions` use the
+same names in camelCase. Both are validated by `Settings`; a wrong value raises
+`SettingsError` naming the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from cairn.errors import SettingsError
+
+SETTINGS_FILE = "cairn.toml"
+
+DEFAULT_MODEL = "scripted/script.jsonl"
+DEFAULT_MAX_OUTPUT_TOKENS = 4_096
+DEFAULT_SAFETY_MARGIN = 2_048
+DEFAULT_COMPACTION_THRESHOLD = 0.7
+DEFAULT_PRUNE_MINIMUM = 20_000
+DEFAULT_PRUNE_PROTECT = 40_000
+DEFAULT_PROTECTED_TOOLS: tuple[str, ...] = ("goal",)
+DEFAULT_EXPLORE_CONCURRENCY = 3
+DEFAULT_STEP_LIMIT = 50
+DEFAULT_TRACE_DIR = ".cairn"
+DEFAULT_MODEL_TIMEOUT_S = 120.0
+DEFAULT_MODEL_RETRIES = 3
+DEFAULT_COMMAND_TIMEOUT_S = 120.0
+
+Mode = Literal["build", "plan", "review"]
+
+
+class Settings(BaseModel):
+    """Every user-settable option, fully defaulted."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        validate_assignment=True,
+    )
+
+    model: str = DEFAULT_MODEL
+    context_window: int | None = Field(default=None, gt=0)
+    max_output_tokens: int = Field(default=DEFAULT_MAX_OUTPUT_TOKENS, gt=0)
+    safety_margin: int = Field(default=DEFAULT_SAFETY_MARGIN, ge=0)
+    compaction_threshold: float = Field(default=DEFAULT_COMPACTION_THRESHOLD, gt=0, le=1)
+    prune_minimum: int = Field(default=DEFAULT_PRUNE_MINIMUM, ge=0)
+    prune_protect: int = Field(default=DEFAULT_PRUNE_PROTECT, ge=0)
+    protected_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED_TOOLS))
+    explore_concurrency: int = Field(default=DEFAULT_EXPLORE_CONCURRENCY, ge=1, le=32)
+    allowed_commands: list[str] | None = None
+    step_limit: int = Field(default=DEFAULT_STEP_LIMIT, ge=1)
+    trace_dir: str = DEFAULT_TRACE_DIR
+    model_timeout_s: float = Field(default=DEFAULT_MODEL_TIMEOUT_S, gt=0)
+    model_retries: int = Field(default=DEFAULT_MODEL_RETRIES, ge=0)
+    command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
+    mode: Mode = "build"
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        key = ".".join(str(p) for p in item["loc"]) or "<root>"
+        if item["type"] == "extra_forbidden":
+            parts.append(f"unknown setting {key!r}")
+        else:
+            parts.append(f"setting {key!r}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def validate_settings(data: dict[str, Any], origin: str = "settings") -> Settings:
+    """Validate a mapping of settings (snake_case or camelCase keys)."""
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise SettingsError(f"{origin}: {_describe(exc)}") from None
+
+
+def read_settings_file(workspace: Path) -> dict[str, Any]:
+    """The raw contents of `<workspace>/cairn.toml`, or {} when there is none."""
+    path = workspace / SETTINGS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+
+
+def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> Settings:
+    """`cairn.toml` of the workspace, then `overrides` (e.g. the editor's) on top."""
+    base = validate_settings(read_settings_file(workspace), origin=str(workspace / SETTINGS_FILE))
+    if not overrides:
+        return base
+    merged = base.model_dump()
+    merged.update(validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True))
+    return Settings.model_validate(merged)

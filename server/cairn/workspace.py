@@ -1,0 +1,199 @@
+"""What the editor knows about the workspace: folders, open buffers, diagnostics.
+
+Pure state, no I/O beyond reading files that are not open. The editor's text
+wins over the disk: `read_text` returns an open buffer's (possibly unsaved)
+text, and falls back to the file on disk. Every path handed to the core is
+resolved here and confined to the workspace folders after following symlinks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, unquote, urlparse
+
+from cairn.errors import PathRefusedError
+from cairn.models.diagnostics import Diagnostic
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def uri_to_path(uri: str) -> Path:
+    """`file:///a/b.py` → `/a/b.py`; a plain path is returned as a Path."""
+    if uri.startswith("file:"):
+        return Path(unquote(urlparse(uri).path))
+    return Path(uri)
+
+
+def path_to_uri(path: Path) -> str:
+    return "file://" + quote(str(path.resolve()))
+
+
+def split_lines(text: str) -> list[str]:
+    """Split into lines that keep their line ending (LSP's \\n, \\r\\n or \\r)."""
+    lines: list[str] = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        lines.append(text[start : match.end()])
+        start = match.end()
+    lines.append(text[start:])
+    return lines
+
+
+def _utf16_to_index(line: str, character: int) -> int:
+    """Python index in `line` of the UTF-16 code unit offset `character` (clamped)."""
+    if line.isascii():
+        return min(character, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= character:
+            return index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """One LSP content change: a range (line/character, UTF-16) or None for the whole text."""
+
+    text: str
+    start: tuple[int, int] | None = None
+    end: tuple[int, int] | None = None
+
+
+class Buffer:
+    """An open document kept as a list of lines, so an edit touches only its lines."""
+
+    def __init__(self, text: str, version: int = 0, language_id: str = "") -> None:
+        self.version = version
+        self.language_id = language_id
+        self._lines = split_lines(text)
+        self._text: str | None = text
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self._lines)
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def line(self, index: int) -> str:
+        return self._lines[index]
+
+    def apply(self, change: TextChange) -> None:
+        if change.start is None or change.end is None:
+            self._lines = split_lines(change.text)
+            self._text = change.text
+            return
+        last = len(self._lines) - 1
+        (sl, sc), (el, ec) = change.start, change.end
+        if sl > last:
+            sl, sc = last, len(self._lines[last]) * 2
+        if el > last:
+            el, ec = last, len(self._lines[last]) * 2
+        first_line, last_line = self._lines[sl], self._lines[el]
+        first_body = first_line.rstrip("\r\n")
+        last_body = last_line.rstrip("\r\n")
+        prefix = first_line[: _utf16_to_index(first_body, sc)]
+        suffix = last_line[_utf16_to_index(last_body, ec) :]
+        replacement = split_lines(prefix + change.text + suffix)
+        if replacement[-1] == "" and len(replacement) > 1 and el < last:
+            replacement.pop()
+        self._lines[sl : el + 1] = replacement
+        if not self._lines:
+            self._lines = [""]
+        self._text = None
+
+
+@dataclass
+class Workspace:
+    """The workspace folders and what the editor has told us about them."""
+
+    folders: list[Path]
+    buffers: dict[Path, Buffer] = field(default_factory=dict)
+    diagnostics: dict[Path, list[Diagnostic]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.folders:
+            raise ValueError("a workspace needs at least one folder")
+        self.folders = [Path(f).resolve() for f in self.folders]
+
+    @property
+    def root(self) -> Path:
+        """The first workspace folder (where `.cairn/` and `cairn.toml` live)."""
+        return self.folders[0]
+
+    # -- paths -------------------------------------------------------------
+    def folder_of(self, path: Path) -> Path | None:
+        for folder in self.folders:
+            if path == folder or path.is_relative_to(folder):
+                return folder
+        return None
+
+    def resolve(self, ref: str | Path) -> Path:
+        """A uri, absolute path or workspace-relative path → an absolute path inside a folder.
+
+        Symlinks are followed before the check, so a link pointing outside is refused.
+        """
+        raw = ref if isinstance(ref, Path) else uri_to_path(ref) if str(ref).startswith("file:") else Path(ref)
+        if not str(raw).strip():
+            raise PathRefusedError("empty path")
+        candidates = [raw] if raw.is_absolute() else [folder / raw for folder in self.folders]
+        for candidate in candidates:
+            resolved = candidate.resolve()
+            inside = self.folder_of(resolved) is not None
+            if inside and (raw.is_absolute() or resolved.exists() or candidate is candidates[-1]):
+                return resolved
+        raise PathRefusedError(f"{ref}: outside the workspace")
+
+    def relative(self, path: Path) -> str:
+        """Workspace-relative POSIX path (prefixed by the folder name in multi-root workspaces)."""
+        folder = self.folder_of(path)
+        if folder is None:
+            return str(path)
+        rel = path.relative_to(folder).as_posix() or "."
+        if len(self.folders) > 1 and folder != self.root:
+            return f"{folder.name}/{rel}"
+        return rel
+
+    # -- buffers -----------------------------------------------------------
+    def open_buffer(self, path: Path, text: str, version: int = 0, language_id: str = "") -> None:
+        self.buffers[path] = Buffer(text, version, language_id)
+
+    def change_buffer(self, path: Path, changes: Iterable[TextChange], version: int) -> None:
+        buffer = self.buffers.get(path)
+        if buffer is None:
+            raise PathRefusedError(f"{path}: change for a document that is not open")
+        for change in changes:
+            buffer.apply(change)
+        buffer.version = version
+
+    def close_buffer(self, path: Path) -> None:
+        self.buffers.pop(path, None)
+
+    def open_paths(self) -> Iterator[Path]:
+        return iter(self.buffers)
+
+    def read_text(self, path: Path) -> str:
+        """The editor's text when the file is open, else the file on disk (UTF-8, replace)."""
+        buffer = self.buffers.get(path)
+        if buffer is not None:
+            return buffer.text
+        return path.read_bytes().decode("utf-8", errors="replace")
+
+    # -- diagnostics ---------------------------------------------------------
+    def set_diagnostics(self, path: Path, diagnostics: list[Diagnostic]) -> None:
+        if diagnostics:
+            self.diagnostics[path] = list(diagnostics)
+        else:
+            self.diagnostics.pop(path, None)
+
+    def diagnostics_for(self, path: Path | None = None) -> dict[Path, list[Diagnostic]]:
+        if path is None:
+            return dict(self.diagnostics)
+        return {path: self.diagnostics[path]} if path in self.diagnostics else {}
