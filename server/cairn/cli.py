@@ -98,9 +98,7 @@ def run(
     message: Annotated[str, typer.Argument(help="What to do.")],
     workspace: WorkspaceOpt = Path("."),
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
-    session: Annotated[
-        str | None, typer.Option("--session", help="Continue this session.")
-    ] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="build, plan or review.")] = "build",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command.")] = False,
 ) -> None:
@@ -158,7 +156,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write(f"error: {exc}\n")
         sys.exit(1)
     except OSError as exc:
-        sys.stderr.write(f"error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n"))
+        sys.stderr.write(
+            f"error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n")
+        )
         sys.exit(1)
     except Exception as exc:  # last resort: never a traceback for the user
         sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n")

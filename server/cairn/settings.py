@@ -99,5 +99,7 @@ def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> S
     if not overrides:
         return base
     merged = base.model_dump()
-    merged.update(validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True))
+    merged.update(
+        validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True)
+    )
     return Settings.model_validate(merged)

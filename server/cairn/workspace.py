@@ -140,7 +140,13 @@ class Workspace:
 
         Symlinks are followed before the check, so a link pointing outside is refused.
         """
-        raw = ref if isinstance(ref, Path) else uri_to_path(ref) if str(ref).startswith("file:") else Path(ref)
+        raw = (
+            ref
+            if isinstance(ref, Path)
+            else uri_to_path(ref)
+            if str(ref).startswith("file:")
+            else Path(ref)
+        )
         if not str(raw).strip():
             raise PathRefusedError("empty path")
         candidates = [raw] if raw.is_absolute() else [folder / raw for folder in self.folders]

@@ -14,8 +14,21 @@ from pydantic import Field
 from cairn.models.base import WireModel
 
 Source = Literal[
-    "system", "rules", "mode", "user", "reference", "plan", "diagnostics", "diff",
-    "buffer", "history", "tool", "summary", "repomap", "profile", "tools",
+    "system",
+    "rules",
+    "mode",
+    "user",
+    "reference",
+    "plan",
+    "diagnostics",
+    "diff",
+    "buffer",
+    "history",
+    "tool",
+    "summary",
+    "repomap",
+    "profile",
+    "tools",
 ]
 
 # What a block is, which decides how it may be degraded when it does not fit.

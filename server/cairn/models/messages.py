@@ -91,7 +91,13 @@ class SubtaskPart(WireModel):
 
 
 Part = Annotated[
-    TextPart | ReasoningPart | ToolCallPart | ToolResultPart | FilePart | CompactionPart | SubtaskPart,
+    TextPart
+    | ReasoningPart
+    | ToolCallPart
+    | ToolResultPart
+    | FilePart
+    | CompactionPart
+    | SubtaskPart,
     Field(discriminator="type"),
 ]
 

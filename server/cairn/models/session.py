@@ -18,7 +18,11 @@ class Usage(WireModel):
     cost: float | None = None
 
     def add(self, other: Usage) -> Usage:
-        cost = None if self.cost is None and other.cost is None else (self.cost or 0.0) + (other.cost or 0.0)
+        cost = (
+            None
+            if self.cost is None and other.cost is None
+            else (self.cost or 0.0) + (other.cost or 0.0)
+        )
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,

@@ -1,0 +1,116 @@
+"""The engine's public surface: what the language server and the CLI call.
+
+`cairn.agent.engine.Engine` implements `EngineApi`. The LSP layer only
+translates protocol messages to these calls and these results back; the
+callbacks below are how the engine reaches the editor (or the terminal).
+Any method given an unknown session id raises `UnknownSessionError`; bad
+arguments raise `InvalidRequestError` / `GoalError`; state is unchanged then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from cairn.models.context import ContextStats, Manifest
+from cairn.models.diagnostics import Diagnostic
+from cairn.models.events import (
+    CompactionEvent,
+    CompactResult,
+    GoalTreeView,
+    SessionInfo,
+    TurnEvent,
+    TurnResult,
+)
+from cairn.models.profile import ProjectProfile
+from cairn.settings import Mode, Settings
+from cairn.workspace import Workspace
+
+
+class EngineListener(Protocol):
+    """Receives live events; every method must return quickly and never raise."""
+
+    def on_turn_event(self, event: TurnEvent) -> None: ...
+    def on_goal_tree_changed(self, view: GoalTreeView) -> None: ...
+    def on_compaction(self, event: CompactionEvent) -> None: ...
+    def on_context_stats(self, stats: ContextStats) -> None: ...
+    def on_log(self, message: str) -> None: ...
+
+
+# Asked before running a shell command that is not allow-listed: True to run it.
+Approver = Callable[[str], Awaitable[bool]]
+
+# Applies a whole-file edit through the editor (so undo and dirty buffers work).
+# Arguments: absolute path, new full text. Returns True when the editor applied it;
+# False means "no editor": the engine then writes the file to disk itself.
+EditApplier = Callable[[Path, str], Awaitable[bool]]
+
+
+class FixTarget:
+    """A diagnostic to fix (from the `cairn.fix` command): its file and the diagnostic."""
+
+    def __init__(self, path: Path, diagnostic: Diagnostic) -> None:
+        self.path = path
+        self.diagnostic = diagnostic
+
+
+class EngineApi(Protocol):
+    workspace: Workspace
+    settings: Settings
+
+    @property
+    def active_session_id(self) -> str: ...
+
+    async def turn(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        mode: Mode | None = None,
+        references: Sequence[str] = (),
+        model: str | None = None,
+        fix: FixTarget | None = None,
+    ) -> TurnResult:
+        """Run one turn to its end. Cancelling the awaiting task cancels the turn
+        (finishReason "cancelled", partial output recorded, session usable)."""
+        ...
+
+    def context_stats(self, session_id: str | None = None) -> ContextStats: ...
+
+    def context_manifest(
+        self, session_id: str | None = None, message: str | None = None, uri: str | None = None
+    ) -> Manifest:
+        """With `message`: a dry run (the manifest the next call would get). Without:
+        the last recorded manifest of the session (or a dry run with an empty message)."""
+        ...
+
+    def goal_tree(self, session_id: str | None = None) -> GoalTreeView: ...
+
+    def goal(
+        self,
+        session_id: str | None = None,
+        *,
+        add: str | None = None,
+        done: str | None = None,
+        abandon: str | None = None,
+        focus: str | None = None,
+    ) -> GoalTreeView:
+        """Exactly one verb. Notifies `on_goal_tree_changed` after the change."""
+        ...
+
+    async def compact(self, session_id: str | None = None) -> CompactResult: ...
+
+    def sessions(self) -> list[SessionInfo]: ...
+
+    def fork(self, session_id: str, at_message_id: str | None = None) -> str: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+    def project_profile(self, refresh: bool = False) -> ProjectProfile: ...
+
+    def update_settings(self, settings: Settings) -> None: ...
+
+    def close(self) -> None:
+        """Release trace locks and background tasks."""
+        ...

@@ -1,0 +1,84 @@
+"""Events and results the engine reports to its listeners (the LSP server, the CLI).
+
+Their `wire()` dumps are exactly the PROTOCOL.md shapes of the matching
+notifications and responses.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from cairn.models.base import WireModel
+from cairn.models.goals import GoalTree
+from cairn.models.session import FinishReason
+
+TurnEventKind = Literal["text", "reasoning", "toolStart", "toolEnd", "error", "end"]
+
+
+class TurnEvent(WireModel):
+    """`cairn/turnEvent`."""
+
+    session_id: str
+    turn_id: str
+    kind: TurnEventKind
+    text: str | None = None
+    tool: str | None = None
+    call_id: str | None = None
+    ok: bool | None = None
+
+
+class CompactionEvent(WireModel):
+    """`cairn/compaction`."""
+
+    session_id: str
+    stage: Literal["start", "done", "failed"]
+    kind: Literal["prune", "summary", "goal"]
+    tokens_before: int
+    tokens_after: int | None = None
+    error: str | None = None
+
+
+class GoalTreeView(WireModel):
+    """`cairn/goalTree` and `cairn/goal` results, and `cairn/goalTreeChanged`."""
+
+    session_id: str
+    tree: GoalTree
+    rendered: str
+
+
+class TokenUsage(WireModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class TurnResult(WireModel):
+    """`cairn/turn` result."""
+
+    session_id: str
+    turn_id: str
+    finish_reason: FinishReason
+    text: str = ""
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    error: str | None = None
+
+
+class CompactResult(WireModel):
+    """`cairn/compact` result."""
+
+    session_id: str
+    tokens_before: int
+    tokens_after: int
+    kind: Literal["prune", "summary", "none"]
+
+
+class SessionInfo(WireModel):
+    """One row of `cairn/sessions`."""
+
+    session_id: str
+    title: str
+    parent_id: str | None = None
+    created_at: str
+    updated_at: str
+    turns: int
