@@ -46,6 +46,9 @@ class ToolResultPart(WireModel):
     output: str
     ok: bool = True
     artifact_id: str | None = None
+    # Structured facts the agent recorded about the call (path + content hash read,
+    # patch artifact of an edit, command + exit code): the compaction ledger's source.
+    data: dict[str, Any] | None = None
 
 
 class FilePart(WireModel):
