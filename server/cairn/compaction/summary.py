@@ -1,0 +1,53 @@
+"""Assembling a `SessionSummary`: merged narrative + ledger from the records + watermark.
+
+Later compactions are incremental: the previous summary's narrative is
+merged with the new one, and the ledger covers every message up to the new
+watermark. The user's own messages in the covered part are kept verbatim
+among the confirmed facts, so a constraint given early survives any number
+of compactions whatever the model writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn.compaction.ledger import Ledger
+from cairn.compaction.markers import is_marker
+from cairn.compaction.narrative import Narrative, merge_narrative
+from cairn.models.messages import Message
+from cairn.models.summary import SessionSummary
+
+USER_FACT_PREFIX = "The user said: "
+
+
+def user_facts(messages: Sequence[Message]) -> list[str]:
+    """The text of every user message, as confirmed facts."""
+    return [
+        USER_FACT_PREFIX + text
+        for m in messages
+        if m.role == "user" and not is_marker(m) and (text := m.text().strip())
+    ]
+
+
+def build_summary(
+    previous: SessionSummary | None,
+    narrative: Narrative,
+    ledger: Ledger,
+    covered: Sequence[Message],
+    watermark_id: str,
+) -> SessionSummary:
+    """The summary standing for every message up to and including `watermark_id`."""
+    merged = merge_narrative(previous, narrative)
+    facts = list(merged.confirmed_facts)
+    facts += [f for f in user_facts(covered) if f not in facts]
+    return SessionSummary(
+        objective=merged.objective,
+        confirmed_facts=facts,
+        decisions=merged.decisions,
+        files_read=ledger.files_read,
+        files_changed=ledger.files_changed,
+        tests=ledger.tests,
+        goal_summaries=ledger.goal_summaries,
+        open_questions=merged.open_questions,
+        covered_until_message_id=watermark_id,
+    )

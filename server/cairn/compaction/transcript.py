@@ -1,0 +1,91 @@
+"""Plain-text rendering of history for the compaction call, and the choice of its watermark.
+
+The compaction model reads the messages after the previous watermark as a
+plain transcript: pruned or very large tool outputs appear as one-line stubs
+with their artifact id, folded goals as their fold text. The new watermark
+keeps a recent tail of the history verbatim, keeps the transcript within
+what the compaction call can read, and never separates an assistant message
+from the tool results that answer it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from cairn.compaction.markers import CompactionState, compaction_parts, is_marker
+from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
+
+# A tool output larger than this is shown to the compaction model as a stub.
+TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS = 2_000
+
+
+def _tool_line(part: ToolResultPart, state: CompactionState, count: Callable[[str], int]) -> str:
+    status = "ok" if part.ok else "failed"
+    tokens = count(part.output)
+    if part.call_id in state.pruned_call_ids or tokens > TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS:
+        return (
+            f"TOOL {part.name} [{status}]: [output of {tokens} tokens, artifact {part.artifact_id}]"
+        )
+    return f"TOOL {part.name} [{status}]: {part.output}"
+
+
+def render_message(message: Message, state: CompactionState, count: Callable[[str], int]) -> str:
+    """One message as transcript text ('' for messages the context no longer shows)."""
+    if is_marker(message):
+        return "\n".join(
+            f"GOAL FOLDED: {p.text}"
+            for p in compaction_parts(message)
+            if p.kind == "goal" and p.text
+        )
+    if message.id in state.folded_message_ids:
+        return ""
+    lines: list[str] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text.strip():
+            lines.append(f"{message.role.upper()}: {part.text}")
+        elif isinstance(part, ToolCallPart):
+            lines.append(f"CALL {part.name}({json.dumps(part.arguments, sort_keys=True)})")
+        elif isinstance(part, ToolResultPart):
+            lines.append(_tool_line(part, state, count))
+    return "\n".join(lines)
+
+
+def render_transcript(
+    messages: Sequence[Message], state: CompactionState, count: Callable[[str], int]
+) -> str:
+    return "\n".join(t for m in messages if (t := render_message(m, state, count)))
+
+
+def _splits_step(messages: Sequence[Message], index: int) -> bool:
+    """True when a tool result of the same step follows `index` (ignoring markers)."""
+    for message in messages[index + 1 :]:
+        if is_marker(message):
+            continue
+        return message.role == "tool"
+    return False
+
+
+def choose_watermark(
+    messages: Sequence[Message],
+    state: CompactionState,
+    count: Callable[[str], int],
+    *,
+    keep_recent_tokens: int,
+    max_transcript_tokens: int,
+) -> int | None:
+    """Index of the last message the next summary covers, or None when nothing can be covered."""
+    start = state.watermark_index + 1
+    sizes = [count(render_message(m, state, count)) for m in messages]
+    last = len(messages) - 1
+    tail = 0
+    while last >= start and tail + sizes[last] <= keep_recent_tokens:
+        tail += sizes[last]
+        last -= 1
+    total = sum(sizes[start : last + 1])
+    while last >= start and total > max_transcript_tokens:
+        total -= sizes[last]
+        last -= 1
+    while last >= start and _splits_step(messages, last):
+        last -= 1
+    return last if last >= start else None

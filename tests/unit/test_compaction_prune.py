@@ -1,0 +1,105 @@
+"""Phase 1 prune: exact boundaries of the protect window and the minimum, skipped turns."""
+
+from __future__ import annotations
+
+from cairn.compaction.prune import plan_prune
+from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
+
+
+def count(text: str) -> int:
+    return len(text)
+
+
+def step(turn: str, call_id: str, size: int, *, name: str = "read_file") -> list[Message]:
+    """One user message, one tool call and its result of `size` tokens, in `turn`."""
+    return [
+        Message(id=f"u-{call_id}", role="user", turn_id=turn, parts=[]),
+        Message(
+            id=f"a-{call_id}",
+            role="assistant",
+            turn_id=turn,
+            parts=[ToolCallPart(call_id=call_id, name=name)],
+        ),
+        Message(
+            id=f"t-{call_id}",
+            role="tool",
+            turn_id=turn,
+            parts=[
+                ToolResultPart(
+                    call_id=call_id, name=name, output="x" * size, artifact_id=f"art-{call_id}"
+                )
+            ],
+        ),
+    ]
+
+
+def history(old: int = 300, newer: int = 200) -> list[Message]:
+    # t1 (older output), t2 (newer output), then two recent turns that are never pruned.
+    return [
+        *step("t1", "c1", old),
+        *step("t2", "c2", newer),
+        *step("t3", "c3", 5_000),
+        *step("t4", "c4", 5_000),
+    ]
+
+
+def test_last_two_turns_are_never_pruned() -> None:
+    plan = plan_prune(history(), count, minimum=0, protect=0)
+    assert plan is not None
+    assert set(plan.call_ids) == {"c1", "c2"}
+
+
+def test_output_exactly_at_protect_stays() -> None:
+    plan = plan_prune(history(), count, minimum=0, protect=200)
+    assert plan is not None
+    assert plan.call_ids == ("c1",)
+    assert plan.freed_tokens == 300
+
+
+def test_output_just_over_protect_is_pruned() -> None:
+    plan = plan_prune(history(), count, minimum=0, protect=199)
+    assert plan is not None
+    assert plan.call_ids == ("c2", "c1")
+
+
+def test_everything_within_protect_stays() -> None:
+    assert plan_prune(history(), count, minimum=0, protect=500) is None
+
+
+def test_minimum_is_inclusive() -> None:
+    assert plan_prune(history(), count, minimum=300, protect=200) is not None
+    assert plan_prune(history(), count, minimum=299, protect=200) is not None
+    assert plan_prune(history(), count, minimum=301, protect=200) is None
+
+
+def test_protected_tools_are_never_pruned_nor_counted() -> None:
+    messages = [*step("t0", "g", 10_000, name="goal"), *history()]
+    plan = plan_prune(messages, count, minimum=0, protect=200, protected_tools={"goal"})
+    assert plan is not None
+    assert plan.call_ids == ("c1",)
+
+
+def test_already_pruned_outputs_are_skipped() -> None:
+    messages = history()
+    messages.append(
+        Message(
+            id="m-prune",
+            role="system",
+            turn_id="t4",
+            parts=[CompactionPart(kind="prune", pruned_call_ids=["c1"])],
+        )
+    )
+    assert plan_prune(messages, count, minimum=0, protect=200) is None
+    plan = plan_prune(messages, count, minimum=0, protect=0)
+    assert plan is not None
+    assert plan.call_ids == ("c2",)
+
+
+def test_failed_calls_and_outputs_without_artifact_stay() -> None:
+    messages = history()
+    result = messages[2].parts[0]
+    assert isinstance(result, ToolResultPart)
+    messages[2] = messages[2].model_copy(
+        update={"parts": [result.model_copy(update={"artifact_id": None})]}
+    )
+    assert plan_prune(messages, count, minimum=0, protect=200) is None
