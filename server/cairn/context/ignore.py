@@ -1,0 +1,261 @@
+"""Which files of a workspace folder the agent may see: `.gitignore` rules and fixed exclusions.
+
+`IgnoreRules.for_folder(root)` answers two questions for one workspace folder:
+`files()` (every non-ignored file, sorted absolute paths, cached until
+`refresh()`) and `is_ignored(path)`.
+
+Inside a git work tree the file list comes from
+`git ls-files -co --exclude-standard -z` (tracked plus untracked-not-ignored
+files, exactly what git itself considers part of the project); outside git, or
+when git fails, the folder is walked and filtered with `pathspec.GitIgnoreSpec`
+built from every `.gitignore` found (a nested `.gitignore` applies relative to
+its own folder, deeper files override shallower ones, and a file inside an
+ignored directory cannot be re-included, as in git). `is_ignored` uses the same
+pathspec rules in both modes; in git mode a file git lists is never ignored
+(git does not apply ignore rules to tracked files).
+
+Whatever the rules say, `ALWAYS_IGNORED_DIRS` (`.git`, `.cairn`,
+`node_modules`, `.venv`, `__pycache__`) are never shown.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+# Directory names never shown to the agent, wherever they appear in a path.
+ALWAYS_IGNORED_DIRS: frozenset[str] = frozenset(
+    {".git", ".cairn", "node_modules", ".venv", "__pycache__"}
+)
+GITIGNORE_NAME = ".gitignore"
+# A git call that takes longer than this falls back to walking the folder.
+GIT_TIMEOUT_SECONDS = 15.0
+
+
+def has_always_ignored_part(relative: str) -> bool:
+    """True when any component of a POSIX relative path is an always-ignored directory name."""
+    return any(part in ALWAYS_IGNORED_DIRS for part in relative.split("/"))
+
+
+@dataclass(frozen=True, slots=True)
+class _ScopedSpec:
+    """The rules of one `.gitignore`, applying to paths under `base` (POSIX, relative to root)."""
+
+    base: str
+    spec: pathspec.GitIgnoreSpec
+
+    def decide(self, relative: str) -> bool | None:
+        """True: ignored, False: re-included by a negation, None: these rules are silent."""
+        if self.base:
+            if not relative.startswith(self.base + "/"):
+                return None
+            relative = relative[len(self.base) + 1 :]
+        return self.spec.check_file(relative).include
+
+
+@dataclass(frozen=True, slots=True)
+class _PrefixedSpec(_ScopedSpec):
+    """Rules of an ancestor `.gitignore` above root: paths are seen with `base` prepended."""
+
+    def decide(self, relative: str) -> bool | None:
+        return self.spec.check_file(f"{self.base}/{relative}").include
+
+
+def _run_git(root: Path, *args: str) -> bytes | None:
+    """stdout of `git -C root args`, or None when git is missing, fails or times out."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_toplevel(root: Path) -> Path | None:
+    out = _run_git(root, "rev-parse", "--show-toplevel")
+    if out is None:
+        return None
+    text = out.decode("utf-8", errors="replace").strip()
+    return Path(text).resolve() if text else None
+
+
+def _read_lines(gitignore: Path) -> list[str] | None:
+    try:
+        return gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+class IgnoreRules:
+    """Ignore rules and the non-ignored file list of one workspace folder."""
+
+    def __init__(self, root: Path, *, use_git: bool = True) -> None:
+        self.root = root.resolve()
+        self._use_git = use_git
+        self._git_top: Path | None = None
+        self._git_files: frozenset[str] | None = None
+        self._specs: list[_ScopedSpec] = []
+        self._files: list[Path] | None = None
+        self.refresh()
+
+    @classmethod
+    def for_folder(cls, root: Path) -> IgnoreRules:
+        """Rules for `root`, using git when `root` is inside a git work tree."""
+        return cls(root)
+
+    @property
+    def in_git(self) -> bool:
+        """True when the file list comes from git."""
+        return self._git_files is not None
+
+    # -- loading ---------------------------------------------------------------
+    def refresh(self) -> None:
+        """Forget the cached file list and reload every `.gitignore`."""
+        self._files = None
+        self._git_files = None
+        self._git_top = _git_toplevel(self.root) if self._use_git else None
+        if self._git_top is not None:
+            self._git_files = self._list_git_files()
+        self._specs = self._ancestor_specs()
+        if self._git_files is not None:
+            self._load_git_gitignores(self._git_files)
+        else:
+            self._walk_gitignores()
+
+    def _list_git_files(self) -> frozenset[str] | None:
+        out = _run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
+        if out is None:
+            return None
+        names = (raw.decode("utf-8", errors="surrogateescape") for raw in out.split(b"\0"))
+        return frozenset(name for name in names if name and not has_always_ignored_part(name))
+
+    def _ancestor_specs(self) -> list[_ScopedSpec]:
+        """`.gitignore` files between the git top level and `root` (exclusive) apply too."""
+        top = self._git_top
+        if top is None or top == self.root or not self.root.is_relative_to(top):
+            return []
+        specs: list[_ScopedSpec] = []
+        below = self.root.relative_to(top).parts
+        for depth in range(len(below)):
+            lines = _read_lines(top.joinpath(*below[:depth]) / GITIGNORE_NAME)
+            if lines is not None:
+                # The ancestor's rules see a path as `<root below that ancestor>/<relative>`.
+                prefix = "/".join(below[depth:])
+                specs.append(_PrefixedSpec(prefix, pathspec.GitIgnoreSpec.from_lines(lines)))
+        return specs
+
+    def _load_git_gitignores(self, names: frozenset[str]) -> None:
+        """Load the `.gitignore` files git lists, shallow ones first."""
+        bases = sorted(
+            (rel.rpartition("/")[0] for rel in names if rel.rpartition("/")[2] == GITIGNORE_NAME),
+            key=lambda base: (base.count("/") if base else -1, base),
+        )
+        for base in bases:
+            self._add_spec(base)
+
+    def _walk_gitignores(self) -> None:
+        """Load every `.gitignore` under root top-down, not descending into ignored folders."""
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            rel = Path(dirpath).relative_to(self.root).as_posix()
+            base = "" if rel == "." else rel
+            if GITIGNORE_NAME in filenames:
+                self._add_spec(base)
+            dirnames[:] = sorted(
+                name
+                for name in dirnames
+                if not self._ignored_relative(f"{base}/{name}" if base else name, is_dir=True)
+            )
+
+    def _add_spec(self, base: str) -> None:
+        folder = self.root / base if base else self.root
+        lines = _read_lines(folder / GITIGNORE_NAME)
+        if lines is not None:
+            self._specs.append(_ScopedSpec(base, pathspec.GitIgnoreSpec.from_lines(lines)))
+
+    # -- questions -------------------------------------------------------------
+    def relative(self, path: Path) -> str | None:
+        """POSIX path relative to root, or None when `path` is not under root."""
+        absolute = path if path.is_absolute() else self.root / path
+        absolute = Path(os.path.normpath(absolute))
+        if absolute == self.root:
+            return ""
+        if not absolute.is_relative_to(self.root):
+            return None
+        return absolute.relative_to(self.root).as_posix()
+
+    def is_ignored(self, path: Path) -> bool:
+        """True when `path` (absolute, or relative to root) is ignored.
+
+        Paths outside the folder are not this folder's business: False.
+        """
+        relative = self.relative(path)
+        if relative is None or relative == "":
+            return False
+        if has_always_ignored_part(relative):
+            return True
+        if self._git_files is not None and relative in self._git_files:
+            return False
+        absolute = self.root / relative
+        return self._ignored_relative(relative, is_dir=absolute.is_dir())
+
+    def _ignored_relative(self, relative: str, *, is_dir: bool) -> bool:
+        if has_always_ignored_part(relative):
+            return True
+        parts = relative.split("/")
+        for depth in range(1, len(parts)):
+            if self._decide("/".join(parts[:depth]) + "/"):
+                return True
+        return self._decide(relative + "/" if is_dir else relative)
+
+    def _decide(self, entry: str) -> bool:
+        decision = False
+        for scoped in self._specs:
+            verdict = scoped.decide(entry)
+            if verdict is not None:
+                decision = verdict
+        return decision
+
+    def files(self) -> list[Path]:
+        """Every non-ignored regular file under root (absolute paths, sorted, cached).
+
+        Symlinks whose target lies outside the folder are left out.
+        """
+        if self._files is None:
+            names = self._git_files if self._git_files is not None else self._walk_files()
+            self._files = self._existing(names)
+        return list(self._files)
+
+    def _existing(self, names: frozenset[str] | list[str]) -> list[Path]:
+        kept: list[Path] = []
+        for name in sorted(names):
+            path = self.root / name
+            if not path.is_file():
+                continue
+            if path.is_symlink() and not path.resolve().is_relative_to(self.root):
+                continue
+            kept.append(path)
+        return kept
+
+    def _walk_files(self) -> list[str]:
+        names: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            rel = Path(dirpath).relative_to(self.root).as_posix()
+            base = "" if rel == "." else rel
+            dirnames[:] = [
+                name
+                for name in dirnames
+                if not self._ignored_relative(f"{base}/{name}" if base else name, is_dir=True)
+            ]
+            for name in filenames:
+                relative = f"{base}/{name}" if base else name
+                if not self._ignored_relative(relative, is_dir=False):
+                    names.append(relative)
+        return names
