@@ -1,0 +1,23 @@
+; Cairn definition tags for Java.
+; Every pattern captures the defining node as @definition.<kind> and its name as @name.
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.method

@@ -1,0 +1,129 @@
+"""An edited buffer kept parsed: LSP-style range edits re-parse incrementally.
+
+`ParsedDocument.apply_edit` replaces a range given as LSP positions (line and UTF-16
+character), tells the old tree what changed (`tree.edit`) and re-parses with the old tree
+(`parser.parse(new, old_tree)`), so only the edited region is parsed again. Everything
+reads the new tree (the edited old tree has no text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tree_sitter import Point, Tree
+
+from cairn.code.languages import language_for_path, new_parser
+from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING, outline_from_tree
+from cairn.code.tags import Definition, find_definitions
+from cairn.errors import InvalidRequestError
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ASTRAL = 0xFFFF
+"""Characters above this take two UTF-16 code units."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace the range (start line/character)–(end line/character) by `text` (LSP units)."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+    text: str
+
+
+def _encode(text: str) -> bytes:
+    return text.encode(TEXT_ENCODING, ENCODE_ERRORS)
+
+
+def _line_starts(text: str) -> list[int]:
+    """String index where each LSP line starts (`\\n`, `\\r\\n` and `\\r` end a line)."""
+    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+
+
+def _utf16_to_index(line: str, character: int) -> int:
+    """Index in `line` of the UTF-16 offset `character`, clamped to the line."""
+    if line.isascii():
+        return min(character, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= character:
+            return index
+        units += 2 if ord(char) > _ASTRAL else 1
+    return len(line)
+
+
+def _point(data: bytes, offset: int) -> Point:
+    """tree-sitter row/column (bytes) of the byte `offset` in `data`."""
+    row = data.count(b"\n", 0, offset)
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return Point(row, offset - line_start)
+
+
+class ParsedDocument:
+    """The text of one file and its syntax tree, updated by edits."""
+
+    def __init__(self, text: str, path: str) -> None:
+        language = language_for_path(path)
+        if language is None:
+            raise InvalidRequestError(f"no grammar for {path!r}: cannot parse it")
+        self.path = path
+        self.language = language
+        self._parser = new_parser(language)
+        self._text = text
+        self._data = _encode(text)
+        self._tree = self._parser.parse(self._data)
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def tree(self) -> Tree:
+        return self._tree
+
+    def _index(self, line: int, character: int) -> int:
+        """String index of an LSP position (clamped to the text)."""
+        starts = _line_starts(self._text)
+        if line >= len(starts):
+            return len(self._text)
+        start = starts[line]
+        end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
+        body = self._text[start:end].rstrip("\r\n")
+        return start + _utf16_to_index(body, character)
+
+    def apply_edit(self, edit: TextEdit) -> None:
+        """Apply one edit and re-parse incrementally."""
+        start = self._index(edit.start_line, edit.start_character)
+        end = max(start, self._index(edit.end_line, edit.end_character))
+        start_byte = len(_encode(self._text[:start]))
+        old_end_byte = start_byte + len(_encode(self._text[start:end]))
+        new_text = self._text[:start] + edit.text + self._text[end:]
+        new_data = _encode(new_text)
+        new_end_byte = start_byte + len(_encode(edit.text))
+        self._tree.edit(
+            start_byte=start_byte,
+            old_end_byte=old_end_byte,
+            new_end_byte=new_end_byte,
+            start_point=_point(self._data, start_byte),
+            old_end_point=_point(self._data, old_end_byte),
+            new_end_point=_point(new_data, new_end_byte),
+        )
+        self._tree = self._parser.parse(new_data, self._tree)
+        self._text = new_text
+        self._data = new_data
+
+    def apply_edits(self, edits: list[TextEdit]) -> None:
+        """Apply edits in order (each relative to the text left by the previous one)."""
+        for edit in edits:
+            self.apply_edit(edit)
+
+    def definitions(self) -> list[Definition]:
+        """The definitions of the current text."""
+        return find_definitions(self._tree, self.language)
+
+    def outline(self) -> str:
+        """The outline of the current text."""
+        return outline_from_tree(self._tree, self.language, self._text)

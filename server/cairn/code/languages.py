@@ -1,0 +1,97 @@
+"""Languages Cairn understands with tree-sitter: file extension → grammar, loaded lazily.
+
+Each grammar comes from its own wheel (tree-sitter-python, -javascript, ...), imported
+only the first time a file of that language is seen, and cached for the process. The
+definition query of a language (`grammars/<language>-tags.scm`) is compiled once.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import PurePath
+
+from tree_sitter import Language, Parser, Query
+
+from cairn.resources import grammars_dir
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
+}
+"""File extension (lower case, with the dot) → language name."""
+
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+}
+"""Language name → (wheel module, function returning the grammar pointer)."""
+
+_QUERY_FILES: dict[str, tuple[str, ...]] = {
+    "typescript": ("javascript", "typescript"),
+    "tsx": ("javascript", "typescript"),
+}
+"""Languages whose definition query is several `.scm` files compiled together."""
+
+LANGUAGES: tuple[str, ...] = tuple(_GRAMMARS)
+"""Every supported language name."""
+
+
+def language_for_path(path: str | PurePath) -> str | None:
+    """The language of a file from its extension, or None when Cairn has no grammar for it."""
+    return EXTENSIONS.get(PurePath(path).suffix.lower())
+
+
+@cache
+def get_language(name: str) -> Language:
+    """The tree-sitter grammar of `name`, imported from its wheel on first use."""
+    module_name, function_name = _GRAMMARS[name]
+    module = importlib.import_module(module_name)
+    return Language(getattr(module, function_name)())
+
+
+def new_parser(name: str) -> Parser:
+    """A fresh parser for `name` (parsers hold state: one per document or thread)."""
+    return Parser(get_language(name))
+
+
+@cache
+def query_source(name: str) -> str:
+    """The text of the definition query of `name` (several files joined for TypeScript)."""
+    parts = _QUERY_FILES.get(name, (name,))
+    folder = grammars_dir()
+    return "\n".join((folder / f"{part}-tags.scm").read_text(encoding="utf-8") for part in parts)
+
+
+@cache
+def definition_query(name: str) -> Query:
+    """The compiled definition query of `name`, compiled once per process."""
+    return Query(get_language(name), query_source(name))
