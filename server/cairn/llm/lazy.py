@@ -1,0 +1,65 @@
+"""Import litellm on first use only, configured to stay offline and silent.
+
+Importing litellm costs ~3 s and ~200 MB, so nothing imports it at module
+level: `load_litellm()` does it once, with the local model cost map (else it
+downloads one), debug banners off, anything it writes to stdout sent to
+stderr (stdout is the LSP channel), its loggers stripped of their own
+handlers, and the scripted provider registered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+from types import ModuleType
+
+LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+SCRIPTED_PROVIDER = "scripted"
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+
+
+def _silence_loggers() -> None:
+    """Drop litellm's own handlers (one writes to stdout); records still propagate."""
+    for name in LITELLM_LOGGER_NAMES:
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(logging.NullHandler())
+        logger.setLevel(logging.WARNING)
+
+
+def _register_scripted(module: ModuleType) -> None:
+    from cairn.llm.scripted import ScriptedLLM
+
+    providers = [p for p in module.custom_provider_map if p.get("provider") != SCRIPTED_PROVIDER]
+    providers.append({"provider": SCRIPTED_PROVIDER, "custom_handler": ScriptedLLM()})
+    setattr(module, "custom_provider_map", providers)  # noqa: B010 (untyped module attribute)
+
+
+def load_litellm() -> ModuleType:
+    """The litellm module, imported and configured on the first call (thread-safe)."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+            with contextlib.redirect_stdout(sys.stderr):
+                import litellm
+
+                litellm.suppress_debug_info = True
+                setattr(litellm, "set_verbose", False)  # noqa: B010 (not in litellm's stubs)
+                _silence_loggers()
+                _register_scripted(litellm)
+            _module = litellm
+    return _module
+
+
+def is_loaded() -> bool:
+    """Whether litellm has been imported through `load_litellm` yet."""
+    return _module is not None

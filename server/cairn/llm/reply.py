@@ -1,0 +1,36 @@
+"""What one model call returns: streamed text, reasoning, tool calls and usage.
+
+`ToolCall.arguments` is the parsed JSON object, or None when the model sent
+arguments that are not a JSON object; then `error` says why and
+`raw_arguments` keeps the text verbatim so the turn loop can show the model
+its mistake once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.models.session import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call the model asked for."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReply:
+    """The complete answer of one model call."""
+
+    text: str
+    reasoning: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str = "stop"
