@@ -1,0 +1,63 @@
+"""The record types a trace stores, one module-level pydantic `TypeAdapter` each.
+
+JSONL lines and JSON documents are validated with `validate_json` (fast, and
+a bad line raises `ValidationError`, which the loader skips and counts).
+Everything is written camelCase, the wire shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from cairn.errors import InvalidRequestError
+from cairn.models.context import Manifest
+from cairn.models.goals import GoalTree
+from cairn.models.messages import MESSAGE_ADAPTER, Message
+from cairn.models.session import SessionMeta
+
+MANIFEST_ADAPTER: TypeAdapter[Manifest] = TypeAdapter(Manifest)
+META_ADAPTER: TypeAdapter[SessionMeta] = TypeAdapter(SessionMeta)
+GOALS_ADAPTER: TypeAdapter[GoalTree] = TypeAdapter(GoalTree)
+
+GOAL_FILE = "goal.json"
+MESSAGES_FILE = "messages.jsonl"
+META_FILE = "meta.json"
+MANIFESTS_FILE = "manifests.jsonl"
+ARTIFACTS_DIR = "artifacts"
+BRANCHES_DIR = "branches"
+LOCK_FILE = "lock"
+
+T = TypeVar("T")
+
+
+def load_document(path: Path, adapter: TypeAdapter[T]) -> T | None:
+    """A JSON document, None when absent; InvalidRequestError naming the file when corrupt."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return adapter.validate_json(data)
+    except ValidationError as exc:
+        raise InvalidRequestError(
+            f"{path}: not a valid {path.name}: {exc.errors()[0]['msg']}"
+        ) from None
+
+
+def dump_message(message: Message) -> bytes:
+    return MESSAGE_ADAPTER.dump_json(message, by_alias=True)
+
+
+def dump_manifest(manifest: Manifest) -> bytes:
+    return MANIFEST_ADAPTER.dump_json(manifest, by_alias=True)
+
+
+def dump_meta(meta: SessionMeta) -> bytes:
+    return META_ADAPTER.dump_json(meta, by_alias=True, indent=2)
+
+
+def dump_goals(tree: GoalTree) -> bytes:
+    return GOALS_ADAPTER.dump_json(tree, by_alias=True, indent=2)

@@ -1,0 +1,266 @@
+"""One recorded session (or explore branch): its folder, records and write lock.
+
+Layout of a trace folder: `meta.json`, `goal.json` (atomic documents),
+`messages.jsonl`, `manifests.jsonl` (fsynced appends), `artifacts/<id>`
+(content-addressed, written atomically), `branches/<name>/` (child traces
+with the same layout) and `lock`. Reads need no lock; the first write takes
+the trace's lock and `close()` releases it (a later write takes it again).
+Messages and manifests are kept in memory after their first load.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from types import TracebackType
+
+import xxhash
+
+from cairn.errors import InvalidRequestError, UnknownSessionError
+from cairn.models.context import Manifest
+from cairn.models.goals import GoalTree
+from cairn.models.messages import MESSAGE_ADAPTER, Message
+from cairn.models.session import SessionMeta
+from cairn.trace import records
+from cairn.trace.files import (
+    AppendLog,
+    LineReport,
+    LoadReport,
+    atomic_write,
+    read_jsonl,
+    remove_stale_temps,
+)
+from cairn.trace.layout import create_atomically
+from cairn.trace.locks import TraceLock
+from cairn.trace.names import check_artifact_id, check_artifact_kind, check_name
+
+logger = logging.getLogger(__name__)
+
+BRANCH_ID_SEPARATOR = "/"
+
+
+class Trace:
+    """A trace folder. Use `TraceStore` to create, open, fork and delete traces."""
+
+    def __init__(self, directory: Path, session_id: str) -> None:
+        self.id = session_id
+        self.dir = directory
+        self._lock = TraceLock(directory / records.LOCK_FILE, session_id)
+        self._mutex = threading.RLock()
+        self._messages_log = AppendLog(directory / records.MESSAGES_FILE)
+        self._manifests_log = AppendLog(directory / records.MANIFESTS_FILE)
+        self._messages: list[Message] | None = None
+        self._message_ids: set[str] = set()
+        self._messages_report = LineReport(file=records.MESSAGES_FILE)
+        self._manifests: list[Manifest] | None = None
+        self._manifests_report = LineReport(file=records.MANIFESTS_FILE)
+        self._meta: SessionMeta | None = None
+        self._goals: GoalTree | None = None
+        self._branches: dict[str, Trace] = {}
+
+    def __repr__(self) -> str:
+        return f"Trace({self.id!r}, {str(self.dir)!r})"
+
+    # -- locking -------------------------------------------------------------
+
+    def _begin_write(self) -> None:
+        if not self._lock.held:
+            self._lock.acquire()
+            remove_stale_temps(self.dir)
+            remove_stale_temps(self.dir / records.ARTIFACTS_DIR)
+
+    def close(self) -> None:
+        """Release the write lock and close open files (the object stays usable)."""
+        with self._mutex:
+            for branch in self._branches.values():
+                branch.close()
+            self._messages_log.close()
+            self._manifests_log.close()
+            self._lock.release()
+
+    def __enter__(self) -> Trace:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- messages ------------------------------------------------------------
+
+    def _load_messages(self) -> list[Message]:
+        if self._messages is None:
+            loaded, report = read_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER)
+            unique: list[Message] = []
+            for message in loaded:
+                if message.id in self._message_ids:
+                    report.duplicates += 1
+                    logger.warning("%s: duplicate message id %r skipped", self.dir, message.id)
+                    continue
+                self._message_ids.add(message.id)
+                unique.append(message)
+            report.loaded = len(unique)
+            self._messages, self._messages_report = unique, report
+        return self._messages
+
+    def messages(self) -> list[Message]:
+        """Every message, in append order (a copy of the in-memory list)."""
+        with self._mutex:
+            return list(self._load_messages())
+
+    def append_message(self, message: Message) -> None:
+        """Append one message durably; InvalidRequestError if its id is already used."""
+        with self._mutex:
+            messages = self._load_messages()
+            if message.id in self._message_ids:
+                raise InvalidRequestError(
+                    f"message id {message.id!r} already exists in session {self.id}"
+                )
+            self._begin_write()
+            self._messages_log.append(records.dump_message(message))
+            messages.append(message)
+            self._message_ids.add(message.id)
+
+    # -- manifests -----------------------------------------------------------
+
+    def _load_manifests(self) -> list[Manifest]:
+        if self._manifests is None:
+            path = self.dir / records.MANIFESTS_FILE
+            self._manifests, self._manifests_report = read_jsonl(path, records.MANIFEST_ADAPTER)
+        return self._manifests
+
+    def manifests(self) -> list[Manifest]:
+        """Every manifest (one per model call), in order."""
+        with self._mutex:
+            return list(self._load_manifests())
+
+    def append_manifest(self, manifest: Manifest) -> None:
+        """Append one manifest durably."""
+        with self._mutex:
+            manifests = self._load_manifests()
+            self._begin_write()
+            self._manifests_log.append(records.dump_manifest(manifest))
+            manifests.append(manifest)
+
+    @property
+    def load_report(self) -> LoadReport:
+        """What loading messages and manifests skipped (corrupt, torn, duplicate lines)."""
+        with self._mutex:
+            self._load_messages()
+            self._load_manifests()
+            return LoadReport(messages=self._messages_report, manifests=self._manifests_report)
+
+    # -- documents -----------------------------------------------------------
+
+    def meta(self) -> SessionMeta:
+        """The session metadata (`meta.json`)."""
+        with self._mutex:
+            if self._meta is None:
+                meta = records.load_document(self.dir / records.META_FILE, records.META_ADAPTER)
+                if meta is None:
+                    raise UnknownSessionError(self.id)
+                self._meta = meta
+            return self._meta.model_copy(deep=True)
+
+    def save_meta(self, meta: SessionMeta) -> None:
+        """Replace `meta.json` atomically; the meta's id must be this trace's."""
+        if meta.id != self.id:
+            raise InvalidRequestError(f"meta id {meta.id!r} does not match session {self.id}")
+        with self._mutex:
+            self._begin_write()
+            atomic_write(self.dir / records.META_FILE, records.dump_meta(meta))
+            self._meta = meta.model_copy(deep=True)
+
+    def goals(self) -> GoalTree:
+        """The goal tree (`goal.json`), empty when none was saved."""
+        with self._mutex:
+            if self._goals is None:
+                path = self.dir / records.GOAL_FILE
+                self._goals = records.load_document(path, records.GOALS_ADAPTER) or GoalTree()
+            return self._goals.model_copy(deep=True)
+
+    def save_goals(self, tree: GoalTree) -> None:
+        """Replace `goal.json` atomically."""
+        with self._mutex:
+            self._begin_write()
+            atomic_write(self.dir / records.GOAL_FILE, records.dump_goals(tree))
+            self._goals = tree.model_copy(deep=True)
+
+    # -- artifacts -----------------------------------------------------------
+
+    def write_artifact(self, content: str | bytes, kind: str = "text") -> str:
+        """Store content (large outputs, patches, logs); returns its content-addressed id."""
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        artifact_id = f"{check_artifact_kind(kind)}-{xxhash.xxh3_128_hexdigest(data)}"
+        with self._mutex:
+            self._begin_write()
+            folder = self.dir / records.ARTIFACTS_DIR
+            folder.mkdir(exist_ok=True)
+            target = folder / artifact_id
+            if not target.exists():
+                atomic_write(target, data)
+        return artifact_id
+
+    def read_artifact(self, artifact_id: str) -> bytes:
+        """An artifact's bytes; InvalidRequestError naming the id when unknown."""
+        path = self.dir / records.ARTIFACTS_DIR / check_artifact_id(artifact_id)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise InvalidRequestError(
+                f"unknown artifact {artifact_id!r} in session {self.id}"
+            ) from None
+
+    def artifact_ids(self) -> list[str]:
+        """The ids of every stored artifact, sorted."""
+        folder = self.dir / records.ARTIFACTS_DIR
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+    # -- branches ------------------------------------------------------------
+
+    def branch(self, name: str) -> Trace:
+        """The child trace `<dir>/branches/<name>/`, created on first use."""
+        check_name(name, "branch")
+        with self._mutex:
+            existing = self.existing_branch(name)
+            if existing is not None:
+                return existing
+            self._begin_write()
+            folder = self.dir / records.BRANCHES_DIR
+            folder.mkdir(exist_ok=True)
+            branch_id = f"{self.id}{BRANCH_ID_SEPARATOR}{name}"
+            meta = SessionMeta(id=branch_id, title=name, parent_id=self.id, model=self.meta().model)
+            create_atomically(folder / name, meta)
+            return self._cached_branch(name)
+
+    def existing_branch(self, name: str) -> Trace | None:
+        """The branch `name` if it exists, else None."""
+        check_name(name, "branch")
+        with self._mutex:
+            if name in self._branches:
+                return self._branches[name]
+            if not (self.dir / records.BRANCHES_DIR / name / records.META_FILE).is_file():
+                return None
+            return self._cached_branch(name)
+
+    def _cached_branch(self, name: str) -> Trace:
+        branch = Trace(self.dir / records.BRANCHES_DIR / name, f"{self.id}/{name}")
+        self._branches[name] = branch
+        return branch
+
+    def branches(self) -> list[str]:
+        """The names of this trace's branches, sorted."""
+        folder = self.dir / records.BRANCHES_DIR
+        if not folder.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in folder.iterdir()
+            if not p.name.startswith(".") and (p / records.META_FILE).is_file()
+        )
