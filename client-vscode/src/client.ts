@@ -1,0 +1,336 @@
+/**
+ * Owns the language client: starts `cairn serve` over stdio, restarts it,
+ * explains why it cannot start, stops a crash loop, and relays the server's
+ * custom notifications as events that survive restarts.
+ */
+import { ChildProcess, spawn } from 'child_process';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  LanguageClient,
+  LanguageClientOptions,
+  State,
+} from 'vscode-languageclient/node';
+import {
+  CLIENT_ID,
+  CLIENT_NAME,
+  CONFIG_SECTION,
+  MAX_RESTARTS,
+  MAX_TRANSPORT_ERRORS,
+  Method,
+  RESTART_WINDOW_MS,
+  STDERR_TAIL_LINES,
+} from './constants';
+import { CompactionEvent, ContextStats, GoalTreeView, TurnEvent } from './protocol';
+import { ServerLaunch, findExecutable, serverLaunch, userServerSettings } from './settings';
+
+/** How long to wait for a failed server's exit (and last stderr) before explaining it. */
+const EXIT_WAIT_MS = 2000;
+const MS_PER_MINUTE = 60_000;
+
+export type ClientState = 'stopped' | 'starting' | 'running' | 'failed';
+
+/** A language client that keeps its own messages: every user-facing error is shown by CairnClient. */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
+
+export class CairnClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private process: ChildProcess | undefined;
+  private stderrTail: string[] = [];
+  private crashes: number[] = [];
+  private everRunning = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private activeSession: string | undefined;
+
+  state: ClientState = 'stopped';
+  /** The last error message shown to the user (also read by the tests). */
+  lastError: string | undefined;
+
+  readonly onGoalTreeChanged = new vscode.EventEmitter<GoalTreeView>();
+  readonly onTurnEvent = new vscode.EventEmitter<TurnEvent>();
+  readonly onCompaction = new vscode.EventEmitter<CompactionEvent>();
+  readonly onContextStats = new vscode.EventEmitter<ContextStats>();
+  /** Fired each time a server is up (first start and every restart). */
+  readonly onDidStart = new vscode.EventEmitter<void>();
+  /** Fired when the active session changes (undefined: the server's default). */
+  readonly onDidChangeSession = new vscode.EventEmitter<string | undefined>();
+
+  constructor(private readonly output: vscode.OutputChannel) {}
+
+  get sessionId(): string | undefined {
+    return this.activeSession;
+  }
+
+  setSession(sessionId: string | undefined): void {
+    if (sessionId !== this.activeSession) {
+      this.activeSession = sessionId;
+      this.onDidChangeSession.fire(sessionId);
+    }
+  }
+
+  /** Starts the server; resolves to whether it is running. Never throws. */
+  start(): Promise<boolean> {
+    return this.serialize(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.serialize(() => this.doStop());
+  }
+
+  /** A fresh server with the current settings (the crash counter is reset). */
+  restart(): Promise<boolean> {
+    return this.serialize(async () => {
+      await this.doStop();
+      this.crashes = [];
+      return this.doStart();
+    });
+  }
+
+  /** A custom request; the active session id is added unless params carry one. */
+  async request<R>(method: string, params: object = {}, token?: vscode.CancellationToken): Promise<R> {
+    const client = this.requireClient();
+    const withSession = this.withSession(params);
+    return token ? client.sendRequest<R>(method, withSession, token) : client.sendRequest<R>(method, withSession);
+  }
+
+  /** A request sent exactly as given (no session id added). */
+  async requestRaw<R>(method: string, params: object): Promise<R> {
+    return this.requireClient().sendRequest<R>(method, params);
+  }
+
+  async notify(method: string, params: object): Promise<void> {
+    if (this.client && this.state === 'running') {
+      await this.client.sendNotification(method, params);
+    }
+  }
+
+  /** `workspace/executeCommand` on the server. */
+  async executeCommand<R>(command: string, args: unknown[]): Promise<R> {
+    return this.requireClient().sendRequest<R>('workspace/executeCommand', { command, arguments: args });
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.onGoalTreeChanged.dispose();
+    this.onTurnEvent.dispose();
+    this.onCompaction.dispose();
+    this.onContextStats.dispose();
+    this.onDidStart.dispose();
+    this.onDidChangeSession.dispose();
+  }
+
+  private withSession(params: object): object {
+    if (this.activeSession === undefined || 'sessionId' in params) {
+      return params;
+    }
+    return { ...params, sessionId: this.activeSession };
+  }
+
+  private requireClient(): LanguageClient {
+    if (!this.client || this.state !== 'running') {
+      throw new Error(this.lastError ?? 'Cairn: the server is not running (run "Cairn: Restart Server").');
+    }
+    return this.client;
+  }
+
+  private serialize<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(job, job);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doStart(): Promise<boolean> {
+    const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
+    const launch = serverLaunch(config);
+    this.everRunning = false;
+    this.lastError = undefined;
+    if (!findExecutable(launch.command)) {
+      this.fail(notFoundMessage(launch));
+      return false;
+    }
+    this.state = 'starting';
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      initializationOptions: userServerSettings(config),
+      outputChannel: this.output,
+      errorHandler: this.errorHandler(launch),
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*') },
+    };
+    const client = new QuietLanguageClient(CLIENT_ID, CLIENT_NAME, () => this.spawn(launch), clientOptions);
+    this.subscribe(client);
+    this.client = client;
+    try {
+      await client.start();
+    } catch {
+      await this.waitForExit();
+      this.client = undefined;
+      this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null));
+      return false;
+    }
+    this.state = 'running';
+    this.everRunning = true;
+    this.output.appendLine(`Cairn: server started (${launch.display})`);
+    this.onDidStart.fire();
+    return true;
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.state = 'stopped';
+    if (client) {
+      try {
+        await client.stop();
+      } catch (error) {
+        this.output.appendLine(`Cairn: stopping the server failed: ${String(error)}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  private subscribe(client: LanguageClient): void {
+    client.onNotification(Method.goalTreeChanged, (p: GoalTreeView) => this.onGoalTreeChanged.fire(p));
+    client.onNotification(Method.turnEvent, (p: TurnEvent) => this.onTurnEvent.fire(p));
+    client.onNotification(Method.compaction, (p: CompactionEvent) => this.onCompaction.fire(p));
+    client.onNotification(Method.contextStatsChanged, (p: ContextStats) => this.onContextStats.fire(p));
+  }
+
+  private spawn(launch: ServerLaunch): Promise<ChildProcess> {
+    this.stderrTail = [];
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return new Promise((resolve, reject) => {
+      const child = spawn(launch.command, launch.args, { cwd, env: process.env, stdio: 'pipe' });
+      this.process = child;
+      child.once('spawn', () => resolve(child));
+      child.once('error', (error) => reject(error));
+      child.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        this.output.append(text);
+        this.stderrTail.push(...text.split('\n').filter((line) => line.trim() !== ''));
+        this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - STDERR_TAIL_LINES));
+      });
+    });
+  }
+
+  private waitForExit(): Promise<void> {
+    const child = this.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, EXIT_WAIT_MS);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private errorHandler(launch: ServerLaunch): ErrorHandler {
+    return {
+      error: (error, _message, count): ErrorHandlerResult => {
+        this.output.appendLine(`Cairn: connection error: ${error.message}`);
+        const action = (count ?? 0) <= MAX_TRANSPORT_ERRORS ? ErrorAction.Continue : ErrorAction.Shutdown;
+        return { action, handled: true };
+      },
+      closed: (): CloseHandlerResult => {
+        if (!this.everRunning) {
+          // A server that never came up: start() explains why; retrying will not help.
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        const now = Date.now();
+        this.crashes = [...this.crashes.filter((t) => now - t < RESTART_WINDOW_MS), now];
+        if (this.crashes.length > MAX_RESTARTS) {
+          this.state = 'failed';
+          this.fail(crashLoopMessage(launch, this.crashes.length, this.stderrTail));
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        this.output.appendLine(`Cairn: the server exited; restarting (${this.crashes.length}/${MAX_RESTARTS}).`);
+        this.state = 'starting';
+        this.everRunning = false;
+        this.watchRestart(launch);
+        return { action: CloseAction.Restart, handled: true };
+      },
+    };
+  }
+
+  /** After an automatic restart: running again once it is up, or explain why it is not. */
+  private watchRestart(launch: ServerLaunch): void {
+    const client = this.client;
+    if (!client) {
+      return;
+    }
+    const subscription = client.onDidChangeState((event) => {
+      if (event.newState === State.Running) {
+        subscription.dispose();
+        this.state = 'running';
+        this.everRunning = true;
+        this.onDidStart.fire();
+      } else if (event.newState === State.Stopped && this.client === client) {
+        subscription.dispose();
+        void this.waitForExit().then(() =>
+          this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null)),
+        );
+      }
+    });
+  }
+
+  private fail(message: string): void {
+    this.state = 'failed';
+    this.lastError = message;
+    this.output.appendLine(message);
+    void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION);
+      } else if (choice === 'Show Output') {
+        this.output.show(true);
+      }
+    });
+  }
+}
+
+function notFoundMessage(launch: ServerLaunch): string {
+  if (launch.pythonPath) {
+    return (
+      `Cairn: could not start \`${launch.display}\`: the Python interpreter \`${launch.pythonPath}\` ` +
+      'does not exist. Fix cairn.server.pythonPath (or clear it to use cairn.server.command).'
+    );
+  }
+  return (
+    `Cairn: could not start \`${launch.display}\`: \`${launch.command}\` was not found. ` +
+    'Install the server with `pip install cairn` (or `pip install -e .` in a Cairn checkout), ' +
+    'or set cairn.server.pythonPath to a Python that has Cairn installed.'
+  );
+}
+
+function startFailureMessage(launch: ServerLaunch, stderr: string[], exitCode: number | null): string {
+  const noModule = stderr.some((line) => /No module named '?cairn'?/.test(line));
+  if (noModule) {
+    const python = launch.pythonPath ?? launch.command;
+    return (
+      `Cairn: could not start \`${launch.display}\`: \`${python}\` has no module \`cairn\`. ` +
+      `Install it there with \`${python} -m pip install cairn\`, or set cairn.server.pythonPath ` +
+      'to the Python of the environment where Cairn is installed.'
+    );
+  }
+  const last = stderr.length > 0 ? ` Last output: ${stderr[stderr.length - 1]}` : '';
+  const code = exitCode === null ? '' : ` (exit code ${exitCode})`;
+  return `Cairn: could not start \`${launch.display}\`${code}: the server did not complete initialization.${last} See the Cairn output for details.`;
+}
+
+function crashLoopMessage(launch: ServerLaunch, crashes: number, stderr: string[]): string {
+  const minutes = Math.round(RESTART_WINDOW_MS / MS_PER_MINUTE);
+  const last = stderr.length > 0 ? ` Last output: ${stderr[stderr.length - 1]}` : '';
+  return (
+    `Cairn: \`${launch.display}\` crashed ${crashes} times in ${minutes} minutes and will not be restarted.${last} ` +
+    'Fix the problem, then run "Cairn: Restart Server".'
+  );
+}

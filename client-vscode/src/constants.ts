@@ -1,0 +1,111 @@
+/**
+ * Every name shared with the server or with package.json: LSP method names,
+ * view ids, command ids, configuration keys, and the client's tuning numbers.
+ */
+
+/** Custom LSP methods (PROTOCOL.md). */
+export const Method = {
+  diagnostics: 'cairn/diagnostics',
+  turn: 'cairn/turn',
+  contextStats: 'cairn/contextStats',
+  contextManifest: 'cairn/contextManifest',
+  goalTree: 'cairn/goalTree',
+  goal: 'cairn/goal',
+  compact: 'cairn/compact',
+  sessions: 'cairn/sessions',
+  fork: 'cairn/fork',
+  deleteSession: 'cairn/deleteSession',
+  goalTreeChanged: 'cairn/goalTreeChanged',
+  compaction: 'cairn/compaction',
+  turnEvent: 'cairn/turnEvent',
+  contextStatsChanged: 'cairn/contextStatsChanged',
+} as const;
+
+/** Server-side commands run through `workspace/executeCommand`. */
+export const ServerCommand = {
+  fix: 'cairn.fix',
+} as const;
+
+/** View container and view ids (package.json `viewsContainers` / `views`). */
+export const View = {
+  container: 'cairn',
+  goals: 'cairn.goals',
+  sessions: 'cairn.sessions',
+  chat: 'cairn.chat',
+} as const;
+
+/** Extension command ids (package.json `contributes.commands`). */
+export const Command = {
+  ask: 'cairn.ask',
+  fixAtCursor: 'cairn.fixAtCursor',
+  compact: 'cairn.compact',
+  fork: 'cairn.fork',
+  showManifest: 'cairn.showManifest',
+  showTrace: 'cairn.showTrace',
+  restartServer: 'cairn.restartServer',
+  goalsAdd: 'cairn.goals.add',
+  goalsRefresh: 'cairn.goals.refresh',
+  goalFocus: 'cairn.goal.focus',
+  goalDone: 'cairn.goal.done',
+  goalAbandon: 'cairn.goal.abandon',
+  goalAddSub: 'cairn.goal.addSub',
+  sessionsRefresh: 'cairn.sessions.refresh',
+  sessionOpen: 'cairn.session.open',
+  sessionFork: 'cairn.session.fork',
+  sessionDelete: 'cairn.session.delete',
+} as const;
+
+/** The configuration section; every key below lives under it. */
+export const CONFIG_SECTION = 'cairn';
+export const CONFIG_SERVER_COMMAND = 'server.command';
+export const CONFIG_SERVER_PYTHON = 'server.pythonPath';
+export const DEFAULT_SERVER_COMMAND: readonly string[] = ['cairn', 'serve'];
+
+/**
+ * Settings forwarded to the server as `initializationOptions`, camelCase as on
+ * the wire; they mirror `Settings` in server/cairn/settings.py.
+ */
+export const SERVER_SETTING_KEYS: readonly string[] = [
+  'model',
+  'contextWindow',
+  'maxOutputTokens',
+  'safetyMargin',
+  'compactionThreshold',
+  'pruneMinimum',
+  'pruneProtect',
+  'protectedTools',
+  'exploreConcurrency',
+  'allowedCommands',
+  'stepLimit',
+  'traceDir',
+  'modelTimeoutS',
+  'modelRetries',
+  'commandTimeoutS',
+];
+
+/** Names used for the language client and its output channel. */
+export const CLIENT_ID = 'cairn';
+export const CLIENT_NAME = 'Cairn';
+
+/** Diagnostics changes are batched for this long before they are forwarded. */
+export const DIAGNOSTICS_DEBOUNCE_MS = 150;
+
+/** Crash loop guard: stop restarting after this many crashes within the window. */
+export const MAX_RESTARTS = 4;
+export const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+/** Transport errors tolerated before the connection is shut down. */
+export const MAX_TRANSPORT_ERRORS = 3;
+
+/** Lines of the server's stderr kept to explain a failed start. */
+export const STDERR_TAIL_LINES = 20;
+
+/** `@file` completion: at most this many workspace files are offered. */
+export const MAX_FILE_COMPLETIONS = 2000;
+export const FILE_COMPLETION_EXCLUDE = '**/{node_modules,.git,.cairn,.venv,dist,out}/**';
+
+/** The status bar rounds token counts to thousands from this size on. */
+export const TOKENS_PER_K = 1000;
+
+/** The chat transcript keeps at most this many events (oldest dropped). */
+export const MAX_TRANSCRIPT_EVENTS = 5000;

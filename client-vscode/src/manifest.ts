@@ -1,0 +1,110 @@
+/**
+ * Readable documents built from the protocol: the last context manifest
+ * (`cairn/contextManifest`) as a markdown table, and the trace view (goal
+ * tree, context stats, sessions) of the active session.
+ */
+import * as vscode from 'vscode';
+import { CairnClient } from './client';
+import { Method } from './constants';
+import { ContextStats, GoalTreeView, Manifest, SessionsResult } from './protocol';
+
+const PERCENT = 100;
+
+function cell(text: string | null | undefined): string {
+  return (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** The manifest as markdown: one row per block, then totals by inclusion and by source. */
+export function renderManifest(manifest: Manifest): string {
+  const included = manifest.blocks.filter((b) => b.included);
+  const dropped = manifest.blocks.filter((b) => !b.included);
+  const sum = (blocks: typeof manifest.blocks): number => blocks.reduce((n, b) => n + b.tokens, 0);
+  const share = manifest.availableInput > 0 ? Math.round((manifest.usedInput / manifest.availableInput) * PERCENT) : 0;
+  const lines = [
+    '# Cairn context manifest',
+    '',
+    `Session \`${manifest.sessionId}\` · call \`${manifest.callId ?? 'dry run'}\` · model \`${manifest.model}\``,
+    '',
+    `Used **${manifest.usedInput}** of **${manifest.availableInput}** available input tokens (${share}%).`,
+    '',
+    '| # | source | ref | priority | tokens | included | reason |',
+    '| ---: | --- | --- | ---: | ---: | --- | --- |',
+    ...manifest.blocks.map(
+      (b, i) =>
+        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'no'} | ${cell(b.reason)} |`,
+    ),
+    '',
+    '## Totals',
+    '',
+    '| | blocks | tokens |',
+    '| --- | ---: | ---: |',
+    `| included | ${included.length} | ${sum(included)} |`,
+    `| dropped | ${dropped.length} | ${sum(dropped)} |`,
+    `| all | ${manifest.blocks.length} | ${sum(manifest.blocks)} |`,
+    '',
+    '## By source (included)',
+    '',
+    '| source | tokens |',
+    '| --- | ---: |',
+  ];
+  const bySource = new Map<string, number>();
+  for (const block of included) {
+    bySource.set(block.source, (bySource.get(block.source) ?? 0) + block.tokens);
+  }
+  for (const [source, tokens] of [...bySource].sort((a, b) => b[1] - a[1])) {
+    lines.push(`| ${source} | ${tokens} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The trace view: the plan, the context numbers and the session list. */
+export function renderTrace(goals: GoalTreeView, stats: ContextStats | undefined, sessions: SessionsResult): string {
+  const lines = [`# Cairn trace: session \`${goals.sessionId}\``, ''];
+  if (goals.tree.mission) {
+    lines.push(`Mission: ${goals.tree.mission}`, '');
+  }
+  lines.push('## Goals', '', '```text', goals.rendered.trimEnd() || '(no goals)', '```', '');
+  if (stats) {
+    lines.push(
+      '## Context',
+      '',
+      `Used ${stats.usedInput} of ${stats.availableInput} available input tokens (window ${stats.contextWindow}).`,
+      `Compactions: ${stats.compaction.count}, summary tokens ${stats.compaction.summaryTokens}.`,
+      '',
+    );
+  }
+  lines.push('## Sessions', '', '| session | title | parent | turns | updated |', '| --- | --- | --- | ---: | --- |');
+  for (const s of sessions.sessions) {
+    const marker = s.sessionId === goals.sessionId ? ' (this)' : '';
+    lines.push(`| \`${s.sessionId}\`${marker} | ${cell(s.title)} | ${cell(s.parentId)} | ${s.turns} | ${s.updatedAt} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function openMarkdown(content: string): Promise<vscode.TextDocument> {
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+  await vscode.window.showTextDocument(document, { preview: true });
+  return document;
+}
+
+/** `Cairn: Show Context Manifest` — opens the last manifest of the active session; returns its text. */
+export async function showManifest(client: CairnClient): Promise<string> {
+  const manifest = await client.request<Manifest | null>(Method.contextManifest, {});
+  if (!manifest) {
+    void vscode.window.showInformationMessage('Cairn: no model call yet in this session, so no manifest.');
+    return '';
+  }
+  const text = renderManifest(manifest);
+  await openMarkdown(text);
+  return text;
+}
+
+/** `Cairn: Show Trace` — the goal tree, context and sessions of the active session; returns its text. */
+export async function showTrace(client: CairnClient): Promise<string> {
+  const goals = await client.request<GoalTreeView>(Method.goalTree, {});
+  const stats = await client.request<ContextStats>(Method.contextStats, { sessionId: goals.sessionId }).catch(() => undefined);
+  const sessions = await client.requestRaw<SessionsResult>(Method.sessions, {});
+  const text = renderTrace(goals, stats, sessions);
+  await openMarkdown(text);
+  return text;
+}

@@ -1,0 +1,147 @@
+/**
+ * The Sessions side panel: `cairn/sessions` as a list with Open (makes it the
+ * extension's active session), Fork (`cairn/fork`) and Delete
+ * (`cairn/deleteSession`, after a confirmation).
+ */
+import * as vscode from 'vscode';
+import { CairnClient } from './client';
+import { Command, Method, View } from './constants';
+import { errorText } from './goalTree';
+import { GoalTreeView, SessionInfo, SessionsResult } from './protocol';
+
+const SHORT_ID_LENGTH = 8;
+
+/** The id of the session requests go to: the opened one, else the server's active one. */
+export async function resolveSessionId(client: CairnClient): Promise<string> {
+  if (client.sessionId !== undefined) {
+    return client.sessionId;
+  }
+  const view = await client.request<GoalTreeView>(Method.goalTree, {});
+  return view.sessionId;
+}
+
+export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+  /** The sessions shown, newest first (the tests read them). */
+  sessions: SessionInfo[] = [];
+
+  constructor(private readonly client: CairnClient) {
+    this.subscriptions = [
+      vscode.window.registerTreeDataProvider(View.sessions, this),
+      client.onDidStart.event(() => void this.refresh()),
+      client.onDidChangeSession.event(() => void this.refresh()),
+      client.onTurnEvent.event((event) => {
+        if (event.kind === 'end') {
+          void this.refresh();
+        }
+      }),
+      vscode.commands.registerCommand(Command.sessionsRefresh, () => this.refresh()),
+      vscode.commands.registerCommand(Command.sessionOpen, (s?: SessionInfo) => this.open(s)),
+      vscode.commands.registerCommand(Command.sessionFork, (s?: SessionInfo) => this.fork(s)),
+      vscode.commands.registerCommand(Command.sessionDelete, (s?: SessionInfo, confirmed?: boolean) =>
+        this.delete(s, confirmed === true),
+      ),
+      vscode.commands.registerCommand(Command.fork, () => this.fork(undefined)),
+    ];
+  }
+
+  dispose(): void {
+    this.subscriptions.forEach((s) => s.dispose());
+    this.changed.dispose();
+  }
+
+  getTreeItem(session: SessionInfo): vscode.TreeItem {
+    const active = session.sessionId === this.client.sessionId;
+    const item = new vscode.TreeItem(session.title || session.sessionId.slice(0, SHORT_ID_LENGTH));
+    item.id = session.sessionId;
+    const turns = `${session.turns} turn${session.turns === 1 ? '' : 's'}`;
+    item.description = [active ? 'open' : '', turns, session.parentId ? 'fork' : ''].filter(Boolean).join(' · ');
+    item.iconPath = new vscode.ThemeIcon(
+      session.parentId ? 'repo-forked' : 'comment-discussion',
+      active ? new vscode.ThemeColor('charts.yellow') : undefined,
+    );
+    item.tooltip = [
+      `Session ${session.sessionId}`,
+      session.parentId ? `Forked from ${session.parentId}` : '',
+      `Created ${session.createdAt}`,
+      `Updated ${session.updatedAt}`,
+      turns,
+    ]
+      .filter(Boolean)
+      .join('\n');
+    item.contextValue = active ? 'session.active' : 'session';
+    item.command = { command: Command.sessionOpen, title: 'Open Session', arguments: [session] };
+    return item;
+  }
+
+  getChildren(session?: SessionInfo): SessionInfo[] {
+    return session ? [] : this.sessions;
+  }
+
+  async refresh(): Promise<SessionInfo[]> {
+    try {
+      const result = await this.client.requestRaw<SessionsResult>(Method.sessions, {});
+      this.sessions = result.sessions;
+    } catch {
+      this.sessions = [];
+    }
+    this.changed.fire(undefined);
+    return this.sessions;
+  }
+
+  private open(session: SessionInfo | undefined): void {
+    if (session) {
+      this.client.setSession(session.sessionId);
+      this.changed.fire(undefined);
+    }
+  }
+
+  /** Forks the given session (or the active one) and opens the fork. */
+  private async fork(session: SessionInfo | undefined): Promise<string | undefined> {
+    try {
+      const sessionId = session?.sessionId ?? (await resolveSessionId(this.client));
+      const result = await this.client.requestRaw<{ sessionId: string }>(Method.fork, { sessionId });
+      this.client.setSession(result.sessionId);
+      await this.refresh();
+      void vscode.window.showInformationMessage(`Cairn: forked session ${short(sessionId)} into ${short(result.sessionId)}.`);
+      return result.sessionId;
+    } catch (error) {
+      void vscode.window.showErrorMessage(errorText(error));
+      return undefined;
+    }
+  }
+
+  private async delete(session: SessionInfo | undefined, confirmed: boolean): Promise<boolean> {
+    if (!session) {
+      return false;
+    }
+    const label = session.title || short(session.sessionId);
+    const ok =
+      confirmed ||
+      (await vscode.window.showWarningMessage(
+        `Delete the Cairn session "${label}"? Its messages, manifests and artifacts are removed.`,
+        { modal: true },
+        'Delete',
+      )) === 'Delete';
+    if (!ok) {
+      return false;
+    }
+    try {
+      await this.client.requestRaw(Method.deleteSession, { sessionId: session.sessionId });
+      if (this.client.sessionId === session.sessionId) {
+        this.client.setSession(undefined);
+      }
+      await this.refresh();
+      return true;
+    } catch (error) {
+      void vscode.window.showErrorMessage(errorText(error));
+      return false;
+    }
+  }
+}
+
+function short(sessionId: string): string {
+  return sessionId.slice(0, SHORT_ID_LENGTH);
+}
