@@ -107,7 +107,7 @@ def secret_pattern(path: Path) -> str | None:
         for pattern in SECRET_NAME_PATTERNS:
             if fnmatch.fnmatchcase(name, pattern):
                 return pattern
-    for part in path.parts[:-1]:
+    for part in path.parts:
         if part.lower() in SECRET_DIR_NAMES:
             return f"{part}/"
     return None

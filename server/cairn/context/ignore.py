@@ -65,7 +65,7 @@ class _PrefixedSpec(_ScopedSpec):
         return self.spec.check_file(f"{self.base}/{relative}").include
 
 
-def _run_git(root: Path, *args: str) -> bytes | None:
+def run_git(root: Path, *args: str) -> bytes | None:
     """stdout of `git -C root args`, or None when git is missing, fails or times out."""
     try:
         done = subprocess.run(
@@ -80,7 +80,7 @@ def _run_git(root: Path, *args: str) -> bytes | None:
 
 
 def _git_toplevel(root: Path) -> Path | None:
-    out = _run_git(root, "rev-parse", "--show-toplevel")
+    out = run_git(root, "rev-parse", "--show-toplevel")
     if out is None:
         return None
     text = out.decode("utf-8", errors="replace").strip()
@@ -131,7 +131,7 @@ class IgnoreRules:
             self._walk_gitignores()
 
     def _list_git_files(self) -> frozenset[str] | None:
-        out = _run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
+        out = run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
         if out is None:
             return None
         names = (raw.decode("utf-8", errors="surrogateescape") for raw in out.split(b"\0"))

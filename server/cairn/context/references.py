@@ -1,0 +1,268 @@
+"""The user's explicit `@file` / `@dir` references as context blocks.
+
+`reference_blocks(workspace, refs, ignore=..., count=...)` turns each
+reference into one `reference` block:
+
+- a file → its whole text (the editor's unsaved text wins over the disk),
+  `ref` = workspace-relative path, `version` = content hash, `kind` "code"
+  for a programming language, "log" for logs (`LOG_SUFFIXES`), else "text";
+- a directory → a tree listing of its non-ignored entries (at most
+  `TREE_MAX_DEPTH` levels and `TREE_MAX_ENTRIES` lines; deeper folders are
+  collapsed to a file count) followed by a list of relevant files — names and
+  sizes, never contents. Relevant means, in this order: open in the editor,
+  a well-known entry or manifest name (`KEY_FILE_STEMS`, `KEY_FILE_NAMES`),
+  most recently modified; only files `guard_path` accepts (so no secrets,
+  links out, binaries or over-size files), at most `RELEVANT_FILES_MAX`;
+- anything `guard_path` refuses (outside the workspace, a symlink escaping
+  it, a secret, ignored, binary, too large, missing, unreadable) → a block
+  with `included=False`, no text, 0 tokens, and the refusal as `reason`.
+
+The same file referenced twice yields one block. Framing (a title naming the
+file) is the builder's job; `ref` carries the path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+from cairn.context.blocks import make_block
+from cairn.context.guard import (
+    MAX_FILE_BYTES,
+    PathRefusal,
+    guard_path,
+)
+from cairn.context.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
+from cairn.context.priorities import PRIORITY_REFERENCE
+from cairn.context.profile_languages import language_of
+from cairn.models.context import BlockKind, ContextBlock
+from cairn.workspace import Workspace
+
+# Directory listing limits.
+TREE_MAX_DEPTH = 3
+TREE_MAX_ENTRIES = 200
+RELEVANT_FILES_MAX = 12
+# File name suffixes (and `name.log.1` rotations) read as logs.
+LOG_SUFFIXES: frozenset[str] = frozenset({".log", ".out", ".err", ".trace"})
+# Entry-point and documentation stems that make a file relevant in a directory listing.
+KEY_FILE_STEMS: frozenset[str] = frozenset(
+    {"readme", "agents", "__init__", "__main__", "main", "index", "app", "cli", "lib", "mod"}
+)
+# Manifest names that make a file relevant in a directory listing.
+KEY_FILE_NAMES: frozenset[str] = frozenset(
+    {
+        "pyproject.toml",
+        "setup.py",
+        "package.json",
+        "go.mod",
+        "Cargo.toml",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "Makefile",
+        "Dockerfile",
+    }
+)
+_KIB = 1024
+
+Count = Callable[[str], int]
+
+
+def block_kind(path: PurePath) -> BlockKind:
+    """How a referenced file's block may be degraded: code, log or plain text."""
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    if any(suffix in LOG_SUFFIXES for suffix in suffixes):
+        return "log"
+    return "code" if language_of(path) is not None else "text"
+
+
+def refused_block(ref: str, reason: str) -> ContextBlock:
+    """A placeholder for a refused reference: nothing of the file, only why."""
+    return ContextBlock(
+        source="reference",
+        priority=PRIORITY_REFERENCE,
+        text="",
+        tokens=0,
+        version="",
+        ref=ref,
+        included=False,
+        reason=reason,
+    )
+
+
+def _clean(ref: str) -> str:
+    return ref.strip().removeprefix("@")
+
+
+def _read(workspace: Workspace, ref: str, path: Path) -> str:
+    try:
+        return workspace.read_text(path)
+    except OSError as error:
+        raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
+
+
+def reference_blocks(
+    workspace: Workspace,
+    refs: list[str],
+    *,
+    ignore: IgnoreRules | None,
+    count: Count,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> list[ContextBlock]:
+    """One block per distinct reference, in the order given (see the module docstring)."""
+    blocks: list[ContextBlock] = []
+    seen: set[Path] = set()
+    for raw in refs:
+        ref = _clean(raw)
+        try:
+            path = guard_path(workspace, ref, ignore=ignore, max_bytes=max_bytes, allow_dir=True)
+            if path in seen:
+                continue
+            seen.add(path)
+            if path.is_dir():
+                text = directory_listing(workspace, path, ignore=ignore, max_bytes=max_bytes)
+                kind: BlockKind = "text"
+            else:
+                text = _read(workspace, ref, path)
+                kind = block_kind(path)
+        except PathRefusal as refusal:
+            blocks.append(refused_block(ref, str(refusal)))
+            continue
+        blocks.append(
+            make_block(
+                "reference",
+                PRIORITY_REFERENCE,
+                text,
+                count=count,
+                ref=workspace.relative(path),
+                kind=kind,
+            )
+        )
+    return blocks
+
+
+# -- directories ----------------------------------------------------------------
+
+
+@dataclass
+class _Folder:
+    """A folder of the listing: sub-folders and file names."""
+
+    folders: dict[str, _Folder] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def add(self, parts: tuple[str, ...]) -> None:
+        node = self
+        for part in parts[:-1]:
+            node = node.folders.setdefault(part, _Folder())
+        node.files.append(parts[-1])
+
+    def file_count(self) -> int:
+        return len(self.files) + sum(sub.file_count() for sub in self.folders.values())
+
+
+def _files_under(directory: Path, ignore: IgnoreRules | None) -> list[Path]:
+    """Non-ignored files under `directory`, sorted (from `ignore` when it covers the folder)."""
+    if ignore is not None and directory.is_relative_to(ignore.root):
+        return [path for path in ignore.files() if path.is_relative_to(directory)]
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = [name for name in dirnames if name not in ALWAYS_IGNORED_DIRS]
+        found.extend(Path(dirpath) / name for name in filenames)
+    return sorted(found)
+
+
+def _render_tree(root: _Folder, name: str) -> list[str]:
+    lines = [f"{name}/"]
+    budget = TREE_MAX_ENTRIES
+
+    def walk(node: _Folder, depth: int) -> None:
+        nonlocal budget
+        indent = "  " * depth
+        entries = [(n, node.folders[n]) for n in sorted(node.folders)] + [
+            (n, None) for n in sorted(node.files)
+        ]
+        for index, (entry, sub) in enumerate(entries):
+            if budget <= 0:
+                lines.append(f"{indent}… {len(entries) - index} more entries")
+                return
+            budget -= 1
+            if sub is None:
+                lines.append(f"{indent}{entry}")
+            elif depth >= TREE_MAX_DEPTH:
+                lines.append(f"{indent}{entry}/ ({sub.file_count()} files)")
+            else:
+                lines.append(f"{indent}{entry}/")
+                walk(sub, depth + 1)
+
+    walk(root, 1)
+    return lines
+
+
+def _relevance_key(workspace: Workspace, path: Path, mtime: float) -> tuple[int, int, float, str]:
+    open_in_editor = 0 if path in workspace.buffers else 1
+    pure = PurePath(path.name)
+    key_name = 0 if pure.name in KEY_FILE_NAMES or pure.stem.lower() in KEY_FILE_STEMS else 1
+    return (open_in_editor, key_name, -mtime, path.as_posix())
+
+
+def _relevant_files(
+    workspace: Workspace, files: list[Path], ignore: IgnoreRules | None, max_bytes: int
+) -> list[tuple[Path, int]]:
+    """Up to RELEVANT_FILES_MAX files the guard would let the model read, most relevant first."""
+    ranked: list[tuple[tuple[int, int, float, str], Path, int]] = []
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        ranked.append((_relevance_key(workspace, path, info.st_mtime), path, info.st_size))
+    chosen: list[tuple[Path, int]] = []
+    for _key, path, size in sorted(ranked):
+        if len(chosen) >= RELEVANT_FILES_MAX:
+            break
+        try:
+            guard_path(workspace, str(path), ignore=ignore, max_bytes=max_bytes)
+        except PathRefusal:
+            continue
+        chosen.append((path, size))
+    return chosen
+
+
+def _size(size: int) -> str:
+    return f"{size} B" if size < _KIB else f"{size / _KIB:.1f} KiB"
+
+
+def directory_listing(
+    workspace: Workspace,
+    directory: Path,
+    *,
+    ignore: IgnoreRules | None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> str:
+    """A tree of `directory`'s non-ignored entries and its most relevant files (no contents)."""
+    files = [
+        path
+        for path in _files_under(directory, ignore)
+        if workspace.folder_of(path.resolve()) is not None
+    ]
+    tree = _Folder()
+    for path in files:
+        tree.add(path.relative_to(directory).parts)
+    rel = workspace.relative(directory)
+    header = (
+        f"Directory {rel}/: {len(files)} files "
+        f"(tree to depth {TREE_MAX_DEPTH}; deeper folders show their file count)"
+    )
+    lines = [header, *_render_tree(tree, rel)]
+    relevant = _relevant_files(workspace, files, ignore, max_bytes)
+    if relevant:
+        lines.append("")
+        lines.append(
+            "Relevant files (open in the editor, entry points and manifests, then most "
+            "recently changed; contents not included — reference one with @path to read it):"
+        )
+        lines.extend(f"- {workspace.relative(path)} ({_size(size)})" for path, size in relevant)
+    return "\n".join(lines)

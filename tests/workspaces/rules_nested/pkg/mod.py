@@ -1,0 +1,5 @@
+"""Arithmetic helpers."""
+
+
+def double(value: int) -> int:
+    return value * 2
