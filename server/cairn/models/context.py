@@ -50,6 +50,8 @@ class ContextBlock(WireModel):
     required: bool = False
     included: bool = True
     reason: str | None = None
+    # When the block was degraded (outline, log excerpt): the artifact holding the full text.
+    artifact_id: str | None = None
 
 
 class ManifestBlock(WireModel):

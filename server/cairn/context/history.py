@@ -1,0 +1,256 @@
+"""Recorded messages → history blocks, with the compaction markers applied.
+
+Interface (5) of the team brief:
+- `prune`: a pruned tool result is shown as the one-line stub
+  "[output pruned: <n> tokens, artifact <id>; read_file/artifact to see it]";
+- `goal`: the messages a fold covers are replaced by one assistant message
+  with the marker's text, placed where the first covered message was (a fold
+  that is itself covered by a parent goal's fold is not shown);
+- `summary`: every message up to the latest summary's watermark is replaced by
+  the rendered `SessionSummary`, shown first.
+
+Blocks: a user message is one block; an assistant message with tool calls
+and the results of those calls are ONE block (the API requires the pairing;
+a call without a recorded result, e.g. after a cancelled turn, gets a
+synthetic "no result" reply). Results whose call is not shown are dropped.
+Reasoning parts are not sent back.
+
+The current user message: the engine records it in history before the
+first call of a turn. It is the LAST user message whose text equals
+`ContextRequest.user_message`; that block becomes the required `user` block
+in place, so it is never duplicated. When no recorded message matches
+(a dry run), it is appended at the end; when a summary covers it, it is
+shown right after the summary so it is never lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cairn.compaction.markers import CompactionState, compaction_parts, read_state
+from cairn.context.blocks import Candidate, ChatMessage, Count, chat_candidate, tool_call_message
+from cairn.context.priorities import (
+    PRIORITY_HISTORY_OLD,
+    PRIORITY_HISTORY_RECENT,
+    PRIORITY_OLD_TOOL_OUTPUT,
+    PRIORITY_SUMMARY,
+    RECENT_TURNS,
+)
+from cairn.context.sources.summary import render_summary
+from cairn.context.sources.user import user_candidate
+from cairn.models.context import CompactionStats
+from cairn.models.messages import (
+    FilePart,
+    Message,
+    SubtaskPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+NO_RESULT_TEXT = "[no result: the call was interrupted before it finished]"
+SUMMARY_SEQ = -1.0
+# Offset placing a covered current user message right after the summary.
+AFTER_SUMMARY_OFFSET = 0.5
+
+
+def prune_stub(tokens: int, artifact_id: str | None) -> str:
+    return f"[output pruned: {tokens} tokens, artifact {artifact_id}; read_file/artifact to see it]"
+
+
+@dataclass
+class HistoryView:
+    """History candidates in conversation order, and what compaction has done."""
+
+    candidates: list[Candidate]
+    compaction: CompactionStats
+
+
+def _user_content(message: Message) -> str:
+    pieces = [message.text()]
+    for part in message.parts:
+        if isinstance(part, FilePart):
+            pieces.append(f"[attached @{part.path} (hash {part.hash})]")
+        elif isinstance(part, SubtaskPart):
+            pieces.append(f"[explore branch {part.branch}: {part.status}]")
+    return "\n".join(p for p in pieces if p)
+
+
+class _Renderer:
+    def __init__(self, messages: Sequence[Message], count: Count) -> None:
+        self.messages = messages
+        self.count = count
+        self.state: CompactionState = read_state(messages)
+        self.results: dict[str, ToolResultPart] = {}
+        for index, message in enumerate(messages):
+            if not self.state.is_covered(index, message):
+                for part in message.parts:
+                    if isinstance(part, ToolResultPart):
+                        self.results.setdefault(part.call_id, part)
+
+    def visible(self, index: int, message: Message) -> bool:
+        return not self.state.is_covered(index, message)
+
+    def tool_content(self, part: ToolResultPart) -> str:
+        if part.call_id in self.state.pruned_call_ids:
+            return prune_stub(self.count(part.output), part.artifact_id)
+        return part.output
+
+    def assistant_entry(self, message: Message) -> tuple[list[ChatMessage], dict[int, str]]:
+        calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+        text = message.text()
+        head: ChatMessage = {"role": "assistant", "content": text or None}
+        if calls:
+            head["tool_calls"] = [tool_call_message(c.call_id, c.name, c.arguments) for c in calls]
+        out: list[ChatMessage] = [head]
+        artifacts: dict[int, str] = {}
+        for call in calls:
+            result = self.results.get(call.call_id)
+            content = NO_RESULT_TEXT if result is None else self.tool_content(result)
+            if result is not None and result.artifact_id:
+                artifacts[len(out)] = result.artifact_id
+            out.append({"role": "tool", "tool_call_id": call.call_id, "content": content})
+        return out, artifacts
+
+    def fold_positions(self) -> dict[int, list[tuple[str, str]]]:
+        """Index of the first shown covered message → [(goal ref, fold text)]."""
+        positions: dict[int, list[tuple[str, str]]] = {}
+        index_by_id = {m.id: i for i, m in enumerate(self.messages)}
+        for index, message in enumerate(self.messages):
+            if self.state.is_covered(index, message):
+                continue
+            for part in compaction_parts(message):
+                if part.kind != "goal" or not part.text:
+                    continue
+                shown = [
+                    index_by_id[c]
+                    for c in part.covers
+                    if c in index_by_id and index_by_id[c] > self.state.watermark_index
+                ]
+                if shown:
+                    ref = f"goal {part.goal_id}" if part.goal_id else message.id
+                    positions.setdefault(min(shown), []).append((ref, part.text))
+        return positions
+
+
+def _priority(seq: float, recent_from: float, has_tools: bool) -> int:
+    if seq >= recent_from:
+        return PRIORITY_HISTORY_RECENT
+    return PRIORITY_OLD_TOOL_OUTPUT if has_tools else PRIORITY_HISTORY_OLD
+
+
+def _recent_from(messages: Sequence[Message], renderer: _Renderer) -> float:
+    starts = [
+        i
+        for i, m in enumerate(messages)
+        if m.role == "user" and renderer.visible(i, m) and not compaction_parts(m)
+    ]
+    return float(starts[-RECENT_TURNS]) if len(starts) >= RECENT_TURNS else float("-inf")
+
+
+def _current_user_index(messages: Sequence[Message], user_message: str) -> int | None:
+    wanted = user_message.strip()
+    if not wanted:
+        return None
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user" and message.text().strip() == wanted:
+            return index
+    return None
+
+
+def render_history(messages: Sequence[Message], user_message: str, count: Count) -> HistoryView:
+    """Candidates for the summary, the shown messages and the current user message."""
+    renderer = _Renderer(messages, count)
+    state = renderer.state
+    recent_from = _recent_from(messages, renderer)
+    current = _current_user_index(messages, user_message)
+    folds = renderer.fold_positions()
+    out: list[Candidate] = []
+    summary_tokens = 0
+    if state.summary is not None:
+        text = render_summary(state.summary)
+        summary = chat_candidate(
+            "summary",
+            PRIORITY_SUMMARY,
+            [{"role": "user", "content": text}],
+            count=count,
+            seq=SUMMARY_SEQ,
+            ref=state.watermark,
+            kind="text",
+        )
+        summary_tokens = summary.block.tokens
+        out.append(summary)
+    for index, message in enumerate(messages):
+        seq = float(index)
+        for ref, text in folds.get(index, []):
+            priority = max(_priority(seq, recent_from, False), PRIORITY_SUMMARY)
+            out.append(
+                chat_candidate(
+                    "history",
+                    priority,
+                    [{"role": "assistant", "content": text}],
+                    count=count,
+                    seq=seq,
+                    ref=ref,
+                    kind="text",
+                )
+            )
+        if not renderer.visible(index, message) or compaction_parts(message):
+            continue
+        entry = _entry(renderer, message, seq, recent_from, index == current)
+        if entry is not None:
+            out.append(entry)
+    if user_message.strip() and (
+        current is None or not renderer.visible(current, messages[current])
+    ):
+        seq = (
+            float(len(messages))
+            if current is None
+            else max(state.watermark_index, 0) + AFTER_SUMMARY_OFFSET
+        )
+        out.append(user_candidate(user_message, count, seq, None))
+    out.sort(key=lambda c: c.seq)
+    compaction = CompactionStats(
+        count=sum(state.counts.values()),
+        summary_tokens=summary_tokens,
+        watermark=state.watermark,
+    )
+    return HistoryView(candidates=out, compaction=compaction)
+
+
+def _entry(
+    renderer: _Renderer, message: Message, seq: float, recent_from: float, is_current: bool
+) -> Candidate | None:
+    count = renderer.count
+    if message.role == "tool":
+        return None
+    if message.role == "assistant":
+        chat, artifacts = renderer.assistant_entry(message)
+        has_tools = len(chat) > 1
+        if not has_tools and not chat[0]["content"]:
+            return None
+        return chat_candidate(
+            "history",
+            _priority(seq, recent_from, has_tools),
+            chat,
+            count=count,
+            seq=seq,
+            ref=message.id,
+            artifacts=artifacts,
+        )
+    content = _user_content(message)
+    if not content:
+        return None
+    if is_current:
+        return user_candidate(content, count, seq, message.id)
+    if message.role == "system":
+        content = f"[note from the harness] {content}"
+    return chat_candidate(
+        "history",
+        _priority(seq, recent_from, False),
+        [{"role": "user", "content": content}],
+        count=count,
+        seq=seq,
+        ref=message.id,
+    )

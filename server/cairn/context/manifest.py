@@ -1,0 +1,87 @@
+"""The per-call manifest and context statistics (PROTOCOL.md shapes).
+
+`usedInput` is by definition the sum of the included blocks' tokens; it never
+exceeds `availableInput`. Tool schemas are not a block: their tokens are
+already subtracted from the budget, so they appear in `ContextStats` as
+`toolSchemaTokens` and under `bySource["tools"]` (which therefore adds up to
+everything sent), not in the manifest's blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cairn.context.budget import Budget
+from cairn.models.context import (
+    CompactionStats,
+    ContextBlock,
+    ContextStats,
+    Manifest,
+    ManifestBlock,
+)
+
+TOOLS_SOURCE = "tools"
+
+
+def manifest_block(block: ContextBlock) -> ManifestBlock:
+    return ManifestBlock(
+        source=block.source,
+        priority=block.priority,
+        tokens=block.tokens,
+        version=block.version,
+        included=block.included,
+        reason=block.reason,
+        ref=block.ref,
+    )
+
+
+def used_tokens(blocks: Iterable[ContextBlock]) -> int:
+    """Tokens of the included blocks."""
+    return sum(b.tokens for b in blocks if b.included)
+
+
+def build_manifest(
+    session_id: str,
+    call_id: str | None,
+    model: str,
+    budget: Budget,
+    blocks: list[ContextBlock],
+) -> Manifest:
+    return Manifest(
+        session_id=session_id,
+        call_id=call_id,
+        model=model,
+        available_input=budget.available_input,
+        used_input=used_tokens(blocks),
+        blocks=[manifest_block(b) for b in blocks],
+    )
+
+
+def by_source(blocks: Iterable[ContextBlock], tool_schema_tokens: int) -> dict[str, int]:
+    """Included tokens per source, plus the tool schemas under "tools"."""
+    totals: dict[str, int] = {}
+    for block in blocks:
+        if block.included:
+            totals[block.source] = totals.get(block.source, 0) + block.tokens
+    if tool_schema_tokens:
+        totals[TOOLS_SOURCE] = tool_schema_tokens
+    return totals
+
+
+def build_stats(
+    session_id: str,
+    budget: Budget,
+    blocks: list[ContextBlock],
+    compaction: CompactionStats,
+) -> ContextStats:
+    return ContextStats(
+        session_id=session_id,
+        context_window=budget.context_window,
+        max_output_tokens=budget.max_output_tokens,
+        tool_schema_tokens=budget.tool_schema_tokens,
+        safety_margin=budget.safety_margin,
+        available_input=budget.available_input,
+        used_input=used_tokens(blocks),
+        by_source=by_source(blocks, budget.tool_schema_tokens),
+        compaction=compaction,
+    )

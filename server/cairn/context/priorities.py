@@ -1,0 +1,39 @@
+"""Priorities of context sources (higher survives longer) and the share policy.
+
+The order is DESIGN §2.3's: harness rules and the current user message are
+never dropped; then explicit references, project rules, mode rules, the
+plan, diagnostics/diff/buffers in play, recent history, the compacted
+summary, the repository map, the project profile, and last (first to go)
+older tool outputs, large logs and low-relevance files.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PRIORITY_SYSTEM: Final = 100
+PRIORITY_USER: Final = 95
+PRIORITY_REFERENCE: Final = 90
+PRIORITY_RULES: Final = 85
+PRIORITY_MODE: Final = 80
+PRIORITY_PLAN: Final = 75
+PRIORITY_DIAGNOSTICS: Final = 70
+PRIORITY_DIFF: Final = 66
+PRIORITY_BUFFER: Final = 62
+PRIORITY_HISTORY_RECENT: Final = 55
+PRIORITY_SUMMARY: Final = 50
+PRIORITY_HISTORY_OLD: Final = 45
+PRIORITY_REPOMAP: Final = 40
+PRIORITY_PROFILE: Final = 35
+PRIORITY_LOW_RELEVANCE: Final = 20
+PRIORITY_OLD_TOOL_OUTPUT: Final = 10
+
+# Share policy. A single non-required block may use at most this fraction of the
+# input budget; a larger one is degraded (outline / log excerpt) or dropped, so one
+# huge file cannot crowd out everything below it.
+MAX_BLOCK_SHARE: Final = 0.5
+# Budget handed to the repository map renderer, as a fraction of the input budget.
+REPOMAP_SHARE: Final = 0.1
+# History: messages of this many most recent user turns get PRIORITY_HISTORY_RECENT;
+# older ones PRIORITY_HISTORY_OLD (text) or PRIORITY_OLD_TOOL_OUTPUT (tool calls).
+RECENT_TURNS: Final = 2

@@ -1,0 +1,78 @@
+"""Source: uncommitted changes, `git diff HEAD` of each workspace folder, one block per file.
+
+Runs git as a subprocess with a timeout (`--relative`: only changes under the
+folder, with paths relative to it, even when the folder is inside a larger repository); a folder outside git, without a
+first commit, or where git fails or times out contributes nothing. The diff
+shows the disk (unsaved editor text is the buffers source's business).
+Diffs of files in play come first; changes to secret files (`.env`, keys)
+are never shown.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from cairn.context.blocks import Candidate, Count, section
+from cairn.context.guard import is_secret
+from cairn.context.priorities import PRIORITY_DIFF
+from cairn.workspace import Workspace
+
+GIT_DIFF_TIMEOUT_S = 5.0
+GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
+_FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
+
+
+def git_diff(folder: Path, timeout: float = GIT_DIFF_TIMEOUT_S) -> str:
+    """`git diff HEAD` of `folder`, or "" when it is not a git work tree or git fails."""
+    try:
+        done = subprocess.run(
+            GIT_DIFF_COMMAND,
+            cwd=folder,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if done.returncode != 0:
+        return ""
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def split_by_file(diff: str) -> list[tuple[str, str]]:
+    """[(path in the new tree, that file's diff)] in git's order."""
+    headers = list(_FILE_HEADER.finditer(diff))
+    out: list[tuple[str, str]] = []
+    for index, match in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(diff)
+        out.append((match.group(2), diff[match.start() : end].rstrip("\n")))
+    return out
+
+
+def diff_candidates(
+    workspace: Workspace, files_in_play: Sequence[Path], count: Count
+) -> list[Candidate]:
+    """One section per changed file; files in play first."""
+    in_play = set(files_in_play)
+    entries: list[tuple[bool, Path, str]] = []
+    for folder in workspace.folders:
+        for rel, text in split_by_file(git_diff(folder)):
+            path = folder / rel
+            if is_secret(path):
+                continue
+            entries.append((path not in in_play, path, text))
+    entries.sort(key=lambda e: e[0])
+    return [
+        section(
+            "diff",
+            PRIORITY_DIFF,
+            f"Uncommitted change: {workspace.relative(path)}",
+            text,
+            count=count,
+            ref=workspace.relative(path),
+        )
+        for _, path, text in entries
+    ]
