@@ -1,0 +1,106 @@
+"""Rendering the repository map: ranked definitions as per-file outlines, fitted to a budget.
+
+    pkg/store.py:
+      L10-80  class Store:
+        L22-30  def get(self, key):
+
+Files appear in the order of their best-ranked definition; inside a file, definitions
+are in line order, each with the definitions enclosing it, nested by indentation. The
+number of ranked definitions shown is the largest that fits the token budget, found by
+binary search; tokens are counted only on candidate outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from cairn.code.outlines import outline_entry
+from cairn.context.repomap_tags import DefRecord, FileTags
+
+FILE_SUFFIX = ":"
+ENTRY_INDENT_DEPTH = 1
+"""Outline entries are indented one level under their file's path."""
+
+
+def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
+    """The outline of the definitions of one file named in `names`, with their parents."""
+    chosen = [r for r in records if r[0] in names]
+    shown: dict[tuple[int, int, int], DefRecord] = {}
+    for record in chosen:
+        for parent in records:
+            if parent[1] <= record[1] and record[2] <= parent[2]:
+                shown.setdefault((parent[1], -parent[2], parent[3]), parent)
+    ordered = [shown[key] for key in sorted(shown)]
+    lines = [rel + FILE_SUFFIX]
+    open_ends: list[int] = []
+    for record in ordered:
+        while open_ends and open_ends[-1] < record[1]:
+            open_ends.pop()
+        depth = ENTRY_INDENT_DEPTH + len(open_ends)
+        lines.append(outline_entry(record[1], record[2], record[4], depth))
+        open_ends.append(record[2])
+    return "\n".join(lines)
+
+
+FileBlocks = dict[tuple[str, frozenset[str]], str]
+"""Rendered file blocks by (file, names shown), reused across the steps of one fit."""
+FIRST_GUESS_TOKENS_PER_ENTRY = 16
+"""The search starts at `max_tokens / this` entries and doubles until the map is too large."""
+
+
+def render_top(
+    ranked: Sequence[tuple[str, str]],
+    tags: Mapping[str, FileTags],
+    size: int,
+    memo: FileBlocks | None = None,
+) -> str:
+    """The map of the first `size` ranked (file, identifier) pairs."""
+    by_file: dict[str, set[str]] = {}
+    for rel, name in ranked[:size]:
+        by_file.setdefault(rel, set()).add(name)
+    blocks: list[str] = []
+    for rel, names in by_file.items():
+        key = (rel, frozenset(names))
+        block = memo.get(key) if memo is not None else None
+        if block is None:
+            block = _file_block(rel, tags[rel].definitions, names)
+            if memo is not None:
+                memo[key] = block
+        blocks.append(block)
+    return "\n".join(blocks) + "\n" if blocks else ""
+
+
+def fit(
+    ranked: Sequence[tuple[str, str]],
+    tags: Mapping[str, FileTags],
+    max_tokens: int,
+    count: Callable[[str], int],
+) -> str:
+    """The largest map of a ranked prefix whose token count is at most `max_tokens`.
+
+    Galloping search: the prefix doubles from a small guess until the map is too large,
+    then a binary search between the last fitting and the first too-large prefix.
+    """
+    if max_tokens <= 0 or not ranked:
+        return ""
+    memo: FileBlocks = {}
+    low, best = 0, ""
+    high = len(ranked)
+    size = min(high, max(1, max_tokens // FIRST_GUESS_TOKENS_PER_ENTRY))
+    while True:
+        text = render_top(ranked, tags, size, memo)
+        if count(text) > max_tokens:
+            high = size - 1
+            break
+        low, best = size, text
+        if size >= high:
+            return best
+        size = min(high, size * 2)
+    while low < high:
+        middle = (low + high + 1) // 2
+        text = render_top(ranked, tags, middle, memo)
+        if count(text) <= max_tokens:
+            low, best = middle, text
+        else:
+            high = middle - 1
+    return best
