@@ -1,0 +1,43 @@
+"""Whether a shell command may run: the allowlist, then the user.
+
+A command is allowed without asking when it equals an `allowed_commands`
+entry, or starts with an entry followed by a space and arguments that
+contain no shell operators (`;`, `&`, `|`, backquote, `$(`, `>`, `<`,
+newline) — so "pytest" allows "pytest -q tests/test_x.py" but not
+"pytest; rm -rf ~". Anything else needs `ctx.approve` (the editor's prompt,
+or `--yes` on the CLI); without an approver it is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from cairn.agent.tools.base import ToolContext, ToolFailure
+
+_SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
+
+
+def is_allowlisted(command: str, allowed: Iterable[str]) -> bool:
+    """Exact match, or an allowed prefix plus operator-free arguments."""
+    command = command.strip()
+    for entry in (a.strip() for a in allowed):
+        if not entry:
+            continue
+        if command == entry:
+            return True
+        rest = command[len(entry) :]
+        if command.startswith(entry) and rest[:1] == " " and not _SHELL_OPERATORS.search(rest):
+            return True
+    return False
+
+
+async def check_command(ctx: ToolContext, command: str) -> None:
+    """Return when `command` may run; raise `ToolFailure` saying why not otherwise."""
+    if is_allowlisted(command, ctx.allowed_commands):
+        return
+    if ctx.approve is None:
+        how = "approve it" if ctx.interactive else "run interactively and approve it"
+        raise ToolFailure(f"command not allowed: {command} (add it to allowed_commands or {how})")
+    if not await ctx.approve(command):
+        raise ToolFailure(f"command not approved by the user: {command}")

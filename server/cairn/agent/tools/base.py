@@ -1,0 +1,177 @@
+"""What every tool shares: the context it runs in, its outcome, and its base class.
+
+A tool is a pydantic model of its arguments (the model reads the JSON schema
+made from it) and an async `run(args, ctx) -> ToolOutcome`. A tool reports a
+problem the model can fix (a refused path, zero matches for `old`, a refused
+command) by raising `ToolFailure`, or any `CairnError`; the registry turns
+both into a failed outcome. Output too long for the context is kept whole in
+a trace artifact and the model gets its head (and tail) with the artifact id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from cairn.agent.api import Approver, EditApplier
+from cairn.context.ignore import IgnoreRules
+from cairn.errors import CairnError
+from cairn.settings import Settings
+from cairn.workspace import Workspace
+
+# Longest tool output (characters) handed to the model inline; longer goes to an artifact.
+MAX_INLINE_OUTPUT_CHARS = 24_000
+# How much of a long output the model still sees inline: the head, and the tail.
+OUTPUT_HEAD_CHARS = 8_000
+OUTPUT_TAIL_CHARS = 4_000
+ARTIFACT_REF_PREFIX = "artifact:"
+
+GoalHandler = Callable[[dict[str, Any]], str]
+ExploreHandler = Callable[[dict[str, Any]], Awaitable[str]]
+
+
+class ArtifactStore(Protocol):
+    """The part of a `Trace` tools use: storing and reading large outputs."""
+
+    def write_artifact(self, content: str | bytes, kind: str = "text") -> str: ...
+    def read_artifact(self, artifact_id: str) -> bytes: ...
+
+
+class ToolFailure(CairnError):
+    """A tool could not do what was asked; the message is shown to the model."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch. The engine builds one per turn (or explore branch)."""
+
+    workspace: Workspace
+    settings: Settings
+    trace: ArtifactStore | None = None
+    ignore: IgnoreRules | None = None
+    approve: Approver | None = None
+    apply_edit: EditApplier | None = None
+    goal_handler: GoalHandler | None = None
+    explore_handler: ExploreHandler | None = None
+    allowed_commands: list[str] = field(default_factory=list)
+    interactive: bool = False
+    _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
+
+    def rules_for(self, folder: Path) -> IgnoreRules:
+        """The ignore rules of one workspace folder (`ignore` for its own folder, else loaded once)."""
+        if self.ignore is not None and self.ignore.root == folder:
+            return self.ignore
+        rules = self._folder_rules.get(folder)
+        if rules is None:
+            rules = IgnoreRules.for_folder(folder)
+            self._folder_rules[folder] = rules
+        return rules
+
+    def refresh_files(self) -> None:
+        """Forget cached file lists (after an edit or a command changed the tree)."""
+        if self.ignore is not None:
+            self.ignore.refresh()
+        for rules in self._folder_rules.values():
+            rules.refresh()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What a tool call produced: the text the model reads, and facts for the record."""
+
+    output: str
+    ok: bool = True
+    artifact_id: str | None = None
+    data: dict[str, Any] | None = None
+
+    @classmethod
+    def failure(cls, message: str) -> ToolOutcome:
+        return cls(output=f"error: {message}", ok=False)
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's argument model: unknown keys are an error the model sees."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+ArgsT = TypeVar("ArgsT", bound=ToolArgs)
+
+
+class Tool(Generic[ArgsT]):
+    """One tool: its name, what the model is told about it, its arguments, its action."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    args_model: type[ArgsT]
+
+    async def run(self, args: ArgsT, ctx: ToolContext) -> ToolOutcome:
+        raise NotImplementedError
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool schema the model receives."""
+        parameters = self.args_model.model_json_schema()
+        parameters.pop("title", None)
+        properties = parameters.get("properties", {})
+        for key, prop in properties.items():
+            properties[key] = _plain_optional(prop)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+
+def _plain_optional(prop: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf: [X, null]` with `default: null` → just X (optional = not in `required`)."""
+    prop.pop("title", None)
+    options = prop.get("anyOf")
+    if not isinstance(options, list):
+        return prop
+    concrete = [o for o in options if o != {"type": "null"}]
+    if len(concrete) != 1 or len(concrete) == len(options):
+        return prop
+    plain = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    return {**concrete[0], **plain}
+
+
+def _head(text: str, limit: int) -> str:
+    """At most `limit` characters from the start, cut after a line break when there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    return text[: cut + 1] if cut > 0 else text[:limit]
+
+
+def _tail(text: str, limit: int) -> str:
+    """At most `limit` characters from the end, starting on a line when possible."""
+    if len(text) <= limit:
+        return text
+    start = len(text) - limit
+    cut = text.find("\n", start)
+    return text[cut + 1 :] if 0 <= cut < len(text) - 1 else text[start:]
+
+
+def shorten_output(ctx: ToolContext, text: str, kind: str = "text") -> tuple[str, str | None]:
+    """`text` when short; else its head and tail plus the id of an artifact holding it all."""
+    if len(text) <= MAX_INLINE_OUTPUT_CHARS:
+        return text, None
+    if ctx.trace is None:
+        head = _head(text, OUTPUT_HEAD_CHARS)
+        omitted = len(text) - len(head)
+        return f"{head}\n[... {omitted} more characters not shown: no trace to keep them]", None
+    artifact_id = ctx.trace.write_artifact(text, kind)
+    head, tail = _head(text, OUTPUT_HEAD_CHARS), _tail(text, OUTPUT_TAIL_CHARS)
+    omitted = len(text) - len(head) - len(tail)
+    note = (
+        f"[... {omitted} characters omitted; full output in artifact {artifact_id}: "
+        f"read_file(path='{ARTIFACT_REF_PREFIX}{artifact_id}', start_line=..., end_line=...)]"
+    )
+    return f"{head}\n{note}\n{tail}", artifact_id

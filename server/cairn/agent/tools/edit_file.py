@@ -1,0 +1,154 @@
+"""`edit_file(path, new, old?)`: replace the one exact occurrence of `old`, or write the file.
+
+With `old`, it must occur exactly once in the current text (the editor's
+unsaved text when the file is open): zero or several matches are an error
+naming the count, so the model re-reads and quotes more context. Without
+`old`, `new` becomes the whole file (creating it, and its folders, when
+needed). The change goes through the editor (`ctx.apply_edit`) when one is
+attached, else it is written to disk atomically. The result is a unified
+diff, also stored as a `patch` artifact for the session's ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import tempfile
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import Field
+
+from cairn.agent.tools.base import (
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+    shorten_output,
+)
+from cairn.agent.tools.paths import display, guard
+from cairn.context.guard import PathRefusal
+
+DIFF_CONTEXT_LINES = 3
+
+
+class EditFileArgs(ToolArgs):
+    path: str = Field(description="Workspace-relative path of the file to change or create.")
+    new: str = Field(description="The replacement text (or the whole new file when no `old`).")
+    old: str | None = Field(
+        default=None,
+        description=(
+            "Exact text to replace, copied from the file (whitespace included); it must occur "
+            "exactly once. Omit it to write the whole file."
+        ),
+    )
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    """A unified diff of one file (`a/<name>` → `b/<name>`), empty when nothing changed."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{name}" if before else "/dev/null",
+        tofile=f"b/{name}",
+        n=DIFF_CONTEXT_LINES,
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def replace_once(text: str, old: str, new: str, name: str) -> str:
+    """`text` with the single occurrence of `old` replaced; `ToolFailure` unless exactly one."""
+    if not old:
+        raise ToolFailure("`old` is empty: omit it to write the whole file")
+    count = text.count(old)
+    if count == 0:
+        raise ToolFailure(
+            f"{name}: `old` not found (0 matches); read the file and copy the exact text"
+        )
+    if count > 1:
+        raise ToolFailure(
+            f"{name}: `old` matches {count} times; include more surrounding lines so it "
+            "matches exactly once"
+        )
+    return text.replace(old, new, 1)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and a rename (keeps the file's mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _target(ctx: ToolContext, ref: str, *, creating: bool) -> tuple[Path, bool]:
+    """(resolved path, exists). A missing file is fine only when writing a whole file."""
+    try:
+        return guard(ctx, ref), True
+    except PathRefusal as refusal:
+        if refusal.reason != "not_found" or not creating:
+            raise
+        return ctx.workspace.resolve(ref), False
+
+
+def _counts(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+class EditFile(Tool[EditFileArgs]):
+    name: ClassVar[str] = "edit_file"
+    description: ClassVar[str] = (
+        "Change a file: replace the one exact occurrence of `old` with `new` (copy `old` "
+        "verbatim from read_file output, without the line numbers), or, without `old`, write "
+        "`new` as the whole file (creates it if needed). Returns the unified diff."
+    )
+    args_model = EditFileArgs
+
+    async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutcome:
+        path, exists = _target(ctx, args.path, creating=args.old is None)
+        name = display(ctx, path)
+        before = ctx.workspace.read_text(path) if exists else ""
+        after = args.new if args.old is None else replace_once(before, args.old, args.new, name)
+        if exists and after == before:
+            raise ToolFailure(f"{name}: the edit changes nothing")
+        applied = ctx.apply_edit is not None and await ctx.apply_edit(path, after)
+        if not applied:
+            write_atomically(path, after)
+        if not exists:
+            ctx.refresh_files()
+        diff = unified_diff(before, after, name)
+        patch_id = ctx.trace.write_artifact(diff, "patch") if ctx.trace is not None else None
+        added, removed = _counts(diff)
+        verb = "edited" if exists else "created"
+        shown, _ = shorten_output(ctx, diff, "patch")
+        return ToolOutcome(
+            output=f"{verb} {name} (+{added} -{removed})\n{shown.rstrip()}",
+            artifact_id=patch_id,
+            data={
+                "path": name,
+                "patch_artifact_id": patch_id,
+                "created": not exists,
+                "added": added,
+                "removed": removed,
+                "via_editor": applied,
+            },
+        )

@@ -1,0 +1,53 @@
+"""`explore(branches, background?)`: investigate alternatives in parallel sub-agents.
+
+The engine's explore handler runs one read-only sub-agent per branch
+(concurrently, up to `explore_concurrency`), each seeded by `background` or
+the parent's messages, and returns their conclusions as one text, which is
+the tool's output. Branches cannot explore further (no handler there).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field, field_validator
+
+from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
+
+MAX_EXPLORE_BRANCHES = 8
+
+
+class ExploreArgs(ToolArgs):
+    branches: list[str] = Field(
+        min_length=1,
+        max_length=MAX_EXPLORE_BRANCHES,
+        description="One task per branch, e.g. ['check the parser for X', 'look for Y in tests'].",
+    )
+    background: str | None = Field(
+        default=None,
+        description="What every branch needs to know. Default: branches see this conversation.",
+    )
+
+    @field_validator("branches")
+    @classmethod
+    def _non_empty(cls, branches: list[str]) -> list[str]:
+        if any(not branch.strip() for branch in branches):
+            raise ValueError("every branch needs a task")
+        return branches
+
+
+class Explore(Tool[ExploreArgs]):
+    name: ClassVar[str] = "explore"
+    description: ClassVar[str] = (
+        "Explore alternatives in parallel: each branch is a read-only sub-agent with its own "
+        "task; their conclusions come back together. Use it to compare options or search "
+        "several places at once."
+    )
+    args_model = ExploreArgs
+
+    async def run(self, args: ExploreArgs, ctx: ToolContext) -> ToolOutcome:
+        if ctx.explore_handler is None:
+            raise ToolFailure("explore is not available here (branches cannot explore)")
+        request = args.model_dump(exclude_none=True)
+        conclusions = await ctx.explore_handler(request)
+        return ToolOutcome(output=conclusions, data={"branches": len(args.branches)})

@@ -1,0 +1,133 @@
+"""`read_file(path, start_line?, end_line?)`: a file (or a stored artifact) with line numbers.
+
+The editor's unsaved text wins over the disk. `path` may be `artifact:<id>`
+to read a large output an earlier tool stored. When the requested lines do
+not fit inline, the model gets the first lines that do, a note telling it
+how to continue, and the whole numbered text in an artifact.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import xxhash
+from pydantic import Field, model_validator
+
+from cairn.agent.tools.base import (
+    ARTIFACT_REF_PREFIX,
+    MAX_INLINE_OUTPUT_CHARS,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+)
+from cairn.agent.tools.paths import display, guard
+from cairn.errors import InvalidRequestError
+
+# Width of the right-aligned line-number column (as `cat -n`).
+LINE_NUMBER_WIDTH = 6
+
+
+class ReadFileArgs(ToolArgs):
+    path: str = Field(
+        description="Workspace-relative file path, or `artifact:<id>` for a stored tool output."
+    )
+    start_line: int | None = Field(
+        default=None, ge=1, description="First line to show (1-based). Default: 1."
+    )
+    end_line: int | None = Field(
+        default=None, ge=1, description="Last line to show (inclusive). Default: end of file."
+    )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ReadFileArgs:
+        if self.start_line and self.end_line and self.end_line < self.start_line:
+            raise ValueError("end_line must not be smaller than start_line")
+        return self
+
+
+def number_lines(lines: list[str], first: int) -> list[str]:
+    """`cat -n`-style lines: the 1-based number, a tab, the text (line ending removed)."""
+    return [
+        f"{number:>{LINE_NUMBER_WIDTH}}\t{line.rstrip(chr(13) + chr(10))}"
+        for number, line in enumerate(lines, start=first)
+    ]
+
+
+def _fit(numbered: list[str]) -> list[str]:
+    """The leading lines of `numbered` whose total length fits inline (at least one)."""
+    kept: list[str] = []
+    size = 0
+    for line in numbered:
+        size += len(line) + 1
+        if kept and size > MAX_INLINE_OUTPUT_CHARS:
+            break
+        kept.append(line)
+    return kept
+
+
+class ReadFile(Tool[ReadFileArgs]):
+    name: ClassVar[str] = "read_file"
+    description: ClassVar[str] = (
+        "Read a text file of the workspace, with line numbers (number, tab, text). Use "
+        "start_line/end_line for a part of a long file. Unsaved editor changes are included. "
+        "A path `artifact:<id>` reads a stored long tool output."
+    )
+    args_model = ReadFileArgs
+
+    async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolOutcome:
+        if args.path.startswith(ARTIFACT_REF_PREFIX):
+            label = args.path
+            text = _read_artifact(ctx, args.path[len(ARTIFACT_REF_PREFIX) :])
+            data: dict[str, object] = {"artifact_id": args.path[len(ARTIFACT_REF_PREFIX) :]}
+        else:
+            path = guard(ctx, args.path)
+            label = display(ctx, path)
+            text = ctx.workspace.read_text(path)
+            data = {"path": label, "hash": xxhash.xxh3_64_hexdigest(text.encode("utf-8"))}
+        return self._view(ctx, label, text, args, data)
+
+    def _view(
+        self,
+        ctx: ToolContext,
+        label: str,
+        text: str,
+        args: ReadFileArgs,
+        data: dict[str, object],
+    ) -> ToolOutcome:
+        lines = text.splitlines(keepends=True)
+        if not lines:
+            return ToolOutcome(output=f"{label}: (empty file)", data=data)
+        total = len(lines)
+        start = args.start_line or 1
+        if start > total:
+            raise ToolFailure(f"{label}: start_line {start} is past the end ({total} lines)")
+        end = min(args.end_line or total, total)
+        numbered = number_lines(lines[start - 1 : end], start)
+        shown = _fit(numbered)
+        data.update(start_line=start, end_line=start + len(shown) - 1, total_lines=total)
+        if len(shown) == len(numbered):
+            suffix = "" if start == 1 and end == total else f"\n[lines {start}-{end} of {total}]"
+            return ToolOutcome(output="\n".join(shown) + suffix, data=data)
+        last = start + len(shown) - 1
+        artifact_id = None
+        if ctx.trace is not None:
+            artifact_id = ctx.trace.write_artifact("\n".join(numbered), "text")
+        stored = f"; all requested lines are in artifact {artifact_id}" if artifact_id else ""
+        note = (
+            f"[lines {start}-{last} of {total} shown (output limit); continue with "
+            f"read_file(path={label!r}, start_line={last + 1}){stored}]"
+        )
+        return ToolOutcome(
+            output="\n".join(shown) + "\n" + note, artifact_id=artifact_id, data=data
+        )
+
+
+def _read_artifact(ctx: ToolContext, artifact_id: str) -> str:
+    if ctx.trace is None:
+        raise ToolFailure("no trace: artifacts are not available here")
+    try:
+        return ctx.trace.read_artifact(artifact_id).decode("utf-8", errors="replace")
+    except InvalidRequestError as exc:
+        raise ToolFailure(str(exc)) from None
