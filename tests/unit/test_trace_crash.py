@@ -1,0 +1,149 @@
+"""Crash safety: a writer SIGKILLed at random points never loses acknowledged records.
+
+A forked writer process appends messages and rewrites goal.json in a loop,
+reporting each completed (returned, fsynced) write on a pipe. The test kills
+it with SIGKILL after a random number of writes plus a random delay, then
+proves that: the trace still loads; every acknowledged message is there, in
+order, with at most the one in-flight message beyond them and nothing else
+lost; goal.json is a complete old or new version; the lock is free and a new
+writer can append after whatever torn tail the crash left.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cairn.models.goals import GoalTree
+from cairn.models.messages import Message, TextPart
+from cairn.trace import TraceStore
+
+ITERATIONS = 200
+ITERATIONS_PER_TRACE = 20
+MAX_ACKS_BEFORE_KILL = 8
+MAX_KILL_DELAY_S = 0.002
+MAX_MESSAGE_CHARS = 8_000
+GOAL_PADDING_CHARS = 20_000
+GOALS_EVERY = 2
+SEED = 20_261_129
+
+
+def _goal_tree(version: int) -> GoalTree:
+    return GoalTree(mission=f"v{version} " + "p" * GOAL_PADDING_CHARS)
+
+
+def _version_of(tree: GoalTree) -> int:
+    return int(tree.mission.split(" ", 1)[0][1:])
+
+
+def _writer(root: Path, session_id: str, prefix: str, version: int, ack: int) -> None:
+    """The child: append and rewrite forever, acknowledging each finished write."""
+    rng = random.Random(prefix)
+    trace = TraceStore(root).open(session_id)
+    index = 0
+    while True:
+        message_id = f"{prefix}-{index}"
+        text = "x" * rng.randrange(MAX_MESSAGE_CHARS)
+        trace.append_message(Message(id=message_id, role="assistant", parts=[TextPart(text=text)]))
+        os.write(ack, f"M {message_id}\n".encode())
+        if index % GOALS_EVERY == 0:
+            version += 1
+            trace.save_goals(_goal_tree(version))
+            os.write(ack, f"G {version}\n".encode())
+        index += 1
+
+
+def _run_and_kill(
+    root: Path, session_id: str, prefix: str, version: int, rng: random.Random
+) -> list[str]:
+    """Fork a writer, kill it at a random point, return every acknowledgement it sent."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the writer
+        os.close(read_end)
+        try:
+            _writer(root, session_id, prefix, version, write_end)
+        except BaseException:
+            os.write(write_end, f"E {traceback.format_exc()!r}\n".encode())
+        finally:
+            os._exit(1)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        wanted = rng.randrange(MAX_ACKS_BEFORE_KILL + 1)
+        acks: list[str] = []
+        while len(acks) < wanted:
+            line = pipe.readline()
+            if not line:
+                break
+            acks.append(line.decode().strip())
+        time.sleep(rng.random() * MAX_KILL_DELAY_S)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        acks.extend(line.decode().strip() for line in pipe.read().splitlines())
+    errors = [a for a in acks if a.startswith("E ")]
+    assert not errors, errors
+    return acks
+
+
+def _check_after_crash(
+    root: Path, session_id: str, prefix: str, expected: list[str], acks: list[str], version: int
+) -> tuple[list[str], int]:
+    """Verify the trace after one crash; return the ids now expected and the goal version."""
+    acked = [a[2:] for a in acks if a.startswith("M ")]
+    acked_versions = [int(a[2:]) for a in acks if a.startswith("G ")]
+    trace = TraceStore(root).open(session_id)
+    ids = [m.id for m in trace.messages()]
+    assert ids[: len(expected)] == expected, "a previously written message was lost"
+    new = ids[len(expected) :]
+    assert new[: len(acked)] == acked, "an acknowledged message was lost"
+    assert new == [f"{prefix}-{i}" for i in range(len(new))]
+    assert len(new) <= len(acked) + 1, "more than the one in-flight message appeared"
+    last_acked = acked_versions[-1] if acked_versions else version
+    on_disk = _version_of(trace.goals())  # raises if goal.json is not a complete document
+    assert on_disk in (last_acked, last_acked + 1)
+    return ids, on_disk
+
+
+def _write_after_crash(root: Path, session_id: str, prefix: str) -> str:
+    """A new writer takes the freed lock and appends after the crash's torn tail."""
+    trace = TraceStore(root).open(session_id)
+    marker = f"{prefix}-after"
+    trace.append_message(Message(id=marker, role="user"))
+    trace.close()
+    assert not list(trace.dir.glob(".*.tmp")), "stale temp files were not cleaned"
+    assert TraceStore(root).open(session_id).messages()[-1].id == marker
+    return marker
+
+
+@pytest.mark.slow
+def test_sigkilled_writer_never_loses_acknowledged_records(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    root = tmp_path / ".cairn"
+    store = TraceStore(root)
+    rng = random.Random(SEED)
+    session_id = ""
+    expected: list[str] = []
+    version = 0
+    torn_tails = 0
+    for iteration in range(ITERATIONS):
+        if iteration % ITERATIONS_PER_TRACE == 0:
+            trace = store.create(f"crash {iteration}")
+            trace.save_goals(_goal_tree(0))
+            trace.close()
+            session_id, expected, version = trace.id, [], 0
+        prefix = f"i{iteration}"
+        acks = _run_and_kill(root, session_id, prefix, version, rng)
+        expected, version = _check_after_crash(root, session_id, prefix, expected, acks, version)
+        torn_tails += TraceStore(root).open(session_id).load_report.messages.torn_tail
+        expected.append(_write_after_crash(root, session_id, prefix))
+    record_property("torn_tails", torn_tails)  # how many kills landed mid-line
+    for meta in store.list():
+        assert TraceStore(root).open(meta.id).messages(), "every trace still loads"
