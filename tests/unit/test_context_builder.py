@@ -1,0 +1,267 @@
+"""ContextBuilder end to end on a small real workspace: layout, budget, sources, manifest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.sources.mode import MODE_TOOLS
+from cairn.context.tokens import count_tokens
+from cairn.errors import BudgetError, CairnError
+from cairn.goals import render_plan
+from cairn.models.context import ContextBlock
+from cairn.models.diagnostics import Diagnostic, Position, Range
+from cairn.models.goals import Goal, GoalTree
+from cairn.models.messages import Message, TextPart
+from cairn.models.profile import ProjectProfile
+from cairn.settings import Settings
+from cairn.workspace import Workspace
+
+FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
+MODEL = "scripted/script.jsonl"
+PLAN = GoalTree(
+    mission="make the engine safe",
+    current_id="1",
+    goals=[Goal(id="1", description="read the engine", status="in_progress")],
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    target = tmp_path / "ws"
+    shutil.copytree(FIXTURE, target)
+    return target
+
+
+def builder(root: Path, **settings: object) -> ContextBuilder:
+    return ContextBuilder(Workspace([root]), Settings.model_validate(settings))
+
+
+def request(**fields: object) -> ContextRequest:
+    base: dict[str, object] = {"session_id": "s1", "model": MODEL}
+    base.update(fields)
+    return ContextRequest(**base)  # type: ignore[arg-type]
+
+
+def system_text(messages: list[dict]) -> str:
+    assert messages[0]["role"] == "system"
+    return messages[0]["content"]
+
+
+def test_one_system_message_with_the_plan_last_then_the_conversation(root: Path) -> None:
+    history = [Message(id="u1", role="user", parts=[TextPart(text="make it safe")])]
+    built = builder(root).build(
+        request(goals=PLAN, history=history, user_message="make it safe", mode="plan")
+    )
+    system = system_text(built.messages)
+    assert [m["role"] for m in built.messages] == ["system", "user"]
+    assert system.startswith("You are Cairn")
+    assert "## Project rules: AGENTS.md" in system and "Keep functions small." in system
+    assert "Plan mode" in system and ", ".join(MODE_TOOLS["plan"]) in system
+    plan = render_plan(PLAN)
+    assert system.endswith(plan)
+    assert system.index(plan) > system.index("Keep functions small.")
+    assert built.messages[-1] == {"role": "user", "content": "make it safe"}
+
+
+def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
+    built = builder(root).build(
+        request(user_message="look", files_in_play=[root / "app" / "util.py"], goals=PLAN)
+    )
+    manifest = built.manifest
+    assert manifest.used_input == sum(b.tokens for b in manifest.blocks if b.included)
+    assert built.stats.used_input == manifest.used_input
+    assert sum(v for k, v in built.stats.by_source.items() if k != "tools") == manifest.used_input
+    wire = manifest.wire()
+    assert set(wire) == {"sessionId", "callId", "model", "availableInput", "usedInput", "blocks"}
+    assert set(wire["blocks"][0]) == {
+        "source",
+        "priority",
+        "tokens",
+        "version",
+        "included",
+        "reason",
+        "ref",
+    }
+
+
+def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -> None:
+    schemas = [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file.",
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
+        }
+    ]
+    b = builder(root, context_window=50_000, max_output_tokens=1_000, safety_margin=500)
+    built = b.build(request(user_message="hi", tool_schemas=schemas))
+    expected = count_tokens(json.dumps(schemas), MODEL)
+    assert built.stats.tool_schema_tokens == expected
+    assert built.stats.by_source["tools"] == expected
+    assert built.manifest.available_input == 50_000 - 1_000 - 500 - expected
+
+
+def test_a_small_budget_is_never_exceeded_and_large_files_become_outlines(root: Path) -> None:
+    stored: list[tuple[str, str]] = []
+
+    def store(text: str, kind: str) -> str:
+        stored.append((text, kind))
+        return f"artifact-{len(stored)}"
+
+    engine = root / "app" / "engine.py"
+    b = builder(root, context_window=4_000, max_output_tokens=500, safety_margin=100)
+    built = b.build(
+        request(user_message="fix engine", files_in_play=[engine], store_artifact=store)
+    )
+    assert built.manifest.used_input <= built.manifest.available_input
+    buffer = next(b for b in built.blocks if b.source == "buffer")
+    assert buffer.included and buffer.artifact_id == "artifact-1"
+    assert stored == [(engine.read_text(), "text")]
+    assert buffer.reason is not None and "outline" in buffer.reason
+    system = system_text(built.messages)
+    assert "class Engine:" in system and "artifact-1" in system
+    assert "return clamp(total, 0, self.limit)" not in system
+
+
+def test_required_blocks_over_the_budget_raise(root: Path) -> None:
+    b = builder(root, context_window=3_000, max_output_tokens=500, safety_margin=100)
+    with pytest.raises(BudgetError, match="never dropped"):
+        b.build(request(user_message="word " * 5_000))
+
+
+def test_unknown_model_needs_a_configured_window(root: Path) -> None:
+    with pytest.raises(BudgetError, match="unknown model 'acme/x'"):
+        builder(root).build(request(model="acme/x", user_message="hi"))
+
+
+def test_references_are_framed_and_refusals_leak_nothing(root: Path) -> None:
+    built = builder(root).build(
+        request(user_message="see @app/util.py", references=["app/util.py", ".env"])
+    )
+    system = system_text(built.messages)
+    assert "## Referenced: app/util.py" in system and "def clamp" in system
+    refused = next(b for b in built.blocks if b.source == "reference" and not b.included)
+    assert refused.reason is not None and "secret" in refused.reason
+    assert "not-a-real-secret" not in json.dumps(built.messages)
+
+
+def test_editor_text_wins_over_the_disk(root: Path) -> None:
+    util = root / "app" / "util.py"
+    workspace = Workspace([root])
+    workspace.open_buffer(util, "def clamp():\n    return 'unsaved edit'\n")
+    b = ContextBuilder(workspace, Settings())
+    system = system_text(b.build(request(user_message="x", files_in_play=[util])).messages)
+    assert "unsaved edit" in system and "(editor buffer)" in system
+
+
+def diagnostic(line: int, message: str, severity: int) -> Diagnostic:
+    point = Position(line=line, character=0)
+    return Diagnostic(range=Range(start=point, end=point), message=message, severity=severity)  # type: ignore[arg-type]
+
+
+def test_diagnostics_most_severe_and_nearest_first(root: Path) -> None:
+    workspace = Workspace([root])
+    engine, util, init = (root / "app" / n for n in ("engine.py", "util.py", "__init__.py"))
+    workspace.set_diagnostics(util, [diagnostic(3, "unused import", 2)])
+    workspace.set_diagnostics(engine, [diagnostic(9, "hint here", 4), diagnostic(4, "bad type", 1)])
+    workspace.set_diagnostics(init, [diagnostic(0, "also an error", 1)])
+    built = ContextBuilder(workspace, Settings()).build(
+        request(user_message="x", files_in_play=[engine])
+    )
+    refs = [b.ref for b in built.blocks if b.source == "diagnostics"]
+    assert refs == ["app/engine.py", "app/__init__.py", "app/util.py"]
+    system = system_text(built.messages)
+    assert system.index("app/engine.py:5:1: error: bad type") < system.index(
+        "app/engine.py:10:1: hint"
+    )
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_uncommitted_changes_appear_as_a_diff_per_file(root: Path) -> None:
+    git(root, "init", "-q")
+    git(root, "add", "app", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "init")
+    util = root / "app" / "util.py"
+    util.write_text(util.read_text() + "\n\nCHANGED = True\n")
+    built = builder(root).build(request(user_message="x"))
+    diffs = [b for b in built.blocks if b.source == "diff"]
+    assert [b.ref for b in diffs] == ["app/util.py"]
+    assert "+CHANGED = True" in diffs[0].text
+
+
+def test_no_diff_outside_git(root: Path) -> None:
+    built = builder(root).build(request(user_message="x"))
+    assert not [b for b in built.blocks if b.source == "diff"]
+
+
+class FakeMap:
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[Path], set[str], int]] = []
+
+    def render(
+        self,
+        files_in_play: list[Path],
+        mentioned: set[str],
+        max_tokens: int,
+        count: Callable[[str], int],
+    ) -> str:
+        self.calls.append((files_in_play, mentioned, max_tokens))
+        return "app/engine.py:\n  class Engine"
+
+
+def test_profile_and_repomap_sections(root: Path) -> None:
+    repomap = FakeMap()
+    profile = ProjectProfile(languages=["python"], test_suites={"pytest": "python -m pytest"})
+    b = ContextBuilder(
+        Workspace([root]), Settings(), profile_provider=lambda: profile, repomap=repomap
+    )
+    built = b.build(
+        request(user_message="where is Engine used", files_in_play=[root / "app" / "util.py"])
+    )
+    system = system_text(built.messages)
+    assert "## Repository map" in system and "class Engine" in system
+    assert "Languages: python" in system and "`python -m pytest`" in system
+    files, mentioned, max_tokens = repomap.calls[0]
+    assert files == [root / "app" / "util.py"]
+    assert "Engine" in mentioned and 0 < max_tokens < built.manifest.available_input
+
+
+def test_a_failing_collaborator_becomes_an_excluded_block(root: Path) -> None:
+    def broken() -> ProjectProfile:
+        raise CairnError("profile.json is corrupt")
+
+    b = ContextBuilder(Workspace([root]), Settings(), profile_provider=broken)
+    built = b.build(request(user_message="x"))
+    block = next(b for b in built.blocks if b.source == "profile")
+    assert not block.included and block.reason == "unavailable: profile.json is corrupt"
+
+
+def test_extra_blocks_are_kept_in_the_system_prompt(root: Path) -> None:
+    extra = ContextBlock(
+        source="diagnostics", priority=90, text="## Fix this diagnostic\nboom", required=True
+    )
+    built = builder(root).build(request(user_message="fix", extra_blocks=[extra]))
+    assert "## Fix this diagnostic\nboom" in system_text(built.messages)
+    assert next(b for b in built.blocks if b.source == "diagnostics").tokens > 0
+
+
+def test_a_dry_run_without_message_has_only_the_system_message(root: Path) -> None:
+    built = builder(root).build(request())
+    assert [m["role"] for m in built.messages] == ["system"]

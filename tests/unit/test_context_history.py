@@ -1,0 +1,218 @@
+"""History rendering: compaction markers (prune, goal fold, summary), pairing, the user message."""
+
+from __future__ import annotations
+
+from cairn.context.blocks import Candidate
+from cairn.context.history import NO_RESULT_TEXT, prune_stub, render_history
+from cairn.context.sources.summary import SUMMARY_TITLE
+from cairn.context.tokens import count_tokens
+from cairn.models.messages import (
+    CompactionPart,
+    Message,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from cairn.models.summary import SessionSummary
+
+MODEL = "gpt-4o"
+
+
+def count(text: str) -> int:
+    return count_tokens(text, MODEL)
+
+
+def user(mid: str, text: str) -> Message:
+    return Message(id=mid, role="user", parts=[TextPart(text=text)])
+
+
+def call(mid: str, call_id: str, name: str = "read_file", text: str = "") -> Message:
+    parts: list = [TextPart(text=text)] if text else []
+    parts.append(ToolCallPart(call_id=call_id, name=name, arguments={"path": "a.py"}))
+    return Message(id=mid, role="assistant", parts=parts, goal_id="1")
+
+
+def result(mid: str, call_id: str, output: str, artifact: str | None = None) -> Message:
+    part = ToolResultPart(call_id=call_id, name="read_file", output=output, artifact_id=artifact)
+    return Message(id=mid, role="tool", parts=[part], goal_id="1")
+
+
+def marker(mid: str, part: CompactionPart) -> Message:
+    return Message(id=mid, role="assistant", parts=[part])
+
+
+def chat(candidates: list[Candidate]) -> list[dict]:
+    return [m for c in candidates for m in (c.messages or [])]
+
+
+def test_tool_call_and_its_results_are_one_block_in_openai_format() -> None:
+    history = [
+        user("u1", "read a.py"),
+        call("a1", "c1", text="reading"),
+        result("t1", "c1", "x = 1"),
+    ]
+    view = render_history(history, "read a.py", count)
+    blocks = view.candidates
+    assert [c.block.source for c in blocks] == ["user", "history"]
+    pair = blocks[1].messages
+    assert pair == [
+        {
+            "role": "assistant",
+            "content": "reading",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "x = 1"},
+    ]
+
+
+def test_a_call_without_result_gets_a_synthetic_reply_and_orphan_results_are_dropped() -> None:
+    history = [user("u1", "go"), call("a1", "c1"), result("t0", "c-unknown", "stray")]
+    messages = chat(render_history(history, "go", count).candidates)
+    assert {"role": "tool", "tool_call_id": "c1", "content": NO_RESULT_TEXT} in messages
+    assert all(m.get("tool_call_id") != "c-unknown" for m in messages)
+
+
+def test_pruned_tool_results_are_shown_as_stubs() -> None:
+    output = "line\n" * 300
+    history = [
+        user("u1", "go"),
+        call("a1", "c1"),
+        result("t1", "c1", output, artifact="art-7"),
+        marker("p1", CompactionPart(kind="prune", pruned_call_ids=["c1"])),
+    ]
+    messages = chat(render_history(history, "go", count).candidates)
+    tool = next(m for m in messages if m["role"] == "tool")
+    assert tool["content"] == prune_stub(count(output), "art-7")
+    assert tool["content"] == (
+        f"[output pruned: {count(output)} tokens, artifact art-7; read_file/artifact to see it]"
+    )
+
+
+def test_goal_fold_replaces_covered_messages_by_one_message_in_place() -> None:
+    history = [
+        user("u1", "fix it"),
+        call("a1", "c1"),
+        result("t1", "c1", "content"),
+        marker(
+            "g1",
+            CompactionPart(
+                kind="goal", covers=["a1", "t1"], goal_id="1", text="Goal 1 completed: read a.py"
+            ),
+        ),
+        Message(id="a2", role="assistant", parts=[TextPart(text="next step")]),
+    ]
+    view = render_history(history, "fix it", count)
+    messages = chat(view.candidates)
+    assert messages == [
+        {"role": "user", "content": "fix it"},
+        {"role": "assistant", "content": "Goal 1 completed: read a.py"},
+        {"role": "assistant", "content": "next step"},
+    ]
+    fold = view.candidates[1].block
+    assert fold.ref == "goal 1"
+    assert view.compaction.count == 1
+
+
+def test_a_fold_covered_by_a_parent_fold_is_not_shown() -> None:
+    history = [
+        user("u1", "go"),
+        call("a1", "c1"),
+        result("t1", "c1", "x"),
+        marker(
+            "g2", CompactionPart(kind="goal", covers=["a1", "t1"], goal_id="1.1", text="child done")
+        ),
+        marker(
+            "g1",
+            CompactionPart(kind="goal", covers=["a1", "t1", "g2"], goal_id="1", text="parent done"),
+        ),
+    ]
+    contents = [m["content"] for m in chat(render_history(history, "go", count).candidates)]
+    assert contents == ["go", "parent done"]
+
+
+def test_summary_replaces_everything_up_to_its_watermark() -> None:
+    summary = SessionSummary(objective="ship the fix", covered_until_message_id="t1")
+    history = [
+        user("u1", "first task"),
+        call("a1", "c1"),
+        result("t1", "c1", "old output"),
+        marker("s1", CompactionPart(kind="summary", summary=summary)),
+        user("u2", "second task"),
+    ]
+    view = render_history(history, "second task", count)
+    messages = chat(view.candidates)
+    assert messages[0]["role"] == "user"
+    assert messages[0]["content"].startswith(SUMMARY_TITLE)
+    assert "Objective: ship the fix" in messages[0]["content"]
+    assert [m["content"] for m in messages[1:]] == ["second task"]
+    assert view.compaction.watermark == "t1"
+    assert view.compaction.summary_tokens == view.candidates[0].block.tokens > 0
+    assert view.candidates[0].block.source == "summary"
+
+
+def test_the_latest_summary_supersedes_earlier_ones() -> None:
+    first = SessionSummary(objective="old", covered_until_message_id="u1")
+    second = SessionSummary(objective="new", covered_until_message_id="u2")
+    history = [
+        user("u1", "a"),
+        marker("s1", CompactionPart(kind="summary", summary=first)),
+        user("u2", "b"),
+        marker("s2", CompactionPart(kind="summary", summary=second)),
+        user("u3", "c"),
+    ]
+    messages = chat(render_history(history, "c", count).candidates)
+    assert "Objective: new" in messages[0]["content"]
+    assert [m["content"] for m in messages[1:]] == ["c"]
+
+
+def test_recorded_user_message_is_the_required_block_and_never_duplicated() -> None:
+    history = [user("u1", "do it"), call("a1", "c1"), result("t1", "c1", "ok")]
+    view = render_history(history, "do it", count)
+    users = [c for c in view.candidates if c.block.source == "user"]
+    assert len(users) == 1 and users[0].block.required and users[0].block.ref == "u1"
+    assert sum(1 for m in chat(view.candidates) if m["role"] == "user") == 1
+
+
+def test_unrecorded_user_message_is_appended_last() -> None:
+    history = [
+        user("u1", "earlier"),
+        Message(id="a1", role="assistant", parts=[TextPart(text="done")]),
+    ]
+    view = render_history(history, "now this", count)
+    assert view.candidates[-1].block.source == "user"
+    assert chat(view.candidates)[-1] == {"role": "user", "content": "now this"}
+
+
+def test_a_summarised_current_user_message_is_shown_right_after_the_summary() -> None:
+    summary = SessionSummary(objective="o", covered_until_message_id="t1")
+    history = [
+        user("u1", "the task"),
+        call("a1", "c1"),
+        result("t1", "c1", "x"),
+        marker("s1", CompactionPart(kind="summary", summary=summary)),
+        call("a2", "c2"),
+        result("t2", "c2", "y"),
+    ]
+    view = render_history(history, "the task", count)
+    sources = [c.block.source for c in view.candidates]
+    assert sources == ["summary", "user", "history"]
+    assert view.candidates[1].block.required
+
+
+def test_older_turns_get_lower_priority_and_old_tool_pairs_the_lowest() -> None:
+    history = [
+        user("u1", "one"),
+        call("a1", "c1"),
+        result("t1", "c1", "x"),
+        user("u2", "two"),
+        user("u3", "three"),
+    ]
+    view = render_history(history, "three", count)
+    by_ref = {c.block.ref: c.block.priority for c in view.candidates}
+    assert by_ref["a1"] < by_ref["u1"] < by_ref["u2"]

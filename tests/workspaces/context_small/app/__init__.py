@@ -1,0 +1,1 @@
+"""A tiny app used by the context builder tests."""
