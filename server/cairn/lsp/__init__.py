@@ -1,0 +1,6 @@
+"""The language server: pygls 2.x, one module per LSP feature, translation only.
+
+`create_server()` (in `server.py`) builds the server; `cairn serve` runs it.
+Handlers turn protocol messages into `EngineApi` calls and results back into
+the PROTOCOL.md shapes; no agent logic lives here.
+"""

@@ -1,0 +1,100 @@
+"""`workspace/executeCommand`: `cairn.fix`, `cairn.compact`, `cairn.fork`.
+
+`cairn.fix [uri, diagnostic]` runs a turn whose context carries that
+diagnostic (`FixTarget`); its edits reach the editor as `workspace/applyEdit`
+and the command answers with the turn's result. `cairn.compact [sessionId?]`
+and `cairn.fork [sessionId?, atMessageId?]` answer like `cairn/compact` and
+`cairn/fork`; each also takes one params object instead of positional values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+
+from cairn.lsp.compaction import compact_session
+from cairn.lsp.params import ForkParams, P, SessionParams, wire_diagnostic
+from cairn.lsp.rpc import describe_validation_error, parse_params, translated_errors
+from cairn.lsp.server import CairnServer
+from cairn.lsp.sessions import fork_session
+from cairn.models.diagnostics import Diagnostic
+from cairn.workspace import Workspace
+
+FIX = "cairn.fix"
+COMPACT = "cairn.compact"
+FORK = "cairn.fork"
+SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+
+
+def fix_arguments(args: tuple[Any, ...]) -> tuple[str, Diagnostic]:
+    """`[uri, diagnostic]` → (uri, Diagnostic); InvalidParams naming the problem."""
+    if len(args) != 2:
+        raise JsonRpcInvalidParams(
+            f"{FIX}: expected 2 arguments [uri, diagnostic], got {len(args)}"
+        )
+    uri, raw = args
+    if not isinstance(uri, str) or not uri:
+        raise JsonRpcInvalidParams(f"{FIX}: the first argument must be a document uri")
+    try:
+        return uri, wire_diagnostic(raw)
+    except ValidationError as exc:
+        raise JsonRpcInvalidParams(f"{FIX}: diagnostic: {describe_validation_error(exc)}") from None
+
+
+def fix_message(workspace: Workspace, path: Path, diagnostic: Diagnostic) -> str:
+    """The user message of a fix turn, e.g. `Fix the error at app.py:3:5: name 'x' ...`."""
+    kind = SEVERITY_NAMES.get(diagnostic.severity or 1, "problem")
+    start = diagnostic.range.start
+    where = f"{workspace.relative(path)}:{start.line + 1}:{start.character + 1}"
+    source = f" ({diagnostic.source})" if diagnostic.source else ""
+    return f"Fix the {kind} at {where}{source}: {diagnostic.message}"
+
+
+def command_params(command: str, model: type[P], args: tuple[Any, ...]) -> P:
+    """Positional arguments (in field order) or one params object → the params model."""
+    if len(args) == 1 and isinstance(args[0], dict):
+        return parse_params(command, model, args[0])
+    names = list(model.model_fields)
+    if len(args) > len(names):
+        raise JsonRpcInvalidParams(
+            f"{command}: expected at most {len(names)} arguments, got {len(args)}"
+        )
+    return parse_params(command, model, dict(zip(names, args, strict=False)))
+
+
+async def fix(ls: CairnServer, *args: Any) -> dict[str, Any]:
+    from cairn.agent.api import FixTarget
+
+    uri, diagnostic = fix_arguments(args)
+    engine = await ls.host.get()
+    with translated_errors(FIX):
+        path = engine.workspace.resolve(uri)
+        result = await ls.turns.run(
+            engine,
+            fix_message(engine.workspace, path, diagnostic),
+            fix=FixTarget(path, diagnostic),
+        )
+    return result.wire()
+
+
+async def compact(ls: CairnServer, *args: Any) -> dict[str, Any]:
+    params = command_params(COMPACT, SessionParams, args)
+    engine = await ls.host.get()
+    with translated_errors(COMPACT):
+        return await compact_session(engine, params)
+
+
+async def fork(ls: CairnServer, *args: Any) -> dict[str, Any]:
+    params = command_params(FORK, ForkParams, args)
+    engine = await ls.host.get()
+    with translated_errors(FORK):
+        return fork_session(engine, params)
+
+
+def register(server: CairnServer) -> None:
+    server.command(FIX)(fix)
+    server.command(COMPACT)(compact)
+    server.command(FORK)(fork)

@@ -1,0 +1,165 @@
+"""Document and folder sync: didOpen/didChange/didClose/didSave, workspace folders, watched files.
+
+Open documents inside the workspace folders are mirrored into the engine's
+`Workspace` with incremental edits (the editor's text wins over the disk).
+Documents outside the folders or with a non-file scheme are ignored. Handlers
+are plain functions: they run in arrival order and take microseconds.
+A change to `cairn.toml` reloads the settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from cairn.errors import CairnError
+from cairn.lsp.settings import resolve_settings
+from cairn.settings import SETTINGS_FILE
+from cairn.workspace import TextChange, uri_to_path
+
+if TYPE_CHECKING:
+    from cairn.lsp.server import CairnServer
+
+logger = logging.getLogger(__name__)
+
+FILE_SCHEME = "file:"
+WATCH_PATTERNS = (f"**/{SETTINGS_FILE}",)
+WATCHER_REGISTRATION_ID = "cairn-watched-files"
+
+
+def document_path(ls: CairnServer, uri: str) -> Path | None:
+    """The workspace path of a document, or None when Cairn does not track it (cached)."""
+    if uri in ls.document_paths:
+        return ls.document_paths[uri]
+    path: Path | None = None
+    if uri.startswith(FILE_SCHEME):
+        try:
+            path = ls.host.workspace.resolve(uri)
+        except CairnError as exc:
+            logger.debug("not tracking %s: %s", uri, exc)
+    ls.document_paths[uri] = path
+    return path
+
+
+def to_text_change(change: types.TextDocumentContentChangeEvent) -> TextChange:
+    if isinstance(change, types.TextDocumentContentChangePartial):
+        start, end = change.range.start, change.range.end
+        return TextChange(change.text, (start.line, start.character), (end.line, end.character))
+    return TextChange(change.text)
+
+
+def did_open(ls: CairnServer, params: types.DidOpenTextDocumentParams) -> None:
+    document = params.text_document
+    ls.document_paths.pop(document.uri, None)
+    path = document_path(ls, document.uri)
+    if path is not None:
+        ls.host.workspace.open_buffer(path, document.text, document.version, document.language_id)
+
+
+def did_change(ls: CairnServer, params: types.DidChangeTextDocumentParams) -> None:
+    path = document_path(ls, params.text_document.uri)
+    if path is None:
+        return
+    changes = [to_text_change(change) for change in params.content_changes]
+    try:
+        ls.host.workspace.change_buffer(path, changes, params.text_document.version)
+    except CairnError as exc:
+        logger.warning("didChange ignored: %s", exc)
+
+
+def did_close(ls: CairnServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = ls.document_paths.pop(params.text_document.uri, None)
+    if path is not None:
+        ls.host.workspace.close_buffer(path)
+
+
+def did_save(ls: CairnServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = document_path(ls, params.text_document.uri)
+    if path is None:
+        return
+    workspace = ls.host.workspace
+    if params.text is not None and path in workspace.buffers:
+        buffer = workspace.buffers[path]
+        buffer.apply(TextChange(params.text))
+    if path.name == SETTINGS_FILE and path.parent == workspace.root:
+        reload_settings(ls)
+
+
+def did_change_workspace_folders(
+    ls: CairnServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    workspace = ls.host.workspace
+    removed = {uri_to_path(folder.uri).resolve() for folder in params.event.removed}
+    folders = [folder for folder in workspace.folders if folder not in removed]
+    for folder in params.event.added:
+        path = uri_to_path(folder.uri).resolve()
+        if path not in folders:
+            folders.append(path)
+    if not folders:
+        logger.warning("ignoring a folder change that would leave no workspace folder")
+        return
+    workspace.folders = folders
+    ls.document_paths.clear()
+    logger.info("workspace folders: %s", ", ".join(map(str, folders)))
+
+
+def did_change_watched_files(ls: CairnServer, params: types.DidChangeWatchedFilesParams) -> None:
+    workspace = ls.host.workspace
+    settings_file = workspace.root / SETTINGS_FILE
+    reload = False
+    for event in params.changes:
+        path = uri_to_path(event.uri)
+        if event.type == types.FileChangeType.Deleted:
+            workspace.set_diagnostics(path, [])
+        if path == settings_file:
+            reload = True
+    if reload:
+        reload_settings(ls)
+
+
+def reload_settings(ls: CairnServer) -> None:
+    """Re-read `cairn.toml` with the editor's overrides on top; report invalid keys."""
+    settings, kept, problems = resolve_settings(ls.host.workspace.root, ls.host.overrides)
+    for problem in problems:
+        ls.show_to_user(f"Cairn settings: {problem}")
+    ls.host.update_settings(settings, kept)
+    logger.info("settings reloaded")
+
+
+def register_watchers(ls: CairnServer) -> None:
+    """Ask the client to watch `cairn.toml` when it supports dynamic registration."""
+    if not ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCH_PATTERNS]
+    )
+    future = ls.client_register_capability(
+        types.RegistrationParams(
+            registrations=[
+                types.Registration(
+                    id=WATCHER_REGISTRATION_ID,
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=options,
+                )
+            ]
+        )
+    )
+    future.add_done_callback(_log_registration)
+
+
+def _log_registration(future: Future[None]) -> None:
+    if not future.cancelled() and (error := future.exception()) is not None:
+        logger.info("the client did not register the file watchers: %s", error)
+
+
+def register(server: CairnServer) -> None:
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(did_save)
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)

@@ -1,0 +1,155 @@
+"""The engine's editor callbacks: edits via `workspace/applyEdit`, approvals via showMessageRequest.
+
+`apply_edit(path, new_text)` sends the smallest whole-line edit that turns the
+editor's current text (the open buffer, else the file) into `new_text`, so
+undo and dirty buffers work. It returns False when the client cannot apply
+edits (or cannot create a missing file): the engine then writes to disk.
+When the client refuses an edit, a `CairnError` says so (nothing is written).
+`approve(command)` asks the user with Approve/Deny; anything but Approve denies.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from cairn.errors import CairnError
+from cairn.workspace import path_to_uri, split_lines
+
+if TYPE_CHECKING:
+    from cairn.lsp.server import CairnServer
+
+logger = logging.getLogger(__name__)
+
+APPROVE = "Approve"
+DENY = "Deny"
+EDIT_LABEL = "Cairn"
+
+
+def utf16_length(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    return sum(2 if ord(char) > 0xFFFF else 1 for char in text)
+
+
+def line_edit(old: str, new: str) -> types.TextEdit | None:
+    """One TextEdit replacing only the lines that differ (None when the texts are equal)."""
+    if old == new:
+        return None
+    old_lines, new_lines = split_lines(old), split_lines(new)
+    prefix = 0
+    limit = min(len(old_lines), len(new_lines)) - 1
+    while prefix < limit and old_lines[prefix] == new_lines[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and old_lines[len(old_lines) - 1 - suffix] == new_lines[len(new_lines) - 1 - suffix]
+    ):
+        suffix += 1
+    old_end = len(old_lines) - suffix  # exclusive
+    new_text = "".join(new_lines[prefix : len(new_lines) - suffix])
+    if old_end < len(old_lines):
+        end = types.Position(line=old_end, character=0)
+    else:
+        last = old_lines[-1]
+        end = types.Position(line=len(old_lines) - 1, character=utf16_length(last))
+    return types.TextEdit(
+        range=types.Range(start=types.Position(line=prefix, character=0), end=end),
+        new_text=new_text,
+    )
+
+
+class EditorBridge:
+    """Implements the engine's `EditApplier` and `Approver` with the attached editor."""
+
+    def __init__(self, server: CairnServer) -> None:
+        self._server = server
+
+    def _workspace_edit(self, path: Path, new_text: str) -> types.WorkspaceEdit | None:
+        ls = self._server
+        uri = path_to_uri(path)
+        workspace = ls.host.workspace
+        buffer = workspace.buffers.get(path)
+        document_changes = ls.client_supports("workspace.workspace_edit.document_changes")
+        if buffer is None and not path.exists():
+            operations = get_capability(
+                ls.client_capabilities, "workspace.workspace_edit.resource_operations", []
+            )
+            if not (document_changes and types.ResourceOperationKind.Create in operations):
+                return None
+            insert = types.TextEdit(
+                range=types.Range(
+                    start=types.Position(line=0, character=0),
+                    end=types.Position(line=0, character=0),
+                ),
+                new_text=new_text,
+            )
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.CreateFile(
+                        uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)
+                    ),
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(
+                            uri=uri, version=None
+                        ),
+                        edits=[insert],
+                    ),
+                ]
+            )
+        old = buffer.text if buffer is not None else workspace.read_text(path)
+        edit = line_edit(old, new_text)
+        edits = [edit] if edit is not None else []
+        if document_changes:
+            version = buffer.version if buffer is not None else None
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(
+                            uri=uri, version=version
+                        ),
+                        edits=edits,
+                    )
+                ]
+            )
+        return types.WorkspaceEdit(changes={uri: edits})
+
+    async def apply_edit(self, path: Path, new_text: str) -> bool:
+        ls = self._server
+        if not ls.client_supports("workspace.apply_edit"):
+            return False
+        edit = self._workspace_edit(path, new_text)
+        if edit is None:
+            return False
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label=EDIT_LABEL)
+        )
+        if not result.applied:
+            reason = result.failure_reason or "no reason given"
+            raise CairnError(
+                f"{ls.host.workspace.relative(path)}: the editor refused the edit ({reason})"
+            )
+        return True
+
+    async def approve(self, command: str) -> bool:
+        ls = self._server
+        try:
+            choice = await ls.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning,
+                    message=f"Cairn wants to run: {command}",
+                    actions=[
+                        types.MessageActionItem(title=APPROVE),
+                        types.MessageActionItem(title=DENY),
+                    ],
+                )
+            )
+        except Exception:
+            logger.warning("approval request failed; denying %r", command, exc_info=True)
+            return False
+        return choice is not None and choice.title == APPROVE

@@ -1,0 +1,130 @@
+"""Owns the engine's lifecycle: built after `initialized`, off the initialize path.
+
+The engine module (and what it imports) is loaded in a worker thread so the
+`initialize` answer is not delayed; the engine is then constructed on the event
+loop. Until it is ready, document sync goes to a pending `Workspace` whose
+buffers and diagnostics are moved into the engine's workspace when it arrives.
+Requests wait for the engine; when it cannot be built they fail with a message
+saying why, and document sync keeps working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from pygls.exceptions import JsonRpcException
+
+from cairn.settings import Settings
+from cairn.workspace import Workspace
+
+if TYPE_CHECKING:  # the agent package is loaded off the initialize path
+    from cairn.agent.api import EngineApi
+
+logger = logging.getLogger(__name__)
+
+ENGINE_MODULE = "cairn.agent.engine"
+REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed, but it could not be done.
+
+# (folders, settings) → engine; the server binds its listener and editor callbacks.
+EngineBuilder = Callable[[list[Path], Settings], "EngineApi"]
+ModuleLoader = Callable[[], Any]
+
+
+def load_engine_module() -> Any:
+    """Import the engine module (run in a worker thread: it pulls in the whole core)."""
+    return importlib.import_module(ENGINE_MODULE)
+
+
+class EngineHost:
+    """The engine once ready, the pending workspace before, and the current settings."""
+
+    def __init__(self, build: EngineBuilder, loader: ModuleLoader = load_engine_module) -> None:
+        self._build = build
+        self._loader = loader
+        self._pending: Workspace | None = None
+        self._engine: EngineApi | None = None
+        self._task: asyncio.Task[EngineApi] | None = None
+        self.failure: str | None = None
+        self.settings = Settings()
+        self.overrides: dict[str, Any] = {}
+
+    def configure(self, folders: list[Path], settings: Settings, overrides: dict[str, Any]) -> None:
+        self._pending = Workspace(folders)
+        self.settings = settings
+        self.overrides = overrides
+
+    @property
+    def ready(self) -> EngineApi | None:
+        return self._engine
+
+    @property
+    def workspace(self) -> Workspace:
+        """Where document events go: the engine's workspace, or the pending one."""
+        if self._engine is not None:
+            return self._engine.workspace
+        if self._pending is None:
+            raise JsonRpcException("the server is not initialized", code=REQUEST_FAILED)
+        return self._pending
+
+    def start(self) -> None:
+        """Begin loading the engine (idempotent)."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._create())
+
+    async def get(self) -> EngineApi:
+        """The engine, waiting for it if it is still loading."""
+        if self._engine is not None:
+            return self._engine
+        self.start()
+        assert self._task is not None
+        try:
+            return await asyncio.shield(self._task)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            raise JsonRpcException(
+                f"the Cairn engine is unavailable: {self.failure}", code=REQUEST_FAILED
+            ) from None
+
+    async def _create(self) -> EngineApi:
+        pending = self.workspace
+        try:
+            await asyncio.to_thread(self._loader)
+            engine = self._build(list(pending.folders), self.settings)
+        except Exception as exc:
+            self.failure = f"{type(exc).__name__}: {exc}"
+            logger.exception("the engine could not be started")
+            raise
+        engine.workspace.buffers.update(pending.buffers)
+        engine.workspace.diagnostics.update(pending.diagnostics)
+        engine.workspace.folders = list(pending.folders)
+        self._engine = engine
+        logger.info("engine ready for %s", ", ".join(map(str, pending.folders)))
+        return engine
+
+    def update_settings(self, settings: Settings, overrides: dict[str, Any]) -> None:
+        self.settings = settings
+        self.overrides = overrides
+        if self._engine is not None:
+            self._engine.update_settings(settings)
+
+    def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._engine is not None:
+            try:
+                self._engine.close()
+            except Exception:
+                logger.exception("closing the engine failed")
+            self._engine = None
+
+
+def default_engine(folders: list[Path], settings: Settings, **callbacks: Any) -> EngineApi:
+    """Construct `cairn.agent.engine.Engine` (its module is already imported by then)."""
+    module = importlib.import_module(ENGINE_MODULE)
+    return cast(EngineApi, module.Engine(folders, settings, **callbacks))

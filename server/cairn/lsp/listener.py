@@ -1,0 +1,90 @@
+"""The engine's listener: engine events → `cairn/*` notifications, progress and logs.
+
+`cairn/turnEvent`, `cairn/goalTreeChanged` (every change, the model's too),
+`cairn/compaction` (+ a `$/progress` bar and a `window/logMessage` line),
+`cairn/contextStatsChanged` and `window/logMessage` for engine logs. Every
+method returns at once and never raises (the EngineListener contract).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from cairn.lsp.progress import ProgressBar
+
+if TYPE_CHECKING:
+    from cairn.lsp.server import CairnServer
+    from cairn.models.context import ContextStats
+    from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+
+logger = logging.getLogger(__name__)
+
+TURN_EVENT = "cairn/turnEvent"
+GOAL_TREE_CHANGED = "cairn/goalTreeChanged"
+COMPACTION = "cairn/compaction"
+CONTEXT_STATS_CHANGED = "cairn/contextStatsChanged"
+
+
+def describe_compaction(event: CompactionEvent) -> str:
+    """One log line for a compaction event."""
+    if event.stage == "start":
+        return f"compaction ({event.kind}) started at {event.tokens_before} tokens"
+    if event.stage == "done":
+        return (
+            f"compaction ({event.kind}) done: {event.tokens_before} → {event.tokens_after} tokens"
+        )
+    return f"compaction ({event.kind}) failed: {event.error}"
+
+
+class LspListener:
+    """Implements `cairn.agent.api.EngineListener` for one server."""
+
+    def __init__(self, server: CairnServer) -> None:
+        self._server = server
+        self._compaction_bars: dict[str, ProgressBar] = {}
+
+    def on_turn_event(self, event: TurnEvent) -> None:
+        try:
+            self._server.send_notification(TURN_EVENT, event.wire())
+            self._server.call_on_loop(lambda: self._server.turns.on_event(event))
+        except Exception:
+            logger.exception("could not forward a turn event")
+
+    def on_goal_tree_changed(self, view: GoalTreeView) -> None:
+        try:
+            self._server.send_notification(GOAL_TREE_CHANGED, view.wire())
+        except Exception:
+            logger.exception("could not forward a goal tree change")
+
+    def on_compaction(self, event: CompactionEvent) -> None:
+        try:
+            self._server.send_notification(COMPACTION, event.wire())
+            self._server.log_to_client(f"cairn: {describe_compaction(event)}")
+            self._server.call_on_loop(lambda: self._compaction_progress(event))
+        except Exception:
+            logger.exception("could not forward a compaction event")
+
+    def _compaction_progress(self, event: CompactionEvent) -> None:
+        key = event.session_id
+        if event.stage == "start":
+            bar = ProgressBar.start(self._server, f"Cairn: compacting ({event.kind})")
+            self._compaction_bars[key] = bar
+            return
+        bar = self._compaction_bars.pop(key, None)
+        if bar is not None:
+            bar.end(describe_compaction(event))
+
+    def on_context_stats(self, stats: ContextStats) -> None:
+        try:
+            self._server.send_notification(CONTEXT_STATS_CHANGED, stats.wire())
+        except Exception:
+            logger.exception("could not forward context stats")
+
+    def on_log(self, message: str) -> None:
+        try:
+            self._server.log_to_client(message, types.MessageType.Log)
+        except Exception:
+            logger.exception("could not forward a log line")

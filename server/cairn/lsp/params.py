@@ -1,0 +1,125 @@
+"""Params models of every `cairn/*` method (PROTOCOL.md), validated strictly.
+
+camelCase on the wire (snake_case also accepted), unknown keys rejected (a
+typo like `sessionID` must not silently mean "the active session"), no type
+coercion, and size limits so a hostile client cannot make the engine chew on
+gigabytes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from cairn.models.diagnostics import Diagnostic
+
+# Limits on what a client may send in one request.
+MAX_MESSAGE_CHARS = 1_000_000
+MAX_GOAL_TEXT_CHARS = 20_000
+MAX_ID_CHARS = 200
+MAX_REFERENCES = 200
+MAX_REFERENCE_CHARS = 4_096
+MAX_DIAGNOSTICS_PER_DOCUMENT = 10_000
+
+SessionId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+ProgressToken = int | Annotated[str, Field(max_length=MAX_ID_CHARS)]
+
+
+class CairnParams(BaseModel):
+    """Base of the params models: strict, camelCase aliases, no unknown keys."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True
+    )
+
+
+P = TypeVar("P", bound=CairnParams)
+
+
+class SessionParams(CairnParams):
+    """`{sessionId?}` (contextStats, goalTree, compact, fork, deleteSession)."""
+
+    session_id: SessionId | None = None
+
+
+class TurnParams(SessionParams):
+    message: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
+    mode: Literal["build", "plan", "review"] | None = None
+    references: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]],
+        Field(max_length=MAX_REFERENCES),
+    ] = Field(default_factory=list)
+    model: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)] | None = None
+    work_done_token: ProgressToken | None = None
+
+
+class ManifestParams(SessionParams):
+    message: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)] | None = None
+    uri: Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)] | None = None
+
+
+GoalText = Annotated[str, Field(max_length=MAX_GOAL_TEXT_CHARS)]
+
+
+class GoalParams(SessionParams):
+    """Exactly one verb."""
+
+    add: GoalText | None = None
+    done: GoalText | None = None
+    abandon: GoalText | None = None
+    focus: Annotated[str, Field(max_length=MAX_ID_CHARS)] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_verb(self) -> GoalParams:
+        given = [
+            name for name in ("add", "done", "abandon", "focus") if getattr(self, name) is not None
+        ]
+        if len(given) != 1:
+            raise ValueError(
+                f"exactly one of add, done, abandon, focus is required (got {len(given)}"
+                + (f": {', '.join(given)}" if given else "")
+                + ")"
+            )
+        return self
+
+    def verbs(self) -> dict[str, str | None]:
+        return {"add": self.add, "done": self.done, "abandon": self.abandon, "focus": self.focus}
+
+
+class ForkParams(SessionParams):
+    at_message_id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)] | None = None
+
+
+class EmptyParams(CairnParams):
+    """`{}` (sessions)."""
+
+
+class ProfileParams(CairnParams):
+    refresh: bool = False
+
+
+class DiagnosticsParams(CairnParams):
+    """`cairn/diagnostics`: the editor's diagnostics of one document (replaces the old set).
+
+    Diagnostics are LSP `Diagnostic`s; fields Cairn does not use (tags, data,
+    relatedInformation...) are accepted and dropped.
+    """
+
+    model_config = ConfigDict(strict=False)
+
+    uri: Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]
+    diagnostics: Annotated[list[Diagnostic], Field(max_length=MAX_DIAGNOSTICS_PER_DOCUMENT)]
+
+
+class DebugParams(CairnParams):
+    """`cairn/_debug` (test builds only): `{reset?, uri?}`."""
+
+    reset: bool = False
+    uri: str | None = None
+
+
+def wire_diagnostic(raw: Any) -> Diagnostic:
+    """An LSP diagnostic (dict) as the core's `Diagnostic` (raises pydantic's ValidationError)."""
+    return Diagnostic.model_validate(raw)

@@ -1,0 +1,83 @@
+"""Registering `cairn/*` requests: params validation, engine access, error translation.
+
+Each custom request has a small pydantic params model (`params.py`). The raw
+params dict is validated with it; a malformed one is InvalidParams (-32602)
+naming the field. `InvalidRequestError` from the engine (unknown session, bad
+goal id, refused path) is InvalidParams too; any other `CairnError` is
+RequestFailed (-32803) with its one-line message. Anything else propagates:
+pygls logs it with its traceback and answers InternalError (-32603).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from cairn.errors import CairnError, InvalidRequestError
+from cairn.lsp.engine_host import REQUEST_FAILED
+from cairn.lsp.params import P
+
+if TYPE_CHECKING:
+    from cairn.agent.api import EngineApi
+    from cairn.lsp.server import CairnServer
+
+Result = dict[str, Any]
+Handler = Callable[["CairnServer", "EngineApi", P], Result | Awaitable[Result]]
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """`field: problem; field: problem` with the wire (camelCase) field names."""
+    parts: list[str] = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "params"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_params(method: str, model: type[P], raw: object) -> P:
+    """Validate raw JSON params (None means `{}`); InvalidParams naming the problem."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise JsonRpcInvalidParams(f"{method}: params must be an object, got {type(raw).__name__}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise JsonRpcInvalidParams(f"{method}: {describe_validation_error(exc)}") from None
+
+
+@contextmanager
+def translated_errors(method: str) -> Iterator[None]:
+    """Engine errors → JSON-RPC errors naming the problem."""
+    try:
+        yield
+    except InvalidRequestError as exc:
+        raise JsonRpcInvalidParams(f"{method}: {exc}") from None
+    except CairnError as exc:
+        raise JsonRpcException(f"{method}: {exc}", code=REQUEST_FAILED) from None
+
+
+def cairn_request(
+    server: CairnServer, method: str, model: type[P]
+) -> Callable[[Handler[P]], Handler[P]]:
+    """Register `fn(ls, engine, params) -> dict` (sync or async) as request `method`."""
+
+    def decorator(fn: Handler[P]) -> Handler[P]:
+        async def handler(ls: CairnServer, raw: object) -> Result:
+            params = parse_params(method, model, raw)
+            engine = await ls.host.get()
+            with translated_errors(method):
+                result = fn(ls, engine, params)
+                if inspect.isawaitable(result):
+                    result = await result
+            return result
+
+        server.feature(method)(handler)
+        return fn
+
+    return decorator
