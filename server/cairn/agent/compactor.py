@@ -1,0 +1,304 @@
+"""Running compaction for a session: goal folds, prune, structured summaries, events.
+
+The policy lives in `cairn.compaction` (pure); this module only decides the
+moment, makes the compaction model call (agent lane "compaction"), measures
+the context before and after, records the markers and tells the listener
+(`start` / `done` / `failed`, with tokens before and after).
+
+A summary may be prepared in the background (`start_background`) while the
+turn runs its tools; its marker is recorded at the next `join`, before the
+next context build, so a marker never lands inside a step. A summary that
+frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled and not
+retried until the history has grown by `STALL_RETRY_MESSAGES` messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from cairn.agent.contexts import Contexts, Demand, demand_of
+from cairn.agent.inputs import TurnInputs
+from cairn.agent.listener import SafeListener
+from cairn.agent.session import PendingFold, Session
+from cairn.compaction import policy
+from cairn.compaction.goal_fold import fold_goal
+from cairn.compaction.ledger import build_ledger
+from cairn.compaction.markers import read_state
+from cairn.compaction.narrative import (
+    COMPACTION_AGENT,
+    Narrative,
+    compaction_messages,
+    parse_narrative,
+)
+from cairn.compaction.prune import plan_prune
+from cairn.compaction.summary import build_summary
+from cairn.compaction.transcript import choose_watermark, render_transcript
+from cairn.context.tokens import count_tokens
+from cairn.errors import CairnError
+from cairn.goals import find_goal, goal_subtree_ids
+from cairn.llm import ModelRuntime
+from cairn.models.events import CompactionEvent, CompactResult
+from cairn.models.messages import CompactionPart, Message
+from cairn.models.summary import SessionSummary
+from cairn.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+# Tokens of the compaction call's input left for its prompt and the previous summary.
+COMPACTION_PROMPT_RESERVE = 2_000
+
+
+class Compactor:
+    """Compaction for every session of one engine."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        runtime: ModelRuntime,
+        contexts: Contexts,
+        listener: SafeListener,
+    ) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.contexts = contexts
+        self.listener = listener
+
+    # -- events ----------------------------------------------------------------
+
+    def _event(
+        self,
+        session: Session,
+        stage: str,
+        kind: str,
+        before: int,
+        after: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.listener.on_compaction(
+            CompactionEvent.model_validate(
+                {
+                    "session_id": session.id,
+                    "stage": stage,
+                    "kind": kind,
+                    "tokens_before": before,
+                    "tokens_after": after,
+                    "error": error,
+                }
+            )
+        )
+
+    # -- goal folding ----------------------------------------------------------
+
+    def fold(self, session: Session, inputs: TurnInputs, fold: PendingFold) -> None:
+        """Record the marker folding a finished goal's messages into its summary."""
+        tree = session.goals()
+        goal = find_goal(tree, fold.goal_id)
+        if goal is None:
+            return
+        messages = session.messages()
+        part = fold_goal(
+            messages, goal, goal_subtree_ids(tree, fold.goal_id), fold.verb, fold.summary
+        )
+        if part is None:
+            return
+        before = self.contexts.demand(session, inputs, messages).tokens
+        self._event(session, "start", "goal", before)
+        candidate = _with_marker(messages, part, fold.goal_id)
+        after = self.contexts.demand(session, inputs, candidate).tokens
+        part.tokens_before, part.tokens_after = before, after
+        session.append_marker(part, goal_id=fold.goal_id)
+        self._event(session, "done", "goal", before, after)
+
+    def flush_folds(self, session: Session, inputs: TurnInputs) -> None:
+        folds, session.pending_folds = session.pending_folds, []
+        for fold in folds:
+            self.fold(session, inputs, fold)
+
+    # -- prune -----------------------------------------------------------------
+
+    def prune(self, session: Session, inputs: TurnInputs) -> bool:
+        """Apply phase 1 when it frees at least `prune_minimum`; True when it did."""
+        messages = session.messages()
+        plan = plan_prune(
+            messages,
+            lambda text: count_tokens(text, inputs.model),
+            minimum=self.settings.prune_minimum,
+            protect=self.settings.prune_protect,
+            protected_tools=self.settings.protected_tools,
+        )
+        if plan is None:
+            return False
+        before = self.contexts.demand(session, inputs, messages).tokens
+        self._event(session, "start", "prune", before)
+        part = plan.marker(before, 0)
+        after = self.contexts.demand(session, inputs, _with_marker(messages, part)).tokens
+        part.tokens_after = after
+        session.append_marker(part)
+        self._event(session, "done", "prune", before, after)
+        return True
+
+    # -- summary ---------------------------------------------------------------
+
+    async def prepare_summary(
+        self, session: Session, inputs: TurnInputs, messages: Sequence[Message]
+    ) -> CompactionPart | None:
+        """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
+        state = read_state(messages)
+
+        def count(text: str) -> int:
+            return count_tokens(text, inputs.model)
+
+        built = self.contexts.build(session, inputs, messages=messages)
+        available = built.stats.available_input
+        index = choose_watermark(
+            messages,
+            state,
+            count,
+            keep_recent_tokens=policy.keep_recent_tokens(available),
+            max_transcript_tokens=max(available - COMPACTION_PROMPT_RESERVE, 0),
+        )
+        if index is None:
+            return None
+        new = messages[state.watermark_index + 1 : index + 1]
+        transcript = render_transcript(new, state, count)
+        narrative = await self._narrative(session, inputs, state.summary, transcript)
+        covered = messages[: index + 1]
+        summary = build_summary(
+            state.summary,
+            narrative,
+            build_ledger(covered, session.goals()),
+            covered,
+            messages[index].id,
+        )
+        return CompactionPart(kind="summary", summary=summary)
+
+    async def _narrative(
+        self,
+        session: Session,
+        inputs: TurnInputs,
+        previous: SessionSummary | None,
+        transcript: str,
+    ) -> Narrative:
+        try:
+            reply = await self.runtime.complete(
+                inputs.model,
+                compaction_messages(previous, transcript),
+                None,
+                agent=COMPACTION_AGENT,
+            )
+        except CairnError as exc:
+            self.listener.on_log(f"compaction model call failed, ledger only: {exc}")
+            return Narrative()
+        session.add_usage(reply.usage)
+        return parse_narrative(reply.text)
+
+    def record_summary(
+        self, session: Session, inputs: TurnInputs, part: CompactionPart | None
+    ) -> bool:
+        """Measure and record a prepared summary (or report the stall); True when recorded."""
+        messages = session.messages()
+        before = self.contexts.demand(session, inputs, messages).tokens
+        if part is None or not _still_newer(messages, part):
+            session.stalled_at = len(messages)
+            self._event(session, "failed", "summary", before, before, "stalled: nothing to cover")
+            return False
+        after = self.contexts.demand(session, inputs, _with_marker(messages, part)).tokens
+        if policy.is_stalled(before, after):
+            session.stalled_at = len(messages)
+            error = policy.stall_message(before, after)
+            self._event(session, "failed", "summary", before, after, error)
+            return False
+        part.tokens_before, part.tokens_after = before, after
+        session.append_marker(part)
+        session.stalled_at = None
+        self._event(session, "done", "summary", before, after)
+        return True
+
+    async def summarize(self, session: Session, inputs: TurnInputs) -> bool:
+        """A full compaction now (in the foreground); True when a summary was recorded."""
+        messages = session.messages()
+        before = self.contexts.demand(session, inputs, messages).tokens
+        self._event(session, "start", "summary", before)
+        part = await self.prepare_summary(session, inputs, messages)
+        return self.record_summary(session, inputs, part)
+
+    # -- background --------------------------------------------------------------
+
+    def start_background(self, session: Session, inputs: TurnInputs, demand: Demand) -> None:
+        """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
+        window = self.contexts.build(session, inputs).stats.context_window
+        if session.compacting or not policy.should_start_early(
+            demand.tokens, window, self.settings.compaction_threshold
+        ):
+            return
+        messages = session.messages()
+        if not policy.may_retry_after_stall(len(messages), session.stalled_at):
+            return
+        self._event(session, "start", "summary", demand.tokens)
+        session.background = asyncio.create_task(
+            self.prepare_summary(session, inputs, messages), name=f"compaction-{session.id}"
+        )
+
+    async def join(self, session: Session, inputs: TurnInputs) -> None:
+        """Record the background summary, waiting for it if it still runs."""
+        task, session.background = session.background, None
+        if task is None:
+            return
+        try:
+            part = await task
+        except CairnError as exc:
+            before = self.contexts.demand(session, inputs).tokens
+            self._event(session, "failed", "summary", before, None, str(exc))
+            return
+        self.record_summary(session, inputs, part)
+
+    # -- before each call --------------------------------------------------------
+
+    async def before_call(self, session: Session, inputs: TurnInputs) -> Demand:
+        """Join, prune, and summarise when the next call would pass the threshold."""
+        await self.join(session, inputs)
+        self.prune(session, inputs)
+        built = self.contexts.build(session, inputs)
+        demand = demand_of(built)
+        window = built.stats.context_window
+        over = policy.needs_summary(
+            demand.tokens, window, self.settings.compaction_threshold, demand.overflow
+        )
+        if over and policy.may_retry_after_stall(len(session.messages()), session.stalled_at):
+            await self.summarize(session, inputs)
+            demand = self.contexts.demand(session, inputs)
+        return demand
+
+    # -- forced ------------------------------------------------------------------
+
+    async def compact_now(self, session: Session, inputs: TurnInputs) -> CompactResult:
+        """`cairn/compact`: prune, then summarise, whatever the thresholds say."""
+        await self.join(session, inputs)
+        before = self.contexts.demand(session, inputs).tokens
+        pruned = self.prune(session, inputs)
+        session.stalled_at = None
+        summarised = await self.summarize(session, inputs)
+        after = self.contexts.demand(session, inputs).tokens
+        kind = "summary" if summarised else "prune" if pruned else "none"
+        return CompactResult(
+            session_id=session.id, tokens_before=before, tokens_after=after, kind=kind
+        )
+
+
+def _with_marker(
+    messages: Sequence[Message], part: CompactionPart, goal_id: str | None = None
+) -> list[Message]:
+    """`messages` plus a not-yet-recorded marker, to measure what it would free."""
+    probe = Message(id="probe-marker", role="system", parts=[part], goal_id=goal_id)
+    return [*messages, probe]
+
+
+def _still_newer(messages: Sequence[Message], part: CompactionPart) -> bool:
+    """A prepared summary must move the watermark forward (no other summary got there first)."""
+    assert part.summary is not None
+    state = read_state(messages)
+    watermark = part.summary.covered_until_message_id
+    index = next((i for i, m in enumerate(messages) if m.id == watermark), -1)
+    return index > state.watermark_index

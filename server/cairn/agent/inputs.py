@@ -1,0 +1,90 @@
+"""What one turn feeds into every context build: model, mode, message, references, files.
+
+Files in play (they select the nearer `AGENTS.md` rules, buffers and the
+repository map) are the open buffers, the referenced files, the files the
+turn edited and the file of the diagnostic being fixed. A fix turn also
+carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.agent.api import FixTarget
+from cairn.context.blocks import make_block
+from cairn.context.priorities import PRIORITY_REFERENCE
+from cairn.context.tokens import count_tokens
+from cairn.errors import CairnError
+from cairn.models.context import ContextBlock
+from cairn.settings import Mode
+from cairn.workspace import Workspace
+
+FIX_CONTEXT_LINES = 20
+SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+
+
+@dataclass
+class TurnInputs:
+    model: str
+    mode: Mode
+    user_message: str = ""
+    references: list[str] = field(default_factory=list)
+    fix: FixTarget | None = None
+    edited: list[Path] = field(default_factory=list)
+    # The tools offered to the model; None: the mode's allowlist.
+    tools: list[str] | None = None
+
+
+def referenced_files(workspace: Workspace, references: list[str]) -> list[Path]:
+    """The references that name files inside the workspace (others are the builder's to report)."""
+    out: list[Path] = []
+    for ref in references:
+        try:
+            path = workspace.resolve(ref.lstrip("@"))
+        except CairnError:
+            continue
+        if path.is_file():
+            out.append(path)
+    return out
+
+
+def files_in_play(workspace: Workspace, inputs: TurnInputs) -> list[Path]:
+    """Open buffers, referenced files, edited files and the fix target, without repeats."""
+    ordered: list[Path] = list(workspace.open_paths())
+    ordered += referenced_files(workspace, inputs.references)
+    ordered += inputs.edited
+    if inputs.fix is not None:
+        ordered.append(inputs.fix.path)
+    seen: set[Path] = set()
+    return [p for p in ordered if not (p in seen or seen.add(p))]
+
+
+def fix_block(workspace: Workspace, fix: FixTarget, model: str) -> ContextBlock:
+    """The diagnostic to fix, with the numbered lines around it."""
+    diagnostic = fix.diagnostic
+    line = diagnostic.range.start.line
+    try:
+        lines = workspace.read_text(fix.path).splitlines()
+    except OSError:
+        lines = []
+    first = max(line - FIX_CONTEXT_LINES, 0)
+    last = min(line + FIX_CONTEXT_LINES, len(lines) - 1)
+    width = len(str(last + 1))
+    excerpt = "\n".join(f"{n + 1:>{width}}| {lines[n]}" for n in range(first, last + 1))
+    severity = SEVERITY_NAMES.get(diagnostic.severity or 1, "error")
+    origin = " ".join(str(x) for x in (diagnostic.source, diagnostic.code) if x is not None)
+    rel = workspace.relative(fix.path)
+    text = (
+        f"## Fix this diagnostic\n{rel}:{line + 1}:{diagnostic.range.start.character + 1}: "
+        f"{severity}{f' [{origin}]' if origin else ''}: {diagnostic.message}\n"
+        f"```\n{excerpt}\n```"
+    )
+    return make_block(
+        "diagnostics",
+        PRIORITY_REFERENCE,
+        text,
+        count=lambda t: count_tokens(t, model),
+        ref=rel,
+        required=True,
+    )

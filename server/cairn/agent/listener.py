@@ -1,0 +1,63 @@
+"""Listener plumbing: a no-op listener and a guard that keeps a broken listener harmless.
+
+`EngineListener` (in `cairn.agent.api`) must never raise; `SafeListener`
+enforces that, logging the error instead, so an editor that went away or a
+buggy terminal printer cannot end a turn.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from cairn.agent.api import EngineListener
+from cairn.models.context import ContextStats
+from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+
+logger = logging.getLogger(__name__)
+
+
+class NullListener:
+    """Drops every event (the engine's default)."""
+
+    def on_turn_event(self, event: TurnEvent) -> None:
+        return None
+
+    def on_goal_tree_changed(self, view: GoalTreeView) -> None:
+        return None
+
+    def on_compaction(self, event: CompactionEvent) -> None:
+        return None
+
+    def on_context_stats(self, stats: ContextStats) -> None:
+        return None
+
+    def on_log(self, message: str) -> None:
+        return None
+
+
+class SafeListener:
+    """Forwards to `inner`, logging (never raising) whatever the listener raises."""
+
+    def __init__(self, inner: EngineListener | None) -> None:
+        self.inner: EngineListener = inner if inner is not None else NullListener()
+
+    def _guard(self, name: str, *args: object) -> None:
+        try:
+            getattr(self.inner, name)(*args)
+        except Exception:
+            logger.exception("listener %s failed", name)
+
+    def on_turn_event(self, event: TurnEvent) -> None:
+        self._guard("on_turn_event", event)
+
+    def on_goal_tree_changed(self, view: GoalTreeView) -> None:
+        self._guard("on_goal_tree_changed", view)
+
+    def on_compaction(self, event: CompactionEvent) -> None:
+        self._guard("on_compaction", event)
+
+    def on_context_stats(self, stats: ContextStats) -> None:
+        self._guard("on_context_stats", stats)
+
+    def on_log(self, message: str) -> None:
+        self._guard("on_log", message)

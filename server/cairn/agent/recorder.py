@@ -1,0 +1,76 @@
+"""What the turn loop records about tool calls besides their output.
+
+The tools themselves report the ledger facts in `ToolOutcome.data` (the
+path and content hash a `read_file` saw, the patch artifact of an
+`edit_file`, the command, exit code and test flag of a `run_command`: keys
+of `cairn.compaction.ledger`); they are stored as `ToolResultPart.data`.
+`EditCapture` sits between the edit tool and the editor to keep each file's
+text before and after, for the turn's patch. Outputs long enough to be worth
+pruning get an artifact, so a prune stub can always name the full output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.agent.api import EditApplier
+from cairn.agent.snapshot import EditLog
+from cairn.agent.tools import ToolOutcome
+from cairn.trace import Trace
+from cairn.workspace import Workspace
+
+# Outputs at least this long get an artifact (shorter ones are not worth a prune stub).
+ARTIFACT_MIN_CHARS = 400
+OUTPUT_ARTIFACT_KIND = "tool"
+
+
+def current_text(workspace: Workspace, path: Path) -> str:
+    """The editor's or the disk's text of `path`; '' for a file that does not exist yet."""
+    if path in workspace.buffers or path.is_file():
+        try:
+            return workspace.read_text(path)
+        except OSError:
+            return ""
+    return ""
+
+
+@dataclass
+class CapturedEdit:
+    path: Path
+    before: str
+    after: str
+
+
+@dataclass
+class EditCapture:
+    """Wraps the engine's `EditApplier` to see every whole-file edit a tool makes."""
+
+    workspace: Workspace
+    inner: EditApplier | None
+    edits: list[CapturedEdit] = field(default_factory=list)
+
+    async def __call__(self, path: Path, text: str) -> bool:
+        before = current_text(self.workspace, path)
+        applied = await self.inner(path, text) if self.inner is not None else False
+        self.edits.append(CapturedEdit(path, before, text))
+        return applied
+
+    def take(self) -> list[CapturedEdit]:
+        edits, self.edits = self.edits, []
+        return edits
+
+
+def record_edits(workspace: Workspace, edits: list[CapturedEdit], edit_log: EditLog) -> None:
+    """Add a call's whole-file edits to the turn's edit log (for the turn's patch)."""
+    for edit in edits:
+        edit_log.record(workspace.relative(edit.path), edit.before, edit.after)
+
+
+def output_artifact(trace: Trace, outcome: ToolOutcome) -> str | None:
+    """The artifact holding the full output: the tool's own, or a new one for long outputs."""
+    if outcome.artifact_id is not None:
+        return outcome.artifact_id
+    if len(outcome.output) >= ARTIFACT_MIN_CHARS:
+        return trace.write_artifact(outcome.output, OUTPUT_ARTIFACT_KIND)
+    return None

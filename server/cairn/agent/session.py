@@ -1,0 +1,134 @@
+"""One session at run time: its trace, its goal tree and what runs in it right now.
+
+A `Session` wraps the `Trace` (the record) with the run-time state the
+record does not hold: the lock that keeps turns one at a time, the goal
+folds waiting for the end of the current step, the background compaction
+task and the stall mark. Every message written through `append` carries the
+focused goal and the current turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cairn.agent.ids import message_id
+from cairn.compaction.goal_fold import FoldVerb
+from cairn.goals import render_tree
+from cairn.models.events import GoalTreeView
+from cairn.models.goals import GoalTree
+from cairn.models.messages import CompactionPart, Message, Part, SubtaskPart
+from cairn.models.session import SessionMeta, Turn, Usage
+from cairn.trace import Trace
+
+TITLE_MAX_CHARS = 80
+
+
+@dataclass(frozen=True)
+class PendingFold:
+    """A goal finished during a step; folded once the step's tool results are recorded."""
+
+    goal_id: str
+    verb: FoldVerb
+    summary: str
+
+
+def title_of(message: str) -> str:
+    """A session title from its first message: the first line, shortened at a word."""
+    line = message.strip().splitlines()[0] if message.strip() else ""
+    if len(line) <= TITLE_MAX_CHARS:
+        return line
+    return line[:TITLE_MAX_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+class Session:
+    """A session of the engine: the trace plus run-time state."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.id = trace.id
+        self.turn_lock = asyncio.Lock()
+        self.current_turn_id: str | None = None
+        self.pending_folds: list[PendingFold] = []
+        # SubtaskParts of the explore call running now, recorded with its result.
+        self.pending_subtasks: list[SubtaskPart] = []
+        self.background: asyncio.Task[CompactionPart | None] | None = None
+        self.stalled_at: int | None = None
+
+    # -- goals ---------------------------------------------------------------
+
+    def goals(self) -> GoalTree:
+        return self.trace.goals()
+
+    def focused_goal(self) -> str | None:
+        return self.trace.goals().current_id
+
+    def goal_view(self) -> GoalTreeView:
+        tree = self.trace.goals()
+        return GoalTreeView(session_id=self.id, tree=tree, rendered=render_tree(tree))
+
+    # -- messages ------------------------------------------------------------
+
+    def messages(self) -> list[Message]:
+        return self.trace.messages()
+
+    def append(
+        self,
+        role: str,
+        parts: Sequence[Part],
+        *,
+        goal_id: str | None = None,
+        use_focus: bool = True,
+        agent: str | None = None,
+    ) -> Message:
+        """Record a message of the current turn; `goal_id` defaults to the focused goal."""
+        goal = goal_id if goal_id is not None or not use_focus else self.focused_goal()
+        message = Message.model_validate(
+            {
+                "id": message_id(),
+                "role": role,
+                "parts": list(parts),
+                "goal_id": goal,
+                "turn_id": self.current_turn_id,
+                "agent": agent,
+            }
+        )
+        self.trace.append_message(message)
+        return message
+
+    def append_marker(self, part: CompactionPart, goal_id: str | None = None) -> Message:
+        """Record a compaction marker (a system message the context builder applies)."""
+        return self.append("system", [part], goal_id=goal_id, use_focus=False)
+
+    # -- meta ----------------------------------------------------------------
+
+    def meta(self) -> SessionMeta:
+        return self.trace.meta()
+
+    def start_turn(self, turn: Turn, title: str) -> None:
+        meta = self.trace.meta()
+        if not meta.title and title:
+            meta.title = title_of(title)
+        meta.turns.append(turn)
+        meta.updated_at = turn.started_at
+        self.trace.save_meta(meta)
+
+    def save_turn(self, turn: Turn, extra_usage: Usage | None = None) -> None:
+        """Replace the turn's record in meta and add its usage to the session totals."""
+        meta = self.trace.meta()
+        meta.turns = [turn if t.id == turn.id else t for t in meta.turns]
+        meta.usage = meta.usage.add(turn.usage)
+        if extra_usage is not None:
+            meta.usage = meta.usage.add(extra_usage)
+        meta.updated_at = turn.ended_at or meta.updated_at
+        self.trace.save_meta(meta)
+
+    def add_usage(self, usage: Usage) -> None:
+        meta = self.trace.meta()
+        meta.usage = meta.usage.add(usage)
+        self.trace.save_meta(meta)
+
+    @property
+    def compacting(self) -> bool:
+        return self.background is not None and not self.background.done()

@@ -1,0 +1,212 @@
+"""The turn loop: build context → call the model → run tools → record → repeat.
+
+A turn ends when the model answers without tool calls (`stop`), after
+`settings.step_limit` model calls (`stepLimit`), on a model error or a
+second reply with malformed tool-call JSON (`error`, with a message), or
+when the awaiting task is cancelled (`cancelled`: the text streamed so far
+is recorded, the turn is saved, and the cancellation propagates). The turn
+record keeps its start snapshot, usage, finish reason and the patch of
+every file it edited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cairn.agent.compactor import Compactor
+from cairn.agent.contexts import Contexts
+from cairn.agent.ids import new_id
+from cairn.agent.inputs import TurnInputs
+from cairn.agent.listener import SafeListener
+from cairn.agent.session import Session
+from cairn.agent.snapshot import EditLog, StartSnapshot
+from cairn.agent.tooling import ToolRunner
+from cairn.errors import CairnError
+from cairn.llm import ModelReply, ModelRuntime
+from cairn.models.base import utc_now
+from cairn.models.events import TokenUsage, TurnEvent, TurnResult
+from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
+from cairn.models.session import FinishReason, Turn, Usage
+
+# The second reply with malformed tool-call JSON in one turn ends the turn.
+MAX_MALFORMED_REPLIES = 2
+PATCH_ARTIFACT_KIND = "patch"
+
+
+@dataclass
+class TurnOutcome:
+    finish: FinishReason
+    error: str | None = None
+
+
+@dataclass
+class TurnLoop:
+    """One turn of one session; `run` is called once."""
+
+    session: Session
+    inputs: TurnInputs
+    runtime: ModelRuntime
+    contexts: Contexts
+    compactor: Compactor | None
+    tools: ToolRunner
+    edit_log: EditLog
+    listener: SafeListener
+    step_limit: int
+    # The scripted-model lane: None for the main agent, the branch index for explore.
+    agent: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    texts: list[str] = field(default_factory=list)
+    _partial: list[str] = field(default_factory=list)
+    _partial_reasoning: list[str] = field(default_factory=list)
+
+    # -- events --------------------------------------------------------------
+
+    def emit(self, kind: str, text: str | None = None) -> None:
+        self.listener.on_turn_event(
+            TurnEvent.model_validate(
+                {
+                    "session_id": self.session.id,
+                    "turn_id": self.session.current_turn_id or "",
+                    "kind": kind,
+                    "text": text,
+                }
+            )
+        )
+
+    def _on_text(self, delta: str) -> None:
+        self._partial.append(delta)
+        self.emit("text", delta)
+
+    def _on_reasoning(self, delta: str) -> None:
+        self._partial_reasoning.append(delta)
+        self.emit("reasoning", delta)
+
+    # -- recording -----------------------------------------------------------
+
+    def record_partial(self) -> None:
+        """Record what the current call streamed before it was interrupted."""
+        parts: list[Part] = []
+        if reasoning := "".join(self._partial_reasoning):
+            parts.append(ReasoningPart(text=reasoning))
+        if text := "".join(self._partial):
+            parts.append(TextPart(text=text))
+            self.texts.append(text)
+        if parts:
+            self.session.append("assistant", parts)
+        self._partial.clear()
+        self._partial_reasoning.clear()
+
+    def record_reply(self, reply: ModelReply) -> Message:
+        parts: list[Part] = []
+        if reply.reasoning:
+            parts.append(ReasoningPart(text=reply.reasoning))
+        if reply.text:
+            parts.append(TextPart(text=reply.text))
+            self.texts.append(reply.text)
+        for call in reply.tool_calls:
+            parts.append(
+                ToolCallPart(call_id=call.call_id, name=call.name, arguments=call.arguments or {})
+            )
+        self._partial.clear()
+        self._partial_reasoning.clear()
+        return self.session.append("assistant", parts)
+
+    # -- the loop --------------------------------------------------------------
+
+    async def _call(self) -> ModelReply:
+        demand = None
+        if self.compactor is not None:
+            demand = await self.compactor.before_call(self.session, self.inputs)
+        call_id = new_id("call")
+        built = self.contexts.build(self.session, self.inputs, call_id=call_id)
+        self.session.trace.append_manifest(built.manifest)
+        self.listener.on_context_stats(built.stats)
+        schemas = self.contexts.registry.schemas(self.contexts.tool_names(self.inputs))
+        reply = await self.runtime.complete(
+            self.inputs.model,
+            built.messages,
+            schemas,
+            on_text=self._on_text,
+            agent=self.agent,
+            on_reasoning=self._on_reasoning,
+        )
+        self.usage = self.usage.add(reply.usage)
+        if reply.tool_calls and self.compactor is not None and demand is not None:
+            self.compactor.start_background(self.session, self.inputs, demand)
+        return reply
+
+    async def steps(self) -> TurnOutcome:
+        malformed = 0
+        for _ in range(self.step_limit):
+            try:
+                reply = await self._call()
+            except CairnError as exc:
+                self.record_partial()
+                return TurnOutcome("error", str(exc))
+            assistant = self.record_reply(reply)
+            if not reply.tool_calls:
+                return TurnOutcome("stop")
+            bad = [c.name for c in reply.tool_calls if c.arguments is None or c.error]
+            for call in reply.tool_calls:
+                await self.tools.run(call, assistant)
+            if self.compactor is not None:
+                self.compactor.flush_folds(self.session, self.inputs)
+            if bad:
+                malformed += 1
+                if malformed >= MAX_MALFORMED_REPLIES:
+                    return TurnOutcome(
+                        "error",
+                        f"the model sent malformed tool-call arguments {malformed} times "
+                        f"(last: {', '.join(bad)}); turn stopped",
+                    )
+        return TurnOutcome("stepLimit", f"stopped after {self.step_limit} model calls (step_limit)")
+
+
+def new_turn(session: Session, user_message: Message, snapshot: StartSnapshot) -> Turn:
+    turn_id = session.current_turn_id
+    assert turn_id is not None
+    return Turn(
+        id=turn_id,
+        user_message_id=user_message.id,
+        start_head=snapshot.head,
+        start_dirty_hash=snapshot.dirty_hash,
+    )
+
+
+def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
+    """Save the turn's end (patch, usage, reason), tell the listener, and build the result."""
+    patch = loop.edit_log.patch()
+    if patch:
+        turn.patch_artifact_id = loop.session.trace.write_artifact(patch, PATCH_ARTIFACT_KIND)
+    turn.ended_at = utc_now()
+    turn.finish_reason = outcome.finish
+    turn.error = outcome.error
+    turn.usage = loop.usage
+    loop.session.save_turn(turn)
+    if outcome.error is not None and outcome.finish != "cancelled":
+        loop.emit("error", outcome.error)
+    loop.emit("end", outcome.finish)
+    return TurnResult(
+        session_id=loop.session.id,
+        turn_id=turn.id,
+        finish_reason=outcome.finish,
+        text=loop.texts[-1] if loop.texts else "",
+        usage=TokenUsage(
+            input_tokens=loop.usage.input_tokens, output_tokens=loop.usage.output_tokens
+        ),
+        error=outcome.error,
+    )
+
+
+async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) -> TurnResult:
+    """Run the loop to its end; on cancellation record the partial output, then re-raise."""
+    try:
+        outcome = await loop.steps()
+    except asyncio.CancelledError:
+        loop.record_partial()
+        on_cancel()
+        finish_turn(loop, turn, TurnOutcome("cancelled", "cancelled by the user"))
+        raise
+    return finish_turn(loop, turn, outcome)

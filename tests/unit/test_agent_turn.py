@@ -1,0 +1,119 @@
+"""The turn loop end to end with the scripted model: tools, records, events, limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn.models.messages import TextPart, ToolCallPart, ToolResultPart
+from tests.unit.test_agent_support import Recorder, call, make_engine, reply
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "AGENTS.md").write_text("# Rules\nKeep it simple.\n")
+    return tmp_path
+
+
+async def test_tool_calls_and_results_end_to_end(project: Path) -> None:
+    recorder = Recorder()
+    engine = make_engine(
+        project,
+        [
+            reply("Reading.", call("read_file", path="app.py")),
+            reply(
+                "Fixing.",
+                call("edit_file", path="app.py", old="return a - b", new="return a + b"),
+            ),
+            reply("Fixed the sign in add()."),
+        ],
+        recorder,
+    )
+    result = await engine.turn("fix add")
+    assert result.finish_reason == "stop"
+    assert result.text == "Fixed the sign in add()."
+    assert (project / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+    messages = engine.store.open(result.session_id).messages()
+    roles = [m.role for m in messages]
+    assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert all(m.turn_id == result.turn_id for m in messages)
+    calls = [p for m in messages for p in m.parts if isinstance(p, ToolCallPart)]
+    results = [p for m in messages for p in m.parts if isinstance(p, ToolResultPart)]
+    assert [c.call_id for c in calls] == [r.call_id for r in results]
+    assert all(r.ok for r in results)
+    assert results[0].data is not None and results[0].data["path"] == "app.py"
+    assert "1\tdef add(a, b):" in results[0].output
+
+    kinds = recorder.kinds()
+    assert kinds.count("toolStart") == 2 and kinds.count("toolEnd") == 2
+    assert kinds[-1] == "end"
+    assert "".join(e.text or "" for e in recorder.turn_events if e.kind == "text").startswith(
+        "Reading."
+    )
+    assert len(recorder.stats) == 3
+    trace = engine.store.open(result.session_id)
+    assert len(trace.manifests()) == 3
+    meta = trace.meta()
+    turn = meta.turns[-1]
+    assert turn.finish_reason == "stop"
+    assert turn.usage.input_tokens > 0 and meta.usage.input_tokens == turn.usage.input_tokens
+    assert turn.patch_artifact_id is not None
+    patch = trace.read_artifact(turn.patch_artifact_id).decode()
+    assert "-    return a - b" in patch and "+    return a + b" in patch
+    engine.close()
+
+
+async def test_step_limit_ends_the_turn(project: Path) -> None:
+    engine = make_engine(
+        project,
+        [reply("", call("list_dir")) for _ in range(3)],
+        step_limit=2,
+    )
+    result = await engine.turn("look around")
+    assert result.finish_reason == "stepLimit"
+    engine.close()
+
+
+async def test_path_escape_is_refused_through_the_turn_loop(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.txt"
+    outside.write_text("top secret\n")
+    engine = make_engine(
+        project,
+        [
+            reply("", call("read_file", path=str(outside))),
+            reply("", call("read_file", path="../" + outside.parent.name + "/secret.txt")),
+            reply("", call("edit_file", path="../escape.py", new="x = 1\n")),
+            reply("I cannot read it."),
+        ],
+    )
+    result = await engine.turn("read the secret")
+    assert result.finish_reason == "stop"
+    results = [
+        p
+        for m in engine.store.open(result.session_id).messages()
+        for p in m.parts
+        if isinstance(p, ToolResultPart)
+    ]
+    assert [r.ok for r in results] == [False, False, False]
+    assert all("outside the workspace" in r.output for r in results)
+    assert not any("top secret" in r.output for r in results)
+    assert not (project.parent / "escape.py").exists()
+    engine.close()
+
+
+async def test_user_message_records_focused_goal(project: Path) -> None:
+    engine = make_engine(project, [reply("ok"), reply("ok again")])
+    await engine.turn("first")
+    engine.goal(add="Investigate")
+    engine.goal(focus="1")
+    result = await engine.turn("second")
+    messages = engine.store.open(result.session_id).messages()
+    second = [m for m in messages if m.turn_id == result.turn_id]
+    assert [m.goal_id for m in second] == ["1", "1"]
+    assert isinstance(second[0].parts[0], TextPart)
+    engine.close()
