@@ -1,0 +1,151 @@
+"""Scanning a workspace folder into a `ProjectProfile` (pure reading, no writing).
+
+`scan_profile(folder, ignore)` looks only at non-ignored files
+(`IgnoreRules.files()`):
+
+- languages by bytes (`profile_languages`), largest first;
+- package managers, entry points and test suites (with the command that runs
+  them) from the manifests of the root and of sub-projects up to
+  `MANIFEST_MAX_DEPTH` folders deep (not inside test, example or vendored
+  folders) — see `profile_detect`;
+- important paths: README, rules files, manifests, source roots, top-level
+  Python packages, test folders, CI configuration;
+- rules files (`AGENTS.md`) with their content hashes, and git HEAD — the two
+  facts whose change triggers a refresh.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.context.ignore import IgnoreRules, run_git
+from cairn.context.profile_detect import Findings, FolderView, detect_all
+from cairn.context.profile_languages import language_of
+from cairn.context.rules import hash_rules_files, rules_files_in_folder
+from cairn.models.profile import ProjectProfile
+
+# Sub-projects deeper than this many folders are not looked for.
+MANIFEST_MAX_DEPTH = 2
+# Folder names whose manifests describe fixtures, examples or vendored code, not the project.
+NON_PROJECT_DIRS: frozenset[str] = frozenset(
+    {
+        "test",
+        "tests",
+        "testdata",
+        "fixtures",
+        "examples",
+        "example",
+        "vendor",
+        "third_party",
+        "docs",
+    }
+)
+# Folders holding a project's sources, when present next to a manifest.
+SOURCE_ROOT_NAMES: tuple[str, ...] = ("src", "lib", "app", "cmd", "pkg", "internal")
+# Folders holding tests, when present (at most `MANIFEST_MAX_DEPTH` deep).
+TEST_DIR_NAMES: frozenset[str] = frozenset({"tests", "test", "spec", "__tests__"})
+# Continuous integration configuration: folders (trailing slash) and files at the root.
+CI_PATHS: tuple[str, ...] = (
+    ".github/workflows/",
+    ".gitlab-ci.yml",
+    ".circleci/",
+    "Jenkinsfile",
+    "azure-pipelines.yml",
+    ".travis.yml",
+    "bitbucket-pipelines.yml",
+)
+README_STEM = "readme"
+PYTHON_PACKAGE_MARKER = "__init__.py"
+
+
+def git_head(folder: Path) -> str | None:
+    """The commit checked out in `folder`'s git work tree, or None (no git, no commit)."""
+    out = run_git(folder, "rev-parse", "--verify", "--quiet", "HEAD")
+    if out is None:
+        return None
+    head = out.decode("ascii", errors="replace").strip()
+    return head or None
+
+
+def language_bytes(view: FolderView) -> dict[str, int]:
+    """Bytes per programming language, largest first (ties by name)."""
+    totals: dict[str, int] = {}
+    for rel in view.files:
+        language = language_of(rel)
+        if language is None:
+            continue
+        try:
+            size = (view.folder / rel).stat().st_size
+        except OSError:
+            continue
+        totals[language] = totals.get(language, 0) + size
+    return dict(sorted(totals.items(), key=lambda item: (-item[1], item[0])))
+
+
+def project_dirs(view: FolderView) -> list[str]:
+    """The root ("") and sub-folders that may hold a sub-project's manifest, shallow first."""
+    dirs = [
+        rel
+        for rel in view.dirs
+        if rel.count("/") < MANIFEST_MAX_DEPTH
+        and not any(part in NON_PROJECT_DIRS for part in rel.split("/"))
+    ]
+    return ["", *sorted(dirs, key=lambda rel: (rel.count("/"), rel))]
+
+
+def _python_package_roots(view: FolderView) -> list[str]:
+    """Top-level Python packages (a folder with `__init__.py` whose parent has none), shallow."""
+    roots: list[str] = []
+    for rel in sorted(view.dirs, key=lambda item: (item.count("/"), item)):
+        parent = rel.rpartition("/")[0]
+        if (
+            rel.count("/") <= MANIFEST_MAX_DEPTH
+            and f"{rel}/{PYTHON_PACKAGE_MARKER}" in view.file_set
+            and f"{parent}/{PYTHON_PACKAGE_MARKER}".lstrip("/") not in view.file_set
+            and not NON_PROJECT_DIRS.intersection(rel.split("/"))
+        ):
+            roots.append(rel)
+    return roots
+
+
+def _important_paths(view: FolderView, findings: Findings, rules: list[str]) -> list[str]:
+    paths: list[str] = [
+        name for name in sorted(view.files_in("")) if Path(name).stem.lower() == README_STEM
+    ]
+    paths.extend(rules)
+    paths.extend(findings.manifests)
+    for base in ["", *findings.project_dirs]:
+        prefix = f"{base}/" if base else ""
+        paths.extend(
+            f"{prefix}{name}/" for name in SOURCE_ROOT_NAMES if f"{prefix}{name}" in view.dirs
+        )
+    paths.extend(f"{rel}/" for rel in _python_package_roots(view))
+    for rel in sorted(view.dirs):
+        depth = rel.count("/")
+        if depth < MANIFEST_MAX_DEPTH and rel.rpartition("/")[2] in TEST_DIR_NAMES:
+            paths.append(f"{rel}/")
+    for ci in CI_PATHS:
+        present = ci.rstrip("/") in view.dirs if ci.endswith("/") else ci in view.file_set
+        if present:
+            paths.append(ci)
+    return list(dict.fromkeys(paths))
+
+
+def scan_profile(folder: Path, ignore: IgnoreRules) -> ProjectProfile:
+    """A fresh profile of `folder` (see the module docstring)."""
+    folder = folder.resolve()
+    view = FolderView.from_files(folder, ignore.files())
+    by_bytes = language_bytes(view)
+    findings = detect_all(view, project_dirs(view))
+    rules_paths = rules_files_in_folder(folder, ignore)
+    rules = hash_rules_files(folder, rules_paths)
+    return ProjectProfile(
+        languages=list(by_bytes),
+        language_bytes=by_bytes,
+        package_managers=findings.package_managers,
+        test_suites=findings.test_suites,
+        entry_points=findings.entry_points,
+        important_paths=_important_paths(view, findings, [record.path for record in rules]),
+        rules_files=rules,
+        git_head=git_head(folder),
+    )

@@ -1,0 +1,5 @@
+"""`python -m pyapp`."""
+
+from pyapp.cli import main
+
+raise SystemExit(main())
