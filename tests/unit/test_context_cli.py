@@ -1,0 +1,99 @@
+"""`cairn context` as a user runs it: a subprocess on a tiny workspace (table, --json, --text)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cairn.models.goals import Goal, GoalTree
+from cairn.models.messages import Message, TextPart
+from cairn.trace import TraceStore
+
+FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    target = tmp_path / "ws"
+    shutil.copytree(FIXTURE, target)
+    return target
+
+
+def cairn(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cairn", "context", "--workspace", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
+    done = cairn(root, "--message", "fix the engine", "--file", str(root / "app" / "engine.py"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["SOURCE", "REF", "TOKENS", "STATUS"]
+    rows = {
+        line.split()[0]: line
+        for line in lines[1:]
+        if line and not line.startswith(("model", "context", "by"))
+    }
+    assert "app/engine.py" in rows["buffer"] and rows["buffer"].rstrip().endswith("included")
+    assert "AGENTS.md" in rows["rules"]
+    assert any(line.startswith("model scripted/") and " input tokens " in line for line in lines)
+    assert any(line.startswith("context window 128000 = input ") for line in lines)
+    assert not (root / ".cairn").exists()  # a dry run writes nothing
+
+
+def test_json_is_the_manifest_wire_shape(root: Path) -> None:
+    done = cairn(root, "--message", "hello", "--json")
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads(done.stdout)
+    assert manifest["usedInput"] == sum(b["tokens"] for b in manifest["blocks"] if b["included"])
+    assert manifest["usedInput"] <= manifest["availableInput"]
+    sources = [b["source"] for b in manifest["blocks"]]
+    assert sources[0] == "system" and sources[-1] == "user"
+
+
+def test_text_prints_the_exact_messages(root: Path) -> None:
+    done = cairn(root, "--message", "hello there", "--text")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("──────── system ────────\nYou are Cairn")
+    assert done.stdout.rstrip().endswith("──────── user ────────\nhello there")
+
+
+def test_session_history_and_plan_are_used(root: Path) -> None:
+    store = TraceStore(root / ".cairn")
+    trace = store.create(title="t")
+    trace.append_message(Message(id="m1", role="user", parts=[TextPart(text="first ask")]))
+    trace.append_message(Message(id="m2", role="assistant", parts=[TextPart(text="first answer")]))
+    trace.save_goals(GoalTree(mission="ship it", goals=[Goal(id="1", description="step one")]))
+    session = trace.id
+    trace.close()
+    done = cairn(root, "--session", session, "--message", "next", "--text")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Mission: ship it" in out
+    assert (
+        out.index("first ask")
+        < out.index("first answer")
+        < out.index("──────── user ────────\nnext")
+    )
+
+
+def test_unknown_session_is_one_line_error(root: Path) -> None:
+    done = cairn(root, "--session", "nope")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: unknown session") and "Traceback" not in done.stderr
+
+
+def test_json_and_text_together_are_refused(root: Path) -> None:
+    done = cairn(root, "--json", "--text")
+    assert done.returncode == 1
+    assert "cannot be used together" in done.stderr
