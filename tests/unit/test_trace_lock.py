@@ -112,3 +112,13 @@ def test_killed_writer_frees_the_lock_and_delete_respects_it(tmp_path: Path) -> 
     trace.close()
     store.delete(trace.id)
     assert store.list() == []
+
+
+def test_two_stores_in_one_process_are_told_apart(tmp_path: Path) -> None:
+    first = TraceStore(tmp_path / ".cairn")
+    trace = first.create()
+    trace.append_message(Message(id="a", role="user"))
+    other = TraceStore(first.root).open(trace.id)
+    with pytest.raises(TraceLockedError, match="already open for writing in this process"):
+        other.append_message(Message(id="b", role="user"))
+    assert [m.id for m in other.messages()] == ["a"]

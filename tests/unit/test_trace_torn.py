@@ -9,7 +9,7 @@ import pytest
 
 from cairn.models.context import Manifest
 from cairn.models.messages import Message, TextPart
-from cairn.trace import Trace, TraceStore
+from cairn.trace import Trace, TraceStore, files
 from cairn.trace.records import dump_manifest, dump_message
 
 
@@ -102,3 +102,25 @@ def test_torn_manifest_line(trace: Trace) -> None:
     loaded.append_manifest(manifest)
     loaded.close()
     assert _reopen(trace).manifests() == [manifest, manifest]
+
+
+def test_failed_append_does_not_corrupt_the_next_one(
+    trace: Trace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = _reopen(trace)
+    writer.append_message(_msg("a"))
+    real_write_all = files.write_all
+
+    def half_then_fail(fd: int, data: bytes) -> None:
+        real_write_all(fd, data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files, "write_all", half_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        writer.append_message(_msg("b"))
+    monkeypatch.setattr(files, "write_all", real_write_all)
+    writer.append_message(_msg("b"))  # the id was not taken by the failed append
+    writer.close()
+    loaded = _reopen(trace)
+    assert [m.id for m in loaded.messages()] == ["a", "b"]
+    assert loaded.load_report.messages.corrupt == 1

@@ -81,4 +81,4 @@ def show_trace(workspace: Path, session_id: str) -> None:
         for name in branches:
             branch = trace.existing_branch(name)
             count = len(branch.messages()) if branch is not None else 0
-            typer.echo(f"  {name}: {count} messages")
+            typer.echo(f"  {name}: {count} message{'' if count == 1 else 's'}")

@@ -104,8 +104,13 @@ class AppendLog:
         """Write one full line (a newline is added) and fsync it."""
         if self._fd is None:
             self._fd = self._open()
-        write_all(self._fd, line + NEWLINE)
-        os.fsync(self._fd)
+        try:
+            write_all(self._fd, line + NEWLINE)
+            os.fsync(self._fd)
+        except BaseException:
+            # A partial line may be on disk: reopen (and repair the tail) next time.
+            self.close()
+            raise
 
     def close(self) -> None:
         if self._fd is not None:

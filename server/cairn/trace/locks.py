@@ -40,6 +40,11 @@ class TraceLock:
         except BlockingIOError:
             holder = os.pread(fd, PID_READ_BYTES, 0).decode("ascii", "replace").strip()
             os.close(fd)
+            if holder == str(os.getpid()):
+                raise TraceLockedError(
+                    f"session {self.session_id} is already open for writing in this process "
+                    "(use one TraceStore per workspace)"
+                ) from None
             raise TraceLockedError(
                 f"session {self.session_id} is being written by another process "
                 f"(pid {holder or 'unknown'})"
