@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from cairn.context.blocks import content_version
+from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.context.ignore import IgnoreRules
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.references import (
@@ -18,6 +20,7 @@ from cairn.context.references import (
     reference_blocks,
 )
 from cairn.models.context import ContextBlock
+from cairn.settings import Settings
 from cairn.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
@@ -218,3 +221,22 @@ def test_rules_fixture_subfolder_listing(tmp_path: Path) -> None:
     ]
     assert "other" not in block.text
     assert "RULE-PKG-02" not in block.text
+
+
+def test_nothing_refused_reaches_the_built_context(workspace: Workspace) -> None:
+    """Through the real builder: the model's messages and the manifest hold no refused content."""
+    builder = ContextBuilder(workspace, Settings(context_window=200_000))
+    built = builder.build(
+        ContextRequest(
+            session_id="s1",
+            model="scripted/none",
+            user_message="look at these",
+            references=[*HOSTILE_REFS, "@app.py", "@."],
+        )
+    )
+    sent = json.dumps(built.messages) + built.manifest.model_dump_json()
+    for secret in FORBIDDEN:
+        assert secret not in sent
+    assert "def greet" in sent
+    refused = {b.ref for b in built.manifest.blocks if b.source == "reference" and not b.included}
+    assert refused == {ref.removeprefix("@") for ref in HOSTILE_REFS}
