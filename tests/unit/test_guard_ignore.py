@@ -130,3 +130,14 @@ def test_symlinks_out_of_the_folder_are_not_listed(tmp_path: Path) -> None:
     assert "scratch.tmp" not in listed
     assert not any(name.startswith("ignored/") for name in listed)
     assert {"app.py", "big_module.py", "README.md"} <= set(listed)
+
+
+def test_git_info_exclude_applies(tmp_path: Path) -> None:
+    write(tmp_path, "a.py")
+    write(tmp_path, "local.notes")
+    git(tmp_path, "init", "-q")
+    write(tmp_path, ".git/info/exclude", "*.notes\n")
+    rules = IgnoreRules.for_folder(tmp_path)
+    assert names(rules) == ["a.py"]
+    assert rules.is_ignored(tmp_path / "other.notes")
+    assert not rules.is_ignored(tmp_path / "b.py")

@@ -11,8 +11,9 @@ when git fails, the folder is walked and filtered with `pathspec.GitIgnoreSpec`
 built from every `.gitignore` found (a nested `.gitignore` applies relative to
 its own folder, deeper files override shallower ones, and a file inside an
 ignored directory cannot be re-included, as in git). `is_ignored` uses the same
-pathspec rules in both modes; in git mode a file git lists is never ignored
-(git does not apply ignore rules to tracked files).
+pathspec rules in both modes (in git mode also the repository's
+`info/exclude` and the `.gitignore` files above `root`); a file git lists is
+never ignored (git does not apply ignore rules to tracked files).
 
 Whatever the rules say, `ALWAYS_IGNORED_DIRS` (`.git`, `.cairn`,
 `node_modules`, `.venv`, `__pycache__`) are never shown.
@@ -79,12 +80,15 @@ def run_git(root: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _git_toplevel(root: Path) -> Path | None:
-    out = run_git(root, "rev-parse", "--show-toplevel")
+def _git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(work tree top level, git directory) of the repository holding `root`, or None."""
+    out = run_git(root, "rev-parse", "--show-toplevel", "--absolute-git-dir")
     if out is None:
         return None
-    text = out.decode("utf-8", errors="replace").strip()
-    return Path(text).resolve() if text else None
+    lines = out.decode("utf-8", errors="replace").splitlines()
+    if len(lines) != 2 or not all(line.strip() for line in lines):
+        return None
+    return Path(lines[0]).resolve(), Path(lines[1])
 
 
 def _read_lines(gitignore: Path) -> list[str] | None:
@@ -101,6 +105,7 @@ class IgnoreRules:
         self.root = root.resolve()
         self._use_git = use_git
         self._git_top: Path | None = None
+        self._git_dir: Path | None = None
         self._git_files: frozenset[str] | None = None
         self._specs: list[_ScopedSpec] = []
         self._files: list[Path] | None = None
@@ -121,7 +126,9 @@ class IgnoreRules:
         """Forget the cached file list and reload every `.gitignore`."""
         self._files = None
         self._git_files = None
-        self._git_top = _git_toplevel(self.root) if self._use_git else None
+        dirs = _git_dirs(self.root) if self._use_git else None
+        self._git_top = dirs[0] if dirs is not None else None
+        self._git_dir = dirs[1] if dirs is not None else None
         if self._git_top is not None:
             self._git_files = self._list_git_files()
         self._specs = self._ancestor_specs()
@@ -138,18 +145,28 @@ class IgnoreRules:
         return frozenset(name for name in names if name and not has_always_ignored_part(name))
 
     def _ancestor_specs(self) -> list[_ScopedSpec]:
-        """`.gitignore` files between the git top level and `root` (exclusive) apply too."""
+        """Rules from above `root` that apply too, lowest precedence first.
+
+        The repository's `info/exclude`, then the `.gitignore` files between the
+        git top level and `root` (exclusive).
+        """
         top = self._git_top
-        if top is None or top == self.root or not self.root.is_relative_to(top):
+        if top is None or not self.root.is_relative_to(top):
             return []
-        specs: list[_ScopedSpec] = []
         below = self.root.relative_to(top).parts
-        for depth in range(len(below)):
-            lines = _read_lines(top.joinpath(*below[:depth]) / GITIGNORE_NAME)
-            if lines is not None:
-                # The ancestor's rules see a path as `<root below that ancestor>/<relative>`.
-                prefix = "/".join(below[depth:])
-                specs.append(_PrefixedSpec(prefix, pathspec.GitIgnoreSpec.from_lines(lines)))
+        specs: list[_ScopedSpec] = []
+        sources = [(self._git_dir / "info" / "exclude", 0)] if self._git_dir is not None else []
+        sources += [
+            (top.joinpath(*below[:depth]) / GITIGNORE_NAME, depth) for depth in range(len(below))
+        ]
+        for path, depth in sources:
+            lines = _read_lines(path)
+            if lines is None:
+                continue
+            spec = pathspec.GitIgnoreSpec.from_lines(lines)
+            # Rules from above see a path as `<root below their folder>/<relative>`.
+            prefix = "/".join(below[depth:])
+            specs.append(_PrefixedSpec(prefix, spec) if prefix else _ScopedSpec("", spec))
         return specs
 
     def _load_git_gitignores(self, names: frozenset[str]) -> None:
