@@ -139,3 +139,10 @@ def test_bad_settings_are_one_line_error(workspace: Path) -> None:
     done = _cairn("trace", "list", "-w", str(workspace))
     assert done.returncode == 1
     assert len(done.stderr.splitlines()) == 1 and "trace_dir" in done.stderr
+
+
+def test_missing_workspace_is_one_line_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    done = _cairn("trace", "list", "-w", str(missing))
+    assert done.returncode == 1
+    assert done.stderr == f"error: workspace not found: {missing}\n"

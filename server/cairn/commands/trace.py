@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from cairn.errors import InvalidRequestError
 from cairn.goals import render_trace_view
 from cairn.models.session import SessionMeta
 from cairn.settings import load_settings
@@ -21,6 +22,8 @@ ELLIPSIS = "…"
 
 
 def _store(workspace: Path) -> TraceStore:
+    if not workspace.is_dir():
+        raise InvalidRequestError(f"workspace not found: {workspace}")
     return TraceStore(workspace / load_settings(workspace).trace_dir)
 
 
