@@ -143,6 +143,7 @@ class CairnClient(LanguageClient):
         self.approval_requests: list[str] = []
         self.registrations: list[types.Registration] = []
         self.root: Path = Path()
+        self.init_result: types.InitializeResult | None = None
 
     @property
     def log(self) -> NotificationLog:
@@ -258,5 +259,5 @@ async def start_client(
     client = await server_config(command).start()
     assert isinstance(client, CairnClient)
     client.root = root
-    await client.initialize_session(initialize_params(editor, root, options))
+    client.init_result = await client.initialize_session(initialize_params(editor, root, options))
     return client

@@ -28,16 +28,24 @@ if TYPE_CHECKING:  # the agent package is loaded off the initialize path
 logger = logging.getLogger(__name__)
 
 ENGINE_MODULE = "cairn.agent.engine"
+TOKENS_MODULE = "cairn.context.tokens"
+WARM_UP_TEXT = "cairn"
 REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed, but it could not be done.
 
 # (folders, settings) → engine; the server binds its listener and editor callbacks.
 EngineBuilder = Callable[[list[Path], Settings], "EngineApi"]
-ModuleLoader = Callable[[], Any]
+ModuleLoader = Callable[[Settings], object]
 
 
-def load_engine_module() -> Any:
-    """Import the engine module (run in a worker thread: it pulls in the whole core)."""
-    return importlib.import_module(ENGINE_MODULE)
+def load_engine_module(settings: Settings) -> object:
+    """Import the engine module and load the tokenizer (in a worker thread: ~1.5 s of work
+    that would otherwise stall the first requests on the event loop)."""
+    module = importlib.import_module(ENGINE_MODULE)
+    try:
+        importlib.import_module(TOKENS_MODULE).count_tokens(WARM_UP_TEXT, settings.model)
+    except Exception:
+        logger.warning("tokenizer warm-up failed", exc_info=True)
+    return module
 
 
 class EngineHost:
@@ -94,7 +102,7 @@ class EngineHost:
     async def _create(self) -> EngineApi:
         pending = self.workspace
         try:
-            await asyncio.to_thread(self._loader)
+            await asyncio.to_thread(self._loader, self.settings)
             engine = self._build(list(pending.folders), self.settings)
         except Exception as exc:
             self.failure = f"{type(exc).__name__}: {exc}"
@@ -127,4 +135,4 @@ class EngineHost:
 def default_engine(folders: list[Path], settings: Settings, **callbacks: Any) -> EngineApi:
     """Construct `cairn.agent.engine.Engine` (its module is already imported by then)."""
     module = importlib.import_module(ENGINE_MODULE)
-    return cast(EngineApi, module.Engine(folders, settings, **callbacks))
+    return cast("EngineApi", module.Engine(folders, settings, **callbacks))

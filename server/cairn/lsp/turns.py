@@ -3,8 +3,8 @@
 The turn runs in its own task so that every other request keeps being served
 while it streams (`cairn/turnEvent` notifications come from the listener).
 `$/cancelRequest` for the request (or cancelling its progress bar) cancels
-that task; the request is then answered with finishReason "cancelled", not an
-error. One turn at a time per session.
+that task; the request is then answered with finishReason "cancelled" and the
+text streamed so far, not an error. One turn at a time per session.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class ActiveTurn:
     task: asyncio.Task[TurnResult]
     bar: ProgressBar | None = None
     turn_id: str = ""
-    wrote_text: bool = field(default=False)
+    text: list[str] = field(default_factory=list)
 
 
 class TurnRegistry:
@@ -75,12 +75,14 @@ class TurnRegistry:
         if active is None:
             return
         active.turn_id = event.turn_id
+        first_text = event.kind == "text" and not active.text
+        if event.kind == "text" and event.text:
+            active.text.append(event.text)
         if active.bar is None:
             return
         if event.kind == "toolStart" and event.tool:
             active.bar.report(f"running {event.tool}")
-        elif event.kind == "text" and not active.wrote_text:
-            active.wrote_text = True
+        elif first_text:
             active.bar.report("writing")
 
     async def run(
@@ -121,7 +123,12 @@ class TurnRegistry:
             current = asyncio.current_task()
             if not task.cancelled() or (current is not None and current.cancelling()):
                 raise
-            result = TurnResult(session_id=sid, turn_id=active.turn_id, finish_reason="cancelled")
+            result = TurnResult(
+                session_id=sid,
+                turn_id=active.turn_id,
+                finish_reason="cancelled",
+                text="".join(active.text),
+            )
         finally:
             self._unregister(active)
             if not task.done():

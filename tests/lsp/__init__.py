@@ -1,0 +1,1 @@
+"""End-to-end tests of `cairn serve` (pytest-lsp, a raw client, a Node client)."""
