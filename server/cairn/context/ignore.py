@@ -98,6 +98,27 @@ def _read_lines(gitignore: Path) -> list[str] | None:
         return None
 
 
+def _decide(entry: str, specs: list[_ScopedSpec]) -> bool:
+    """The last verdict of the rules that speak about `entry` (deeper files come later)."""
+    decision = False
+    for scoped in specs:
+        verdict = scoped.decide(entry)
+        if verdict is not None:
+            decision = verdict
+    return decision
+
+
+def _ignored(relative: str, *, is_dir: bool, specs: list[_ScopedSpec]) -> bool:
+    """Git's answer for a root-relative path: an ignored parent folder hides everything in it."""
+    if has_always_ignored_part(relative):
+        return True
+    parts = relative.split("/")
+    for depth in range(1, len(parts)):
+        if _decide("/".join(parts[:depth]) + "/", specs):
+            return True
+    return _decide(relative + "/" if is_dir else relative, specs)
+
+
 class IgnoreRules:
     """Ignore rules and the non-ignored file list of one workspace folder."""
 
@@ -123,19 +144,21 @@ class IgnoreRules:
 
     # -- loading ---------------------------------------------------------------
     def refresh(self) -> None:
-        """Forget the cached file list and reload every `.gitignore`."""
-        self._files = None
-        self._git_files = None
+        """Forget the cached file list and reload every `.gitignore`.
+
+        The new state is built aside and swapped in at the end, so a reader on
+        another thread sees either the old rules or the new ones.
+        """
         dirs = _git_dirs(self.root) if self._use_git else None
-        self._git_top = dirs[0] if dirs is not None else None
-        self._git_dir = dirs[1] if dirs is not None else None
-        if self._git_top is not None:
-            self._git_files = self._list_git_files()
-        self._specs = self._ancestor_specs()
-        if self._git_files is not None:
-            self._load_git_gitignores(self._git_files)
+        top, git_dir = dirs if dirs is not None else (None, None)
+        git_files = self._list_git_files() if top is not None else None
+        specs = self._ancestor_specs(top, git_dir)
+        if git_files is not None:
+            self._load_git_gitignores(git_files, specs)
         else:
-            self._walk_gitignores()
+            self._walk_gitignores(specs)
+        self._git_top, self._git_dir = top, git_dir
+        self._git_files, self._specs, self._files = git_files, specs, None
 
     def _list_git_files(self) -> frozenset[str] | None:
         out = run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
@@ -144,18 +167,17 @@ class IgnoreRules:
         names = (raw.decode("utf-8", errors="surrogateescape") for raw in out.split(b"\0"))
         return frozenset(name for name in names if name and not has_always_ignored_part(name))
 
-    def _ancestor_specs(self) -> list[_ScopedSpec]:
+    def _ancestor_specs(self, top: Path | None, git_dir: Path | None) -> list[_ScopedSpec]:
         """Rules from above `root` that apply too, lowest precedence first.
 
         The repository's `info/exclude`, then the `.gitignore` files between the
         git top level and `root` (exclusive).
         """
-        top = self._git_top
         if top is None or not self.root.is_relative_to(top):
             return []
         below = self.root.relative_to(top).parts
         specs: list[_ScopedSpec] = []
-        sources = [(self._git_dir / "info" / "exclude", 0)] if self._git_dir is not None else []
+        sources = [(git_dir / "info" / "exclude", 0)] if git_dir is not None else []
         sources += [
             (top.joinpath(*below[:depth]) / GITIGNORE_NAME, depth) for depth in range(len(below))
         ]
@@ -169,33 +191,33 @@ class IgnoreRules:
             specs.append(_PrefixedSpec(prefix, spec) if prefix else _ScopedSpec("", spec))
         return specs
 
-    def _load_git_gitignores(self, names: frozenset[str]) -> None:
+    def _load_git_gitignores(self, names: frozenset[str], specs: list[_ScopedSpec]) -> None:
         """Load the `.gitignore` files git lists, shallow ones first."""
         bases = sorted(
             (rel.rpartition("/")[0] for rel in names if rel.rpartition("/")[2] == GITIGNORE_NAME),
             key=lambda base: (base.count("/") if base else -1, base),
         )
         for base in bases:
-            self._add_spec(base)
+            self._add_spec(base, specs)
 
-    def _walk_gitignores(self) -> None:
+    def _walk_gitignores(self, specs: list[_ScopedSpec]) -> None:
         """Load every `.gitignore` under root top-down, not descending into ignored folders."""
         for dirpath, dirnames, filenames in os.walk(self.root):
             rel = Path(dirpath).relative_to(self.root).as_posix()
             base = "" if rel == "." else rel
             if GITIGNORE_NAME in filenames:
-                self._add_spec(base)
+                self._add_spec(base, specs)
             dirnames[:] = sorted(
                 name
                 for name in dirnames
-                if not self._ignored_relative(f"{base}/{name}" if base else name, is_dir=True)
+                if not _ignored(f"{base}/{name}" if base else name, is_dir=True, specs=specs)
             )
 
-    def _add_spec(self, base: str) -> None:
+    def _add_spec(self, base: str, specs: list[_ScopedSpec]) -> None:
         folder = self.root / base if base else self.root
         lines = _read_lines(folder / GITIGNORE_NAME)
         if lines is not None:
-            self._specs.append(_ScopedSpec(base, pathspec.GitIgnoreSpec.from_lines(lines)))
+            specs.append(_ScopedSpec(base, pathspec.GitIgnoreSpec.from_lines(lines)))
 
     # -- questions -------------------------------------------------------------
     def relative(self, path: Path) -> str | None:
@@ -221,24 +243,7 @@ class IgnoreRules:
         if self._git_files is not None and relative in self._git_files:
             return False
         absolute = self.root / relative
-        return self._ignored_relative(relative, is_dir=absolute.is_dir())
-
-    def _ignored_relative(self, relative: str, *, is_dir: bool) -> bool:
-        if has_always_ignored_part(relative):
-            return True
-        parts = relative.split("/")
-        for depth in range(1, len(parts)):
-            if self._decide("/".join(parts[:depth]) + "/"):
-                return True
-        return self._decide(relative + "/" if is_dir else relative)
-
-    def _decide(self, entry: str) -> bool:
-        decision = False
-        for scoped in self._specs:
-            verdict = scoped.decide(entry)
-            if verdict is not None:
-                decision = verdict
-        return decision
+        return _ignored(relative, is_dir=absolute.is_dir(), specs=self._specs)
 
     def files(self) -> list[Path]:
         """Every non-ignored regular file under root (absolute paths, sorted, cached).
@@ -262,6 +267,7 @@ class IgnoreRules:
         return kept
 
     def _walk_files(self) -> list[str]:
+        specs = self._specs
         names: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root):
             rel = Path(dirpath).relative_to(self.root).as_posix()
@@ -269,10 +275,10 @@ class IgnoreRules:
             dirnames[:] = [
                 name
                 for name in dirnames
-                if not self._ignored_relative(f"{base}/{name}" if base else name, is_dir=True)
+                if not _ignored(f"{base}/{name}" if base else name, is_dir=True, specs=specs)
             ]
             for name in filenames:
                 relative = f"{base}/{name}" if base else name
-                if not self._ignored_relative(relative, is_dir=False):
+                if not _ignored(relative, is_dir=False, specs=specs):
                     names.append(relative)
         return names
