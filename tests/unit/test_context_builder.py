@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
 from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tokens import count_tokens
@@ -265,3 +266,23 @@ def test_extra_blocks_are_kept_in_the_system_prompt(root: Path) -> None:
 def test_a_dry_run_without_message_has_only_the_system_message(root: Path) -> None:
     built = builder(root).build(request())
     assert [m["role"] for m in built.messages] == ["system"]
+
+
+def test_the_rendered_messages_fit_what_the_manifest_accounts_for(root: Path) -> None:
+    history = [
+        Message(id="u1", role="user", parts=[TextPart(text="look at util")]),
+        Message(id="a1", role="assistant", parts=[TextPart(text="I will read it.")]),
+    ]
+    built = builder(root).build(
+        request(
+            goals=PLAN,
+            history=history,
+            user_message="look at util",
+            files_in_play=[root / "app" / "util.py"],
+            references=["app/__init__.py"],
+        )
+    )
+    real = sum(
+        count_tokens(message_text(m), MODEL) + MESSAGE_OVERHEAD_TOKENS for m in built.messages
+    )
+    assert real <= built.manifest.used_input

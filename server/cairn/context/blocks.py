@@ -21,6 +21,8 @@ from cairn.models.context import BlockKind, ContextBlock, Source
 
 # Per chat message framing (role, separators) that the text alone does not count.
 MESSAGE_OVERHEAD_TOKENS = 4
+# The blank line joining a section to the next one inside the system message.
+SECTION_OVERHEAD_TOKENS = 1
 
 Count = Callable[[str], int]
 ChatMessage = dict[str, Any]
@@ -108,10 +110,18 @@ def section(
     ref: str | None = None,
     kind: BlockKind = "text",
     required: bool = False,
+    extra_tokens: int = 0,
 ) -> Candidate:
-    """A system-prompt section candidate."""
+    """A system-prompt section candidate; its tokens include the separator to the next one."""
     block = make_block(
-        source, priority, frame(title, body), count=count, ref=ref, kind=kind, required=required
+        source,
+        priority,
+        frame(title, body),
+        count=count,
+        ref=ref,
+        kind=kind,
+        required=required,
+        extra_tokens=SECTION_OVERHEAD_TOKENS + extra_tokens,
     )
     return Candidate(block=block, body=body, title=title)
 
@@ -153,7 +163,7 @@ def with_body(candidate: Candidate, body: str, count: Count, reason: str) -> Can
     block = candidate.block.model_copy(
         update={
             "text": text,
-            "tokens": count(text),
+            "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
             "version": content_version(text),
             "reason": reason,
         }
@@ -198,6 +208,10 @@ def framed(block: ContextBlock, title: str | None, count: Count) -> Candidate:
         return Candidate(block=block, body=block.text, title=title)
     text = frame(title, block.text)
     fresh = block.model_copy(
-        update={"text": text, "tokens": count(text), "version": content_version(text)}
+        update={
+            "text": text,
+            "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
+            "version": content_version(text),
+        }
     )
     return Candidate(block=fresh, body=block.text, title=title)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cairn.context.blocks import Candidate, Count, section
+from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, Candidate, Count, section
 from cairn.context.priorities import PRIORITY_SYSTEM
 
 HARNESS_RULES = """\
@@ -25,7 +25,14 @@ shown as stubs and older conversation as a summary. Re-read a file rather than g
 
 
 def system_candidate(count: Count, rules: str = HARNESS_RULES) -> Candidate:
-    """The harness rules section (required)."""
+    """The harness rules section (required); it also carries the system message's framing."""
     return section(
-        "system", PRIORITY_SYSTEM, None, rules, count=count, ref="harness", required=True
+        "system",
+        PRIORITY_SYSTEM,
+        None,
+        rules,
+        count=count,
+        ref="harness",
+        required=True,
+        extra_tokens=MESSAGE_OVERHEAD_TOKENS,
     )
