@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -212,3 +214,30 @@ def test_no_temp_files_are_left_behind(store: TraceStore) -> None:
     trace.write_artifact("y")
     leftovers = [p for p in store.root.rglob("*") if p.name.startswith((".tmp", ".goal"))]
     assert leftovers == []
+
+
+def test_leftovers_of_crashed_operations_are_cleaned(store: TraceStore) -> None:
+    kept = store.create()
+    traces = store.traces_dir
+    half_deleted = traces / ".deleted-x-1234"
+    old_half_made = traces / ".tmp-y-5678"
+    fresh_half_made = traces / ".tmp-z-9abc"
+    for folder in (half_deleted, old_half_made, fresh_half_made):
+        (folder / "artifacts").mkdir(parents=True)
+    an_hour_ago = time.time() - 3_700
+    os.utime(old_half_made, (an_hour_ago, an_hour_ago))
+    store.create()
+    names = {p.name for p in traces.iterdir()}
+    assert fresh_half_made.name in names and kept.id in names
+    assert half_deleted.name not in names and old_half_made.name not in names
+    assert len(store.list()) == 2
+
+
+def test_hand_edited_naive_timestamp_still_lists(store: TraceStore) -> None:
+    trace = store.create("naive")
+    meta_path = trace.dir / "meta.json"
+    data = json.loads(meta_path.read_text())
+    data["updatedAt"] = "2020-01-01T00:00:00"
+    meta_path.write_text(json.dumps(data))
+    store.create("other")
+    assert [m.title for m in store.list()] == ["other", "naive"]

@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 import shutil
+import time
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,7 +26,7 @@ from cairn.errors import InvalidRequestError, UnknownSessionError
 from cairn.models.session import SessionMeta, Usage
 from cairn.trace import records
 from cairn.trace.files import atomic_write, fsync_dir
-from cairn.trace.layout import create_atomically
+from cairn.trace.layout import TEMP_DIR_PREFIX, create_atomically
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_name, new_session_id
 from cairn.trace.trace import BRANCH_ID_SEPARATOR, Trace
@@ -38,6 +39,7 @@ GITIGNORE = ".gitignore"
 GITIGNORE_TEXT = "*\n"
 DELETED_PREFIX = ".deleted-"
 DELETED_RANDOM_BYTES = 4
+STALE_TEMP_DIR_AGE_S = 3_600
 RESERVED_DOC_NAMES = frozenset({TRACES_DIR, CACHE_DIR})
 AMBIGUOUS_SHOWN = 5
 CREATE_ATTEMPTS = 5
@@ -56,6 +58,21 @@ class TraceStore:
         gitignore = self.root / GITIGNORE
         if not gitignore.exists():
             atomic_write(gitignore, GITIGNORE_TEXT.encode("ascii"))
+
+    def _remove_leftovers(self) -> None:
+        """Remove what crashed creates, forks and deletes left behind.
+
+        Half-deleted folders go at once; half-made ones only when older than
+        `STALE_TEMP_DIR_AGE_S`, since another process may still be making one.
+        """
+        now = time.time()
+        for entry in self.traces_dir.iterdir():
+            deleted = entry.name.startswith(DELETED_PREFIX)
+            stale = entry.name.startswith(TEMP_DIR_PREFIX) and (
+                now - entry.stat().st_mtime > STALE_TEMP_DIR_AGE_S
+            )
+            if entry.is_dir() and (deleted or stale):
+                shutil.rmtree(entry, ignore_errors=True)
 
     def _session_ids(self) -> list[str]:
         if not self.traces_dir.is_dir():
@@ -78,6 +95,7 @@ class TraceStore:
     def create(self, title: str = "", model: str | None = None) -> Trace:
         """A new, empty session."""
         self._ensure_root()
+        self._remove_leftovers()
         for _ in range(CREATE_ATTEMPTS):
             session_id = new_session_id()
             target = self.traces_dir / session_id
@@ -101,6 +119,7 @@ class TraceStore:
             except (OSError, ValidationError) as exc:
                 logger.warning("%s: unreadable meta.json skipped: %s", folder, exc)
                 continue
+            meta.updated_at = _aware(meta.updated_at)
             messages = folder / records.MESSAGES_FILE
             if messages.exists():
                 appended = datetime.fromtimestamp(messages.stat().st_mtime, UTC)
@@ -236,6 +255,11 @@ class TraceStore:
         self._ensure_root()
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+
+def _aware(moment: datetime) -> datetime:
+    """A hand-edited naive timestamp is taken as UTC (Cairn always writes UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _doc_name(name: str) -> str:
