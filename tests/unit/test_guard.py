@@ -159,3 +159,9 @@ def test_is_binary_heuristics(tmp_path: Path) -> None:
 def test_is_binary_counts_high_bytes_only_when_not_utf8() -> None:
     assert is_binary(bytes(range(0x80, 0x100)) * 4)
     assert not is_binary(("ключ значение\n" * 50).encode())
+
+
+def test_is_secret_follows_an_absolute_symlink_to_its_target(workspace: Workspace) -> None:
+    assert is_secret(workspace.root / "env_link.txt")
+    assert not is_secret(workspace.root / "escape.txt")
+    assert not is_secret(workspace.root / "app.py")

@@ -114,8 +114,19 @@ def secret_pattern(path: Path) -> str | None:
 
 
 def is_secret(path: Path) -> bool:
-    """True for `.env*`, private keys, key stores and credential files."""
-    return secret_pattern(path) is not None
+    """True for `.env*`, private keys, key stores and credential files.
+
+    An absolute path that is a symlink is also judged by its target's name, so
+    a harmless-looking link to `.env` is secret too.
+    """
+    if secret_pattern(path) is not None:
+        return True
+    try:
+        if path.is_absolute() and path.is_symlink():
+            return secret_pattern(Path(path.resolve().name)) is not None
+    except OSError:
+        return False
+    return False
 
 
 def is_binary(data: bytes | Path) -> bool:
