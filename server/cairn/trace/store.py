@@ -67,10 +67,12 @@ class TraceStore:
         """
         now = time.time()
         for entry in self.traces_dir.iterdir():
+            try:
+                age = now - entry.stat().st_mtime
+            except FileNotFoundError:  # removed meanwhile by another process
+                continue
             deleted = entry.name.startswith(DELETED_PREFIX)
-            stale = entry.name.startswith(TEMP_DIR_PREFIX) and (
-                now - entry.stat().st_mtime > STALE_TEMP_DIR_AGE_S
-            )
+            stale = entry.name.startswith(TEMP_DIR_PREFIX) and age > STALE_TEMP_DIR_AGE_S
             if entry.is_dir() and (deleted or stale):
                 shutil.rmtree(entry, ignore_errors=True)
 
