@@ -165,3 +165,8 @@ def test_is_secret_follows_an_absolute_symlink_to_its_target(workspace: Workspac
     assert is_secret(workspace.root / "env_link.txt")
     assert not is_secret(workspace.root / "escape.txt")
     assert not is_secret(workspace.root / "app.py")
+
+
+def test_empty_reference_is_refused_with_a_readable_message(workspace: Workspace) -> None:
+    with pytest.raises(PathRefusal, match=r"^\(empty path\): not found$"):
+        guard_path(workspace, "  ")

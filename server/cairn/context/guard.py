@@ -78,6 +78,9 @@ Reason = Literal[
     "outside", "secret", "ignored", "not_found", "directory", "too_large", "binary", "unreadable"
 ]
 
+# How an empty reference is named in its refusal.
+EMPTY_REF_LABEL = "(empty path)"
+
 _REASON_TEXT: dict[Reason, str] = {
     "outside": "outside the workspace",
     "secret": "secret file",
@@ -205,6 +208,8 @@ def guard_path(
 ) -> Path:
     """The resolved path `ref` names, if the agent may read it; else raise `PathRefusal`."""
     ref = str(ref)
+    if not ref.strip():
+        raise PathRefusal(EMPTY_REF_LABEL, "not_found")
     try:
         resolved = workspace.resolve(ref)
     except PathRefusedError as error:
