@@ -286,3 +286,26 @@ def test_the_rendered_messages_fit_what_the_manifest_accounts_for(root: Path) ->
         count_tokens(message_text(m), MODEL) + MESSAGE_OVERHEAD_TOKENS for m in built.messages
     )
     assert real <= built.manifest.used_input
+
+
+RULES_FIXTURE = FIXTURE.parent / "rules_nested"
+
+
+def test_rules_are_shown_nearest_last_but_the_nearest_are_kept_first() -> None:
+    deep = RULES_FIXTURE / "pkg" / "sub" / "deep.py"
+    ask = request(user_message="edit deep", files_in_play=[deep])
+    full = builder(RULES_FIXTURE).build(ask)
+    rules = [b for b in full.blocks if b.source == "rules"]
+    assert [b.ref for b in rules] == ["AGENTS.md", "pkg/AGENTS.md", "pkg/sub/AGENTS.md"]
+    system = system_text(full.messages)
+    assert system.index("## Project rules: AGENTS.md") < system.index("RULE-SUB-03")
+
+    tokens = {b.ref: b.tokens for b in full.blocks}
+    required = sum(b.tokens for b in full.blocks if b.source in ("system", "user"))
+    room = required + tokens["pkg/AGENTS.md"] + tokens["pkg/sub/AGENTS.md"]
+    tight = builder(
+        RULES_FIXTURE, context_window=room + 600, max_output_tokens=500, safety_margin=100
+    )
+    built = tight.build(ask)
+    kept = {b.ref: b.included for b in built.blocks if b.source == "rules"}
+    assert kept == {"AGENTS.md": False, "pkg/AGENTS.md": True, "pkg/sub/AGENTS.md": True}

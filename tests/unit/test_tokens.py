@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,32 @@ def test_cache_is_bounded_and_evicts_least_recently_used(monkeypatch: pytest.Mon
     assert spy.calls == calls
     counter.count("b", "gpt-4o")
     assert spy.calls == calls + 1
+
+
+def test_loaded_litellm_counts_families_whose_tokenizer_it_bundles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, str]] = []
+
+    def token_counter(model: str, text: str) -> int:
+        calls.append((model, text))
+        return 42
+
+    def huggingface_tokenizer_kind(model: str) -> str | None:
+        return "anthropic" if model == "claude-2.1" else None
+
+    fake_litellm = types.ModuleType("litellm")
+    fake_litellm.token_counter = token_counter  # type: ignore[attr-defined]
+    fake_utils = types.ModuleType("litellm.utils")
+    fake_utils.huggingface_tokenizer_kind = huggingface_tokenizer_kind  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "litellm", fake_litellm)
+    monkeypatch.setitem(sys.modules, "litellm.utils", fake_utils)
+    monkeypatch.setattr(tokens, "_resolved", {})
+    counter = TokenCounter()
+    assert counter.count("some text", "claude-2.1") == 42
+    assert calls == [("claude-2.1", "some text")]
+    # A family litellm would have to download a tokenizer for stays on tiktoken.
+    assert counter.count("some text", "llama-3-70b") == len(
+        tokens.get_encoding(O200K).encode_ordinary("some text")
+    )
+    assert len(calls) == 1

@@ -39,10 +39,11 @@ def _layout_rank(source: str) -> int:
 
 
 def layout(candidates: list[Candidate]) -> list[Candidate]:
-    """System sections (by layout rank, stable), then chat blocks by conversation position."""
+    """System sections by layout rank (then `seq`, then given order), then chat blocks by
+    conversation position (`seq`)."""
     sections = [c for c in candidates if c.messages is None]
     chat = [c for c in candidates if c.messages is not None]
-    sections.sort(key=lambda c: _layout_rank(c.block.source))
+    sections.sort(key=lambda c: (_layout_rank(c.block.source), c.seq))
     chat.sort(key=lambda c: c.seq)
     return sections + chat
 

@@ -84,7 +84,7 @@ class Candidate:
 
     `messages` is None for a system-prompt section (its text is `frame(title,
     body)`), else the chat messages the block stands for, placed at `seq` in
-    the conversation. `artifacts` maps a tool message's index in `messages`
+    the conversation (for sections, `seq` orders those of one source). `artifacts` maps a tool message's index in `messages`
     to the artifact already holding its full output.
     """
 

@@ -180,7 +180,7 @@ class ContextBuilder:
         out: list[Candidate] = [system_candidate(count)]
         references = self._references(request.references, count)
         out += references
-        out += [framed(b, _title(b), count) for b in rules_blocks(workspace, files, count)]
+        out += self._rules(files, count)
         out.append(mode_candidate(request.mode, count))
         plan = plan_candidate(request.goals, count)
         if plan is not None:
@@ -193,6 +193,15 @@ class ContextBuilder:
         out += self._repomap(files, request.user_message, count, available)
         out += self._profile(count)
         return out
+
+    def _rules(self, files: list[Path], count: Count) -> list[Candidate]:
+        """Rules files, nearest first for selection (kept longest) but shown nearest last."""
+        out: list[Candidate] = []
+        for index, block in enumerate(rules_blocks(self.workspace, files, count)):
+            candidate = framed(block, _title(block), count)
+            candidate.seq = float(index)
+            out.append(candidate)
+        return out[::-1]
 
     def _references(self, refs: list[str], count: Count) -> list[Candidate]:
         if not refs:
