@@ -216,3 +216,14 @@ def test_older_turns_get_lower_priority_and_old_tool_pairs_the_lowest() -> None:
     view = render_history(history, "three", count)
     by_ref = {c.block.ref: c.block.priority for c in view.candidates}
     assert by_ref["a1"] < by_ref["u1"] < by_ref["u2"]
+
+
+def test_a_shown_call_keeps_its_result_even_when_a_fold_covers_the_result() -> None:
+    history = [
+        user("u1", "go"),
+        call("a1", "c1"),
+        result("t1", "c1", "the output"),
+        marker("g1", CompactionPart(kind="goal", covers=["t1"], goal_id="1", text="folded")),
+    ]
+    messages = chat(render_history(history, "go", count).candidates)
+    assert {"role": "tool", "tool_call_id": "c1", "content": "the output"} in messages

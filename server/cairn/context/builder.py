@@ -42,7 +42,6 @@ from cairn.context.sources.plan import plan_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.system import system_candidate
 from cairn.context.tokens import counter_for
-from cairn.errors import CairnError
 from cairn.models.context import ContextBlock, ContextStats, Manifest, Source
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message
@@ -218,7 +217,7 @@ class ContextBuilder:
             text = self.repomap.render(
                 files, mentioned_words(message), int(available * REPOMAP_SHARE), count
             )
-        except (CairnError, OSError) as error:
+        except Exception as error:  # an optional collaborator must not fail the call
             return [_failed("repomap", PRIORITY_REPOMAP, "repomap", error, count)]
         if not text.strip():
             return []
@@ -231,7 +230,7 @@ class ContextBuilder:
             return []
         try:
             profile = self.profile_provider()
-        except (CairnError, OSError) as error:
+        except Exception as error:  # an optional collaborator must not fail the call
             return [_failed("profile", PRIORITY_PROFILE, "profile", error, count)]
         candidate = profile_candidate(profile, count)
         return [candidate] if candidate is not None else []

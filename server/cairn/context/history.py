@@ -81,12 +81,12 @@ class _Renderer:
         self.messages = messages
         self.count = count
         self.state: CompactionState = read_state(messages)
+        # Every recorded result, covered or not: a shown call always gets its result.
         self.results: dict[str, ToolResultPart] = {}
-        for index, message in enumerate(messages):
-            if not self.state.is_covered(index, message):
-                for part in message.parts:
-                    if isinstance(part, ToolResultPart):
-                        self.results.setdefault(part.call_id, part)
+        for message in messages:
+            for part in message.parts:
+                if isinstance(part, ToolResultPart):
+                    self.results.setdefault(part.call_id, part)
 
     def visible(self, index: int, message: Message) -> bool:
         return not self.state.is_covered(index, message)

@@ -170,7 +170,6 @@ class TokenCounter:
         self.capacity = capacity
         self._cache: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._lock = threading.Lock()
-        self.encode_calls = 0
 
     def count(self, text: str, model: str) -> int:
         if not text:
@@ -192,7 +191,6 @@ class TokenCounter:
     def _encode_count(
         self, text: str, tokenizer: str, litellm_count: Callable[[str], int] | None
     ) -> int:
-        self.encode_calls += 1
         if litellm_count is not None:
             try:
                 return litellm_count(text)
