@@ -13,6 +13,7 @@ import pytest
 import cairn.context.profile as profile_module
 from cairn.context.ignore import IgnoreRules
 from cairn.context.profile import PROFILE_DOC, SCANNED_KEY, ProfileManager, merge3
+from cairn.context.profile_scan import read_git_head
 from cairn.models.profile import ProjectProfile
 from cairn.trace import TraceStore
 
@@ -165,3 +166,32 @@ def test_merge3_keeps_user_changes_and_deletions() -> None:
         "fresh": 0,
         "added": True,
     }
+
+
+def test_get_notices_head_and_rules_changes_by_itself(project: Path, counter: ScanCounter) -> None:
+    manager = manager_for(project)
+    first = manager.get()
+    assert manager.get() is first
+    assert counter.calls == 1
+    (project / "AGENTS.md").write_text("# edited rules\n")
+    second = manager.get()
+    assert counter.calls == 2
+    assert second.rules_files[0].hash != first.rules_files[0].hash
+    assert manager.get() is second
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "rules")
+    third = manager.get()
+    assert counter.calls == 3
+    assert third.git_head != first.git_head
+    assert manager.get() is third
+
+
+def test_head_is_read_from_packed_refs_and_detached_heads(project: Path) -> None:
+    manager = manager_for(project)
+    head = manager.get().git_head
+    git_dir = project / ".git"
+    assert read_git_head(git_dir) == head
+    git(project, "pack-refs", "--all")
+    assert read_git_head(git_dir) == head
+    git(project, "checkout", "-q", "--detach")
+    assert read_git_head(git_dir) == head

@@ -138,6 +138,11 @@ class IgnoreRules:
         return cls(root)
 
     @property
+    def git_dir(self) -> Path | None:
+        """The git directory of the repository holding root (None outside git)."""
+        return self._git_dir
+
+    @property
     def in_git(self) -> bool:
         """True when the file list comes from git."""
         return self._git_files is not None

@@ -6,7 +6,8 @@ in its wire shape — reviewable and editable by hand — plus a `_scanned` copy
 of the values the last scan produced.
 
 - `get()` loads the document (scanning and writing it the first time), checks
-  once whether it is stale, and then serves the profile from memory.
+  whether it is stale, and then serves the profile from memory until HEAD (as
+  read from the git directory) or a rules file's content changes.
 - `refresh(force=False)` rescans when git HEAD or a rules file's hash differs
   from the last scan (or always, when forced). The new scan is merged 3-way:
   a field the user changed (document != `_scanned`) keeps the user's value,
@@ -31,7 +32,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from cairn.context.ignore import IgnoreRules
-from cairn.context.profile_scan import git_head, scan_profile
+from cairn.context.profile_scan import git_head, read_git_head, scan_profile
 from cairn.context.rules import hash_rules_files, rules_files_in_folder
 from cairn.errors import CairnError
 from cairn.models.profile import ProjectProfile
@@ -44,6 +45,10 @@ SCANNED_KEY = "_scanned"
 # Wire names of the facts whose change makes the profile stale.
 GIT_HEAD_FIELD = "gitHead"
 RULES_FIELD = "rulesFiles"
+
+
+# What `get()` compares to notice a change: HEAD as read from disk, rules (path, hash).
+Fingerprint = tuple[str | None, tuple[tuple[str, str], ...]]
 
 
 class DocStore(Protocol):
@@ -87,16 +92,28 @@ class ProfileManager:
         self.ignore = ignore
         self.problems: list[str] = []
         self._profile: ProjectProfile | None = None
+        self._seen: Fingerprint | None = None
 
     def get(self) -> ProjectProfile:
-        """The profile: from memory, else from the document (refreshed if stale), else scanned."""
-        if self._profile is None:
+        """The profile: from memory while HEAD and the rules files stay as they were.
+
+        Otherwise (first use, or a change) `refresh()`: loaded from the document,
+        rescanned if stale. The check reads a few small files, no subprocess.
+        """
+        if self._profile is None or self._seen != self._fingerprint():
             return self.refresh()
         return self._profile
+
+    def _fingerprint(self) -> Fingerprint:
+        git_dir = self.ignore.git_dir
+        head = read_git_head(git_dir) if git_dir is not None else None
+        rules = hash_rules_files(self.folder, rules_files_in_folder(self.folder, self.ignore))
+        return head, tuple((record.path, record.hash) for record in rules)
 
     def refresh(self, force: bool = False) -> ProjectProfile:
         """Rescan when stale (or `force`), merge with the user's edits, store, and return it."""
         self.problems = []
+        self._seen = self._fingerprint()
         try:
             doc = self.store.read_doc(PROFILE_DOC)
         except CairnError as error:
@@ -110,6 +127,7 @@ class ProfileManager:
             return self._profile
         if doc is not None:
             self.ignore.refresh()
+            self._seen = self._fingerprint()
         new = scan_profile(self.folder, self.ignore).wire()
         if doc is None:
             merged = new

@@ -55,6 +55,7 @@ CI_PATHS: tuple[str, ...] = (
     "bitbucket-pipelines.yml",
 )
 README_STEM = "readme"
+SYMBOLIC_REF_PREFIX = "ref: "
 PYTHON_PACKAGE_MARKER = "__init__.py"
 
 
@@ -65,6 +66,34 @@ def git_head(folder: Path) -> str | None:
         return None
     head = out.decode("ascii", errors="replace").strip()
     return head or None
+
+
+def read_git_head(git_dir: Path) -> str | None:
+    """HEAD's commit read straight from the git directory (no subprocess; None if unknown).
+
+    Cheap enough to run before every use of the profile; only used to notice
+    that HEAD moved; the profile itself records `git_head()`.
+    """
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith(SYMBOLIC_REF_PREFIX):
+            return head or None
+        ref = head.removeprefix(SYMBOLIC_REF_PREFIX).strip()
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+        for base in (git_dir, common):
+            if (base / ref).is_file():
+                return (base / ref).read_text(encoding="utf-8").strip() or None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref:
+                    return sha
+    except OSError:
+        return None
+    return None
 
 
 def language_bytes(view: FolderView) -> dict[str, int]:
