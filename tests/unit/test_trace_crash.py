@@ -23,7 +23,7 @@ import pytest
 
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message, TextPart
-from cairn.trace import TraceStore
+from cairn.trace import TraceStore, files
 
 ITERATIONS = 200
 ITERATIONS_PER_TRACE = 20
@@ -147,3 +147,48 @@ def test_sigkilled_writer_never_loses_acknowledged_records(
     record_property("torn_tails", torn_tails)  # how many kills landed mid-line
     for meta in store.list():
         assert TraceStore(root).open(meta.id).messages(), "every trace still loads"
+
+
+MID_LINE_ITERATIONS = 20
+MID_LINE_WAIT_S = 60.0
+
+
+def _torn_writer(root: Path, session_id: str, message_id: str, ack: int) -> None:
+    """The child: write half of a message line, say so, and wait to be killed."""
+
+    def half_and_wait(fd: int, data: bytes) -> None:
+        real_write_all(fd, data[: len(data) // 2])
+        os.fsync(fd)
+        os.write(ack, b"H\n")
+        time.sleep(MID_LINE_WAIT_S)
+
+    real_write_all = files.write_all
+    files.write_all = half_and_wait
+    trace = TraceStore(root).open(session_id)
+    trace.append_message(Message(id=message_id, role="user", parts=[TextPart(text="t" * 500)]))
+
+
+def test_kill_in_the_middle_of_a_line_leaves_a_skippable_tail(tmp_path: Path) -> None:
+    root = tmp_path / ".cairn"
+    trace = TraceStore(root).create()
+    trace.close()
+    expected: list[str] = []
+    for iteration in range(MID_LINE_ITERATIONS):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            try:
+                _torn_writer(root, trace.id, f"torn-{iteration}", write_end)
+            finally:
+                os._exit(1)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            assert pipe.readline() == b"H\n"
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        loaded = TraceStore(root).open(trace.id)
+        assert [m.id for m in loaded.messages()] == expected
+        assert loaded.load_report.messages.torn_tail
+        assert loaded.load_report.messages.corrupt == iteration + 1
+        expected.append(_write_after_crash(root, trace.id, f"i{iteration}"))
