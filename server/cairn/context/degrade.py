@@ -40,11 +40,30 @@ LOG_MAX_ERROR_LINES = 60
 LOG_SHRINK_FACTOR = 2
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
-ERROR_LINE = re.compile(
-    r"error|exception|traceback|failed|failure|fatal|panic|assert|critical|denied|"
-    r"not found|cannot|undefined|segmentation fault|\bE\d{3,4}\b",
-    re.IGNORECASE,
+# A line is an "error line" when, lowercased, it contains one of these words,
+# or when it carries a compiler/linter code like E0308 or E501.
+ERROR_WORDS: tuple[str, ...] = (
+    "error",
+    "exception",
+    "traceback",
+    "failed",
+    "failure",
+    "fatal",
+    "panic",
+    "assert",
+    "critical",
+    "denied",
+    "not found",
+    "cannot",
+    "undefined",
+    "segmentation fault",
 )
+ERROR_CODE = re.compile(r"\bE\d{3,4}\b")
+
+
+def is_error_line(line: str) -> bool:
+    lower = line.lower()
+    return any(word in lower for word in ERROR_WORDS) or ERROR_CODE.search(line) is not None
 
 
 @dataclass
@@ -108,39 +127,44 @@ def degrade_code(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candi
     return smaller if smaller.block.tokens <= limit else None
 
 
-def log_excerpt(text: str, head: int, tail: int, max_errors: int) -> str | None:
-    """Head, error lines (numbered) and tail of `text`; None when nothing would be left out."""
-    lines = text.splitlines()
+def log_excerpt(
+    lines: list[str], errors: list[int], head: int, tail: int, max_errors: int
+) -> str | None:
+    """Head, error lines (numbered) and tail; None when nothing would be left out.
+
+    `errors` are the indexes of every error line of `lines`, ascending.
+    """
     if len(lines) <= head + tail:
         return None
-    middle = range(head, len(lines) - tail)
-    errors = [i for i in middle if ERROR_LINE.search(lines[i])][:max_errors]
+    last = len(lines) - tail
+    kept = [i for i in errors if head <= i < last][:max_errors]
     parts = lines[:head]
     parts.append(
-        f"[... lines {head + 1}-{len(lines) - tail} of {len(lines)} omitted;"
-        f" {len(errors)} error lines kept ...]"
+        f"[... lines {head + 1}-{last} of {len(lines)} omitted; {len(kept)} error lines kept ...]"
     )
-    parts.extend(f"{i + 1}: {lines[i]}" for i in errors)
+    parts.extend(f"{i + 1}: {lines[i]}" for i in kept)
     parts.append("[...]")
-    parts.extend(lines[len(lines) - tail :])
+    parts.extend(lines[last:])
     return "\n".join(parts)
 
 
 def fitting_excerpt(text: str, limit: int, count: Count, note: str) -> str | None:
     """The largest log excerpt of `text` (plus `note`) within `limit` tokens, or None."""
-    head, tail, errors = LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES
+    lines = text.splitlines()
+    errors = [i for i, line in enumerate(lines) if is_error_line(line)]
+    head, tail, most = LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES
     while True:
-        excerpt = log_excerpt(text, head, tail, errors)
+        excerpt = log_excerpt(lines, errors, head, tail, most)
         if excerpt is None:
             return None
         body = f"{excerpt}\n{note}"
         if count(body) <= limit:
             return body
-        if head == tail == errors == 1:
+        if head == tail == most == 1:
             return None
         head = max(1, head // LOG_SHRINK_FACTOR)
         tail = max(1, tail // LOG_SHRINK_FACTOR)
-        errors = max(1, errors // LOG_SHRINK_FACTOR)
+        most = max(1, most // LOG_SHRINK_FACTOR)
 
 
 def _log_note(total_lines: int, tokens: int, artifact_id: str | None) -> str:

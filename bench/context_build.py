@@ -1,0 +1,133 @@
+"""Benchmark: one `ContextBuilder.build` per model call, with and without the token-count cache.
+
+    .venv/bin/python bench/context_build.py [--repeats N] [--no-write]
+
+Workspace: a copy of this repository's `server/` folder (no git, so no diff).
+Session: a synthetic history of `TURNS` turns, each a user message, an
+assistant `read_file` call whose result is a real module of the workspace,
+and an answer — far more than gpt-4o's window, so selection drops history
+and degrades large blocks. Files in play: the three largest modules.
+
+Measured in one process, same inputs, the encodings loaded first:
+- cached: `count_tokens` as shipped (bounded LRU keyed by content hash); the
+  first build fills the cache, the median of the next `repeats` is reported;
+- peer: the same builds with a zero-capacity cache (every block re-encoded
+  on every call, what a builder without the cache would do).
+Results are appended to `bench/RESULTS.md` unless `--no-write`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cairn.context import tokens
+from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.tokens import O200K, TokenCounter
+from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from cairn.settings import Settings
+from cairn.workspace import Workspace
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS = REPO_ROOT / "bench" / "RESULTS.md"
+MODEL = "gpt-4o"
+TURNS = 120
+FILES_IN_PLAY = 3
+DEFAULT_REPEATS = 15
+DESCRIPTION = "Time ContextBuilder.build with and without the token-count cache."
+
+
+def history(root: Path, modules: list[Path]) -> list[Message]:
+    out: list[Message] = []
+    for turn in range(TURNS):
+        module = modules[turn % len(modules)]
+        rel = module.relative_to(root).as_posix()
+        call_id = f"c{turn}"
+        out += [
+            Message(id=f"u{turn}", role="user", parts=[TextPart(text=f"What does {rel} do?")]),
+            Message(
+                id=f"a{turn}",
+                role="assistant",
+                parts=[ToolCallPart(call_id=call_id, name="read_file", arguments={"path": rel})],
+            ),
+            Message(
+                id=f"t{turn}",
+                role="tool",
+                parts=[
+                    ToolResultPart(call_id=call_id, name="read_file", output=module.read_text())
+                ],
+            ),
+            Message(id=f"r{turn}", role="assistant", parts=[TextPart(text=f"{rel} is a module.")]),
+        ]
+    return out
+
+
+def timed_builds(builder: ContextBuilder, request: ContextRequest, repeats: int) -> list[float]:
+    builder.build(request)  # first build: fills whichever cache is in place
+    times: list[float] = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        builder.build(request)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    tokens.get_encoding(O200K)
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "server"
+        shutil.copytree(REPO_ROOT / "server", root, ignore=shutil.ignore_patterns("__pycache__"))
+        modules = sorted(root.rglob("*.py"), key=lambda p: -p.stat().st_size)
+        builder = ContextBuilder(Workspace([root]), Settings())
+        request = ContextRequest(
+            session_id="bench",
+            model=MODEL,
+            history=history(root, modules),
+            user_message=f"What does {modules[0].name} do?",
+            files_in_play=modules[:FILES_IN_PLAY],
+            store_artifact=lambda text, kind: f"artifact-{len(text)}",
+        )
+        built = builder.build(request)
+        cached = timed_builds(builder, request, args.repeats)
+        tokens.DEFAULT_COUNTER = TokenCounter(capacity=0)
+        uncached = timed_builds(builder, request, args.repeats)
+    manifest = built.manifest
+    dropped = sum(1 for b in manifest.blocks if not b.included)
+    median_cached = statistics.median(cached) * 1000
+    median_uncached = statistics.median(uncached) * 1000
+    report = "\n".join(
+        [
+            "",
+            "## Context build (H3): token-count cache vs re-encoding every call",
+            "",
+            f"- command: `.venv/bin/python bench/context_build.py --repeats {args.repeats}`",
+            f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python"
+            f" {platform.python_version()}",
+            f"- input: {len(request.history)} messages, {len(manifest.blocks)} blocks"
+            f" ({dropped} dropped), {manifest.used_input} of {manifest.available_input}"
+            f" input tokens used, model {MODEL}",
+            f"- median build, cached counts: {median_cached:.1f} ms",
+            f"- median build, peer (no cache, every block re-encoded): {median_uncached:.1f} ms",
+            f"- ratio peer / cached: {median_uncached / median_cached:.1f}x",
+            "",
+        ]
+    )
+    sys.stdout.write(report)
+    if not args.no_write:
+        with RESULTS.open("a", encoding="utf-8") as out:
+            out.write(report)
+
+
+if __name__ == "__main__":
+    main()
