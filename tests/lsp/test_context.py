@@ -1,0 +1,59 @@
+"""`cairn/contextStats` and `cairn/contextManifest`: exact PROTOCOL.md shapes."""
+
+from __future__ import annotations
+
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.lsp.harness import Starter
+
+STATS_KEYS = {
+    "sessionId",
+    "contextWindow",
+    "maxOutputTokens",
+    "toolSchemaTokens",
+    "safetyMargin",
+    "availableInput",
+    "usedInput",
+    "bySource",
+    "compaction",
+}
+COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}
+MANIFEST_KEYS = {"sessionId", "callId", "model", "availableInput", "usedInput", "blocks"}
+BLOCK_KEYS = {"source", "priority", "tokens", "version", "included", "reason", "ref"}
+BAD_CONTEXT_REQUESTS: list[tuple[str, object, str]] = [
+    ("cairn/contextStats", {"sessionId": "nope"}, "nope"),
+    ("cairn/contextStats", {"sessionId": 7}, "sessionId"),
+    ("cairn/contextManifest", {"uri": "file:///etc/passwd"}, "outside"),
+    ("cairn/contextManifest", [1, 2], "object"),
+]
+
+
+async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_bad_params(
+    start: Starter,
+) -> None:
+    client = await start(files={"app.py": "def main():\n    return 1\n"})
+    stats = await client.request("cairn/contextStats", {})
+    assert set(stats) == STATS_KEYS
+    assert set(stats["compaction"]) == COMPACTION_KEYS
+    assert stats["availableInput"] == (
+        stats["contextWindow"]
+        - stats["maxOutputTokens"]
+        - stats["toolSchemaTokens"]
+        - stats["safetyMargin"]
+    )
+    assert all(isinstance(v, int) for v in stats["bySource"].values())
+
+    manifest = await client.request(
+        "cairn/contextManifest",
+        {"sessionId": stats["sessionId"], "message": "explain main", "uri": client.uri("app.py")},
+    )
+    assert set(manifest) == MANIFEST_KEYS
+    assert manifest["sessionId"] == stats["sessionId"]
+    assert manifest["blocks"] and all(set(b) == BLOCK_KEYS for b in manifest["blocks"])
+    assert "user" in {b["source"] for b in manifest["blocks"]}
+
+    for method, params, problem in BAD_CONTEXT_REQUESTS:
+        with pytest.raises(JsonRpcInvalidParams, match=problem):
+            await client.request(method, params)
+    assert set(await client.request("cairn/contextStats")) == STATS_KEYS

@@ -1,0 +1,47 @@
+"""`cairn/sessions`, `cairn/fork` (and `cairn.fork`), `cairn/deleteSession`."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.lsp.harness import Starter
+
+SESSION_KEYS = {"sessionId", "title", "parentId", "createdAt", "updatedAt", "turns"}
+
+
+async def test_sessions_can_be_listed_forked_and_deleted(start: Starter) -> None:
+    client = await start()
+    active = (await client.request("cairn/goalTree"))["sessionId"]
+    listing = await client.request("cairn/sessions", {})
+    assert set(listing) == {"sessions"}
+    assert [s["sessionId"] for s in listing["sessions"]] == [active]
+    assert set(listing["sessions"][0]) == SESSION_KEYS
+
+    forked = await client.request("cairn/fork", {"sessionId": active})
+    assert set(forked) == {"sessionId"} and forked["sessionId"] != active
+    by_command = await client.request(
+        types.WORKSPACE_EXECUTE_COMMAND,
+        types.ExecuteCommandParams(command="cairn.fork", arguments=[active]),
+    )
+    assert set(by_command) == {"sessionId"}
+    rows = {s["sessionId"]: s for s in (await client.request("cairn/sessions"))["sessions"]}
+    assert set(rows) == {active, forked["sessionId"], by_command["sessionId"]}
+    assert rows[forked["sessionId"]]["parentId"] == active
+
+    assert await client.request("cairn/deleteSession", {"sessionId": forked["sessionId"]}) == {
+        "deleted": True
+    }
+    rows = {s["sessionId"] for s in (await client.request("cairn/sessions"))["sessions"]}
+    assert forked["sessionId"] not in rows
+
+    with pytest.raises(JsonRpcInvalidParams, match=forked["sessionId"]):
+        await client.request("cairn/deleteSession", {"sessionId": forked["sessionId"]})
+    with pytest.raises(JsonRpcInvalidParams, match="sessions"):
+        await client.request("cairn/sessions", {"unexpected": True})
+    with pytest.raises(JsonRpcInvalidParams, match="cairn.fork"):
+        await client.request(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command="cairn.fork", arguments=["a", "b", "c"]),
+        )
