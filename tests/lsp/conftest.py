@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+
 from tests.lsp.harness import EDITORS, CairnClient, Starter, start_client, write_workspace
 
 

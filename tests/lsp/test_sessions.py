@@ -40,7 +40,7 @@ async def test_sessions_can_be_listed_forked_and_deleted(start: Starter) -> None
         await client.request("cairn/deleteSession", {"sessionId": forked["sessionId"]})
     with pytest.raises(JsonRpcInvalidParams, match="sessions"):
         await client.request("cairn/sessions", {"unexpected": True})
-    with pytest.raises(JsonRpcInvalidParams, match="cairn.fork"):
+    with pytest.raises(JsonRpcInvalidParams, match=r"cairn\.fork"):
         await client.request(
             types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="cairn.fork", arguments=["a", "b", "c"]),
