@@ -3,20 +3,26 @@
 Importing litellm costs ~3 s and ~200 MB, so nothing imports it at module
 level: `load_litellm()` does it once, with the local model cost map (else it
 downloads one), debug banners off, anything it writes to stdout sent to
-stderr (stdout is the LSP channel), its loggers stripped of their own
-handlers, and the scripted provider registered.
+stderr (stdout is the LSP channel), the warnings its import raises (pydantic
+schema notices about litellm's own types) silenced, its loggers stripped of
+their own handlers, and the scripted provider registered.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import sys
 import threading
+import warnings
 from types import ModuleType
 
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+# Modules litellm imports lazily on the first call whose import warns (pydantic notices
+# about litellm's own TypedDicts); imported up front, with the warnings silenced.
+LITELLM_LAZY_MODULES = ("litellm.llms.github_copilot.per_user_auth",)
 SCRIPTED_PROVIDER = "scripted"
 
 _lock = threading.Lock()
@@ -34,10 +40,10 @@ def _silence_loggers() -> None:
 
 
 def _register_scripted(module: ModuleType) -> None:
-    from cairn.llm.scripted import ScriptedLLM
+    from cairn.llm.scripted import provider
 
     providers = [p for p in module.custom_provider_map if p.get("provider") != SCRIPTED_PROVIDER]
-    providers.append({"provider": SCRIPTED_PROVIDER, "custom_handler": ScriptedLLM()})
+    providers.append({"provider": SCRIPTED_PROVIDER, "custom_handler": provider()})
     setattr(module, "custom_provider_map", providers)  # noqa: B010 (untyped module attribute)
 
 
@@ -49,8 +55,13 @@ def load_litellm() -> ModuleType:
     with _lock:
         if _module is None:
             os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-            with contextlib.redirect_stdout(sys.stderr):
+            with contextlib.redirect_stdout(sys.stderr), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 import litellm
+
+                for name in LITELLM_LAZY_MODULES:
+                    with contextlib.suppress(ImportError):
+                        importlib.import_module(name)
 
                 litellm.suppress_debug_info = True
                 setattr(litellm, "set_verbose", False)  # noqa: B010 (not in litellm's stubs)

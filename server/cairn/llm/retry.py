@@ -4,14 +4,14 @@ litellm raises its own exception classes (mirroring OpenAI's). Rate limits,
 server errors (5xx), timeouts and connection failures are transient and are
 retried with exponential backoff; authentication, bad requests and unknown
 models are not. Errors raised inside a stream arrive wrapped in
-`MidStreamFallbackError`; the original error decides.
+`MidStreamFallbackError`; the original error decides. Classes are matched by
+name along the MRO, so this module never imports litellm.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from types import ModuleType
 
 BACKOFF_BASE_S = 1.0
 BACKOFF_FACTOR = 2.0
@@ -30,6 +30,8 @@ _RETRYABLE_NAMES: dict[str, str] = {
     "InternalServerError": "server error",
     "BadGatewayError": "server error",
     "TimeoutError": "timeout",
+    # Any other provider API error (litellm.APIError, openai.APIError) counts as transient.
+    "APIError": "provider error",
 }
 _FATAL_NAMES: dict[str, str] = {
     "AuthenticationError": "authentication failed",
@@ -58,10 +60,11 @@ def backoff_delay(attempt: int, base_s: float = BACKOFF_BASE_S) -> float:
     return min(base_s * BACKOFF_FACTOR ** (attempt - 1), BACKOFF_MAX_S)
 
 
-def unwrap(exc: BaseException, litellm: ModuleType) -> BaseException:
-    """The error a provider raised, out of litellm's mid-stream wrapper."""
-    wrapper = getattr(litellm, "MidStreamFallbackError", None)
-    while wrapper is not None and isinstance(exc, wrapper):
+def unwrap(exc: BaseException) -> BaseException:
+    """The error a provider raised, out of litellm's wrappers (`original_exception`)."""
+    seen: set[int] = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
         original = getattr(exc, "original_exception", None)
         if not isinstance(original, BaseException):
             break
@@ -77,9 +80,9 @@ def clean_message(exc: BaseException) -> str:
     return first_line
 
 
-def classify(exc: BaseException, litellm: ModuleType) -> ErrorKind:
+def classify(exc: BaseException) -> ErrorKind:
     """Retry transient failures (rate limit, 5xx, timeout, connection); fail fast otherwise."""
-    error = unwrap(exc, litellm)
+    error = unwrap(exc)
     detail = clean_message(error)
     for cls in type(error).__mro__:
         if cls.__name__ in _FATAL_NAMES:
@@ -89,7 +92,4 @@ def classify(exc: BaseException, litellm: ModuleType) -> ErrorKind:
     status = getattr(error, "status_code", None)
     if isinstance(status, int) and status >= SERVER_ERROR_STATUS:
         return ErrorKind(True, "server error", detail)
-    api_error = getattr(litellm, "APIError", None)
-    if api_error is not None and isinstance(error, api_error):
-        return ErrorKind(True, "provider error", detail)
     return ErrorKind(False, "error", detail)

@@ -92,7 +92,7 @@ class ModelRuntime:
             except (asyncio.CancelledError, ModelError):
                 raise
             except Exception as exc:
-                kind = classify(exc, litellm)
+                kind = classify(exc)
                 if not kind.retryable:
                     raise ModelError(_fatal_message(model, kind)) from exc
                 if accumulator.delivered:

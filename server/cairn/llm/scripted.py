@@ -45,13 +45,22 @@ ARGUMENT_PIECES = 2
 
 _WORD = re.compile(r"\s*\S+\s*|\s+")
 
-# One provider instance serves the process; `reset_scripts` rewinds every script.
+# One script book serves the process; `reset_scripts` rewinds every script.
 _BOOK = ScriptBook()
+_provider: ScriptedLLM | None = None
 
 
 def reset_scripts() -> None:
     """Rewind every script to its first line (tests call this between runs)."""
     _BOOK.reset()
+
+
+def provider() -> ScriptedLLM:
+    """The process's scripted provider (the instance registered with litellm)."""
+    global _provider
+    if _provider is None:
+        _provider = ScriptedLLM()
+    return _provider
 
 
 def text_chunks(text: str, words: int = WORDS_PER_CHUNK) -> list[str]:

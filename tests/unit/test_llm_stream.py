@@ -1,0 +1,168 @@
+"""Pure pieces of the runtime: chunk accumulation, argument parsing, error classification, backoff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cairn.llm.retry import (
+    BACKOFF_MAX_S,
+    ErrorKind,
+    backoff_delay,
+    classify,
+    clean_message,
+)
+from cairn.llm.scripted import text_chunks
+from cairn.llm.stream import StreamAccumulator, parse_arguments
+
+
+def chunk(
+    content: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish: str | None = None,
+    usage: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    delta: dict[str, Any] = {"content": content, "tool_calls": tool_calls}
+    return {"choices": [{"delta": delta, "finish_reason": finish}], "usage": usage}
+
+
+def piece(index: int, *, call_id: str | None = None, name: str | None = None, args: str = ""):
+    return {"index": index, "id": call_id, "function": {"name": name, "arguments": args}}
+
+
+def test_interleaved_tool_call_pieces_are_joined_by_index() -> None:
+    acc = StreamAccumulator()
+    acc.feed(chunk(tool_calls=[piece(0, call_id="a", name="grep", args='{"pat')]))
+    acc.feed(chunk(tool_calls=[piece(1, call_id="b", name="glob", args='{"pattern": ')]))
+    acc.feed(chunk(tool_calls=[piece(0, args='tern": "x"}')]))
+    acc.feed(chunk(tool_calls=[piece(1, args='"*.py"}')], finish="tool_calls"))
+    calls = acc.tool_calls("fallback")
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [
+        ("a", "grep", {"pattern": "x"}),
+        ("b", "glob", {"pattern": "*.py"}),
+    ]
+    assert acc.finish_reason == "tool_calls"
+
+
+def test_text_is_forwarded_as_it_arrives_and_usage_taken_from_the_last_chunk() -> None:
+    seen: list[str] = []
+    acc = StreamAccumulator(on_text=seen.append)
+    acc.feed(chunk("Hel"))
+    acc.feed(chunk("lo"))
+    acc.feed({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 2}})
+    assert seen == ["Hel", "lo"]
+    assert acc.text == "Hello"
+    assert acc.usage is not None
+    assert (acc.usage.input_tokens, acc.usage.output_tokens) == (7, 2)
+    assert acc.delivered
+
+
+def test_calls_without_ids_or_names_are_still_reported() -> None:
+    acc = StreamAccumulator()
+    acc.feed(chunk(tool_calls=[piece(0, args="{}")]))
+    [call] = acc.tool_calls("call-x")
+    assert call.call_id == "call-x-0"
+    assert call.error == "tool call without a tool name"
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments", "error_part"),
+    [
+        ("", {}, None),
+        ('{"a": 1}', {"a": 1}, None),
+        ('{"a": ', None, "not valid JSON"),
+        ('"text"', None, "got str"),
+        ("null", None, "got NoneType"),
+    ],
+)
+def test_parse_arguments(
+    raw: str, arguments: dict[str, Any] | None, error_part: str | None
+) -> None:
+    parsed, error = parse_arguments(raw)
+    assert parsed == arguments
+    if error_part is None:
+        assert error is None
+    else:
+        assert error is not None and error_part in error
+
+
+class RateLimitError(Exception):
+    pass
+
+
+class InternalServerError(Exception):
+    pass
+
+
+class AuthenticationError(Exception):
+    pass
+
+
+class ContextWindowExceededError(Exception):
+    pass
+
+
+class BadRequestError(Exception):
+    pass
+
+
+class ContextTooLong(ContextWindowExceededError, BadRequestError):
+    pass
+
+
+class MidStreamFallbackError(Exception):
+    def __init__(self, message: str, original: Exception) -> None:
+        super().__init__(message)
+        self.original_exception = original
+
+
+class Teapot(Exception):
+    status_code = 503
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (
+            RateLimitError("litellm.RateLimitError: slow down"),
+            ErrorKind(True, "rate limit", "slow down"),
+        ),
+        (TimeoutError("stalled"), ErrorKind(True, "timeout", "stalled")),
+        (Teapot("busy"), ErrorKind(True, "server error", "busy")),
+        (AuthenticationError("bad key"), ErrorKind(False, "authentication failed", "bad key")),
+        (ContextTooLong("too long"), ErrorKind(False, "context window exceeded", "too long")),
+        (ValueError("odd"), ErrorKind(False, "error", "odd")),
+        (
+            MidStreamFallbackError("wrapped", InternalServerError("boom")),
+            ErrorKind(True, "server error", "boom"),
+        ),
+        (
+            MidStreamFallbackError("wrapped", AuthenticationError("no key")),
+            ErrorKind(False, "authentication failed", "no key"),
+        ),
+    ],
+)
+def test_classify(error: Exception, expected: ErrorKind) -> None:
+    assert classify(error) == expected
+
+
+def test_clean_message_drops_prefixes_and_tracebacks() -> None:
+    error = Exception(
+        "litellm.MidStreamFallbackError: litellm.APIConnectionError: boom\nTraceback (most recent"
+    )
+    assert clean_message(error) == "boom"
+
+
+def test_backoff_grows_exponentially_up_to_a_cap() -> None:
+    delays = [backoff_delay(n, 1.0) for n in range(1, 5)]
+    assert delays == [1.0, 2.0, 4.0, 8.0]
+    assert backoff_delay(100, 1.0) == BACKOFF_MAX_S
+
+
+def test_text_chunks_split_on_words_and_join_back() -> None:
+    text = "one two  three four\nfive six seven"
+    pieces = text_chunks(text, words=2)
+    assert "".join(pieces) == text
+    assert len(pieces) == 4
+    assert text_chunks("") == []
