@@ -22,8 +22,9 @@ Whatever the rules say, `ALWAYS_IGNORED_DIRS` (`.git`, `.cairn`,
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
@@ -43,27 +44,20 @@ def has_always_ignored_part(relative: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class _ScopedSpec:
-    """The rules of one `.gitignore`, applying to paths under `base` (POSIX, relative to root)."""
+class _AboveSpec:
+    """Rules from above root (`info/exclude`, a parent's `.gitignore`).
 
-    base: str
+    They see a root-relative path with `prefix` (root's path below their own
+    folder) prepended; an empty prefix means they sit at root's level.
+    """
+
+    prefix: str
     spec: pathspec.GitIgnoreSpec
 
     def decide(self, relative: str) -> bool | None:
         """True: ignored, False: re-included by a negation, None: these rules are silent."""
-        if self.base:
-            if not relative.startswith(self.base + "/"):
-                return None
-            relative = relative[len(self.base) + 1 :]
-        return self.spec.check_file(relative).include
-
-
-@dataclass(frozen=True, slots=True)
-class _PrefixedSpec(_ScopedSpec):
-    """Rules of an ancestor `.gitignore` above root: paths are seen with `base` prepended."""
-
-    def decide(self, relative: str) -> bool | None:
-        return self.spec.check_file(f"{self.base}/{relative}").include
+        path = f"{self.prefix}/{relative}" if self.prefix else relative
+        return self.spec.check_file(path).include
 
 
 def run_git(root: Path, *args: str) -> bytes | None:
@@ -98,25 +92,50 @@ def _read_lines(gitignore: Path) -> list[str] | None:
         return None
 
 
-def _decide(entry: str, specs: list[_ScopedSpec]) -> bool:
-    """The last verdict of the rules that speak about `entry` (deeper files come later)."""
-    decision = False
-    for scoped in specs:
-        verdict = scoped.decide(entry)
-        if verdict is not None:
-            decision = verdict
-    return decision
+@dataclass
+class _RuleSet:
+    """All ignore rules of one folder: rules from above root, then `.gitignore` files by folder.
 
+    `by_base` maps a root-relative folder ("" for root) to its `.gitignore`, so
+    a question consults only the files on the path to the entry.
+    """
 
-def _ignored(relative: str, *, is_dir: bool, specs: list[_ScopedSpec]) -> bool:
-    """Git's answer for a root-relative path: an ignored parent folder hides everything in it."""
-    if has_always_ignored_part(relative):
-        return True
-    parts = relative.split("/")
-    for depth in range(1, len(parts)):
-        if _decide("/".join(parts[:depth]) + "/", specs):
+    above: list[_AboveSpec] = field(default_factory=list)
+    by_base: dict[str, pathspec.GitIgnoreSpec] = field(default_factory=dict)
+
+    def decide(self, entry: str) -> bool:
+        """The last verdict of the rules that speak about `entry` (deeper files win)."""
+        decision = False
+        for scoped in self.above:
+            verdict = scoped.decide(entry)
+            if verdict is not None:
+                decision = verdict
+        parts = entry.rstrip("/").split("/")
+        for depth in range(len(parts)):
+            base = "/".join(parts[:depth])
+            spec = self.by_base.get(base)
+            if spec is None:
+                continue
+            verdict = spec.check_file(entry[len(base) + 1 :] if base else entry).include
+            if verdict is not None:
+                decision = verdict
+        return decision
+
+    def ignored(self, relative: str, *, is_dir: bool) -> bool:
+        """Git's answer for a root-relative path: an ignored parent folder hides everything in it."""
+        if has_always_ignored_part(relative):
             return True
-    return _decide(relative + "/" if is_dir else relative, specs)
+        parts = relative.split("/")
+        for depth in range(1, len(parts)):
+            if self.decide("/".join(parts[:depth]) + "/"):
+                return True
+        return self.decide(relative + "/" if is_dir else relative)
+
+    def child_ignored(self, relative: str, *, is_dir: bool) -> bool:
+        """`ignored` for an entry whose parent folders are known to be kept (during a walk)."""
+        if relative.rpartition("/")[2] in ALWAYS_IGNORED_DIRS:
+            return True
+        return self.decide(relative + "/" if is_dir else relative)
 
 
 class IgnoreRules:
@@ -128,7 +147,8 @@ class IgnoreRules:
         self._git_top: Path | None = None
         self._git_dir: Path | None = None
         self._git_files: frozenset[str] | None = None
-        self._specs: list[_ScopedSpec] = []
+        self._walked: list[str] | None = None
+        self._rules = _RuleSet()
         self._files: list[Path] | None = None
         self.refresh()
 
@@ -157,13 +177,14 @@ class IgnoreRules:
         dirs = _git_dirs(self.root) if self._use_git else None
         top, git_dir = dirs if dirs is not None else (None, None)
         git_files = self._list_git_files() if top is not None else None
-        specs = self._ancestor_specs(top, git_dir)
+        rules = _RuleSet(above=self._ancestor_specs(top, git_dir))
+        walked: list[str] | None = None
         if git_files is not None:
-            self._load_git_gitignores(git_files, specs)
+            self._load_git_gitignores(git_files, rules)
         else:
-            self._walk_gitignores(specs)
+            walked = self._walk(rules)
         self._git_top, self._git_dir = top, git_dir
-        self._git_files, self._specs, self._files = git_files, specs, None
+        self._git_files, self._walked, self._rules, self._files = git_files, walked, rules, None
 
     def _list_git_files(self) -> frozenset[str] | None:
         out = run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
@@ -172,7 +193,7 @@ class IgnoreRules:
         names = (raw.decode("utf-8", errors="surrogateescape") for raw in out.split(b"\0"))
         return frozenset(name for name in names if name and not has_always_ignored_part(name))
 
-    def _ancestor_specs(self, top: Path | None, git_dir: Path | None) -> list[_ScopedSpec]:
+    def _ancestor_specs(self, top: Path | None, git_dir: Path | None) -> list[_AboveSpec]:
         """Rules from above `root` that apply too, lowest precedence first.
 
         The repository's `info/exclude`, then the `.gitignore` files between the
@@ -181,7 +202,7 @@ class IgnoreRules:
         if top is None or not self.root.is_relative_to(top):
             return []
         below = self.root.relative_to(top).parts
-        specs: list[_ScopedSpec] = []
+        specs: list[_AboveSpec] = []
         sources = [(git_dir / "info" / "exclude", 0)] if git_dir is not None else []
         sources += [
             (top.joinpath(*below[:depth]) / GITIGNORE_NAME, depth) for depth in range(len(below))
@@ -191,38 +212,63 @@ class IgnoreRules:
             if lines is None:
                 continue
             spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            # Rules from above see a path as `<root below their folder>/<relative>`.
             prefix = "/".join(below[depth:])
-            specs.append(_PrefixedSpec(prefix, spec) if prefix else _ScopedSpec("", spec))
+            specs.append(_AboveSpec(prefix, spec))
         return specs
 
-    def _load_git_gitignores(self, names: frozenset[str], specs: list[_ScopedSpec]) -> None:
+    def _load_git_gitignores(self, names: frozenset[str], rules: _RuleSet) -> None:
         """Load the `.gitignore` files git lists, shallow ones first."""
         bases = sorted(
             (rel.rpartition("/")[0] for rel in names if rel.rpartition("/")[2] == GITIGNORE_NAME),
             key=lambda base: (base.count("/") if base else -1, base),
         )
         for base in bases:
-            self._add_spec(base, specs)
+            self._add_spec(base, rules)
 
-    def _walk_gitignores(self, specs: list[_ScopedSpec]) -> None:
-        """Load every `.gitignore` under root top-down, not descending into ignored folders."""
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            rel = Path(dirpath).relative_to(self.root).as_posix()
-            base = "" if rel == "." else rel
-            if GITIGNORE_NAME in filenames:
-                self._add_spec(base, specs)
-            dirnames[:] = sorted(
-                name
-                for name in dirnames
-                if not _ignored(f"{base}/{name}" if base else name, is_dir=True, specs=specs)
-            )
+    def _walk(self, rules: _RuleSet) -> list[str]:
+        """Walk root once: load each folder's `.gitignore` before judging its entries.
 
-    def _add_spec(self, base: str, specs: list[_ScopedSpec]) -> None:
+        Returns the kept regular files (and symlinks to files inside root); ignored
+        folders are not entered, symlinked folders are not followed.
+        """
+        names: list[str] = []
+        stack: list[str] = [""]
+        while stack:
+            base = stack.pop()
+            try:
+                with os.scandir(self.root / base if base else self.root) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            if any(entry.name == GITIGNORE_NAME for entry in entries):
+                self._add_spec(base, rules)
+            for entry in entries:
+                rel = f"{base}/{entry.name}" if base else entry.name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if rules.child_ignored(rel, is_dir=is_dir):
+                        continue
+                    if is_dir:
+                        stack.append(rel)
+                    elif entry.is_symlink():
+                        if self._link_inside(Path(entry.path)):
+                            names.append(rel)
+                    elif entry.is_file(follow_symlinks=False):
+                        names.append(rel)
+                except OSError:
+                    continue
+        return names
+
+    def _link_inside(self, link: Path) -> bool:
+        """True when a symlink points at a regular file inside root."""
+        target = link.resolve()
+        return target.is_file() and target.is_relative_to(self.root)
+
+    def _add_spec(self, base: str, rules: _RuleSet) -> None:
         folder = self.root / base if base else self.root
         lines = _read_lines(folder / GITIGNORE_NAME)
         if lines is not None:
-            specs.append(_ScopedSpec(base, pathspec.GitIgnoreSpec.from_lines(lines)))
+            rules.by_base[base] = pathspec.GitIgnoreSpec.from_lines(lines)
 
     # -- questions -------------------------------------------------------------
     def relative(self, path: Path) -> str | None:
@@ -248,42 +294,33 @@ class IgnoreRules:
         if self._git_files is not None and relative in self._git_files:
             return False
         absolute = self.root / relative
-        return _ignored(relative, is_dir=absolute.is_dir(), specs=self._specs)
+        return self._rules.ignored(relative, is_dir=absolute.is_dir())
 
     def files(self) -> list[Path]:
         """Every non-ignored regular file under root (absolute paths, sorted, cached).
 
-        Symlinks whose target lies outside the folder are left out.
+        Symlinks are kept only when they point at a file inside the folder.
         """
         if self._files is None:
-            names = self._git_files if self._git_files is not None else self._walk_files()
-            self._files = self._existing(names)
+            if self._git_files is not None:
+                self._files = self._existing(self._git_files)
+            else:
+                self._files = [self.root / name for name in sorted(self._walked or ())]
         return list(self._files)
 
-    def _existing(self, names: frozenset[str] | list[str]) -> list[Path]:
+    def _existing(self, names: frozenset[str]) -> list[Path]:
+        """The listed names that are regular files now (git lists deleted tracked files too)."""
         kept: list[Path] = []
         for name in sorted(names):
             path = self.root / name
-            if not path.is_file():
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
                 continue
-            if path.is_symlink() and not path.resolve().is_relative_to(self.root):
+            if stat.S_ISLNK(mode):
+                if not self._link_inside(path):
+                    continue
+            elif not stat.S_ISREG(mode):
                 continue
             kept.append(path)
         return kept
-
-    def _walk_files(self) -> list[str]:
-        specs = self._specs
-        names: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            rel = Path(dirpath).relative_to(self.root).as_posix()
-            base = "" if rel == "." else rel
-            dirnames[:] = [
-                name
-                for name in dirnames
-                if not _ignored(f"{base}/{name}" if base else name, is_dir=True, specs=specs)
-            ]
-            for name in filenames:
-                relative = f"{base}/{name}" if base else name
-                if not _ignored(relative, is_dir=False, specs=specs):
-                    names.append(relative)
-        return names

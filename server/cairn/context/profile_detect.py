@@ -10,7 +10,10 @@ Malformed manifests are read as empty: detection never fails.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable
@@ -63,39 +66,48 @@ _REQUIREMENTS = re.compile(r"^requirements.*\.txt$")
 
 @dataclass(frozen=True)
 class FolderView:
-    """The non-ignored files of a folder as relative POSIX paths, with their folders."""
+    """The non-ignored files of a folder as relative POSIX paths, indexed by folder."""
 
     folder: Path
     files: list[str]
     file_set: frozenset[str]
     dirs: frozenset[str]
+    children: dict[str, list[str]]
 
     @classmethod
     def from_files(cls, folder: Path, files: Iterable[Path]) -> FolderView:
-        rels = sorted(path.relative_to(folder).as_posix() for path in files)
+        # String slicing instead of Path.relative_to: this runs once per file.
+        prefix = str(folder) + os.sep
+        rels = sorted(
+            text[len(prefix) :].replace(os.sep, "/")
+            for text in map(str, files)
+            if text.startswith(prefix)
+        )
         dirs: set[str] = set()
+        children: dict[str, list[str]] = {}
         for rel in rels:
-            parent = rel.rpartition("/")[0]
+            parent, _, name = rel.rpartition("/")
+            children.setdefault(parent, []).append(name)
             while parent and parent not in dirs:
                 dirs.add(parent)
                 parent = parent.rpartition("/")[0]
-        return cls(folder, rels, frozenset(rels), frozenset(dirs))
+        return cls(folder, rels, frozenset(rels), frozenset(dirs), children)
 
     def files_in(self, base: str) -> list[str]:
         """Names of the files directly inside `base` ("" for the root)."""
-        prefix = f"{base}/" if base else ""
-        return [
-            rel[len(prefix) :]
-            for rel in self.files
-            if rel.startswith(prefix) and "/" not in rel[len(prefix) :]
-        ]
+        return list(self.children.get(base, ()))
 
     def under(self, base: str) -> list[str]:
-        """Files anywhere below `base`, relative to `base`."""
+        """Files anywhere below `base`, relative to `base` (a slice of the sorted list)."""
         if not base:
             return list(self.files)
         prefix = f"{base}/"
-        return [rel[len(prefix) :] for rel in self.files if rel.startswith(prefix)]
+        found: list[str] = []
+        for rel in itertools.islice(self.files, bisect.bisect_left(self.files, prefix), None):
+            if not rel.startswith(prefix):
+                break
+            found.append(rel[len(prefix) :])
+        return found
 
     def read(self, rel: str) -> str | None:
         path = self.folder / rel

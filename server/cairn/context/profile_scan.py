@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cairn.context.ignore import IgnoreRules, run_git
@@ -104,7 +105,7 @@ def language_bytes(view: FolderView) -> dict[str, int]:
         if language is None:
             continue
         try:
-            size = (view.folder / rel).stat().st_size
+            size = os.stat(os.path.join(view.folder, rel)).st_size
         except OSError:
             continue
         totals[language] = totals.get(language, 0) + size
