@@ -141,3 +141,16 @@ def test_git_info_exclude_applies(tmp_path: Path) -> None:
     assert names(rules) == ["a.py"]
     assert rules.is_ignored(tmp_path / "other.notes")
     assert not rules.is_ignored(tmp_path / "b.py")
+
+
+@pytest.mark.parametrize("use_git", [False, True])
+def test_links_inside_are_kept_linked_folders_not_followed(tmp_path: Path, use_git: bool) -> None:
+    write(tmp_path, "pkg/a.py")
+    (tmp_path / "alias.py").symlink_to("pkg/a.py")
+    (tmp_path / "pkg_link").symlink_to("pkg", target_is_directory=True)
+    (tmp_path / "dangling.py").symlink_to("missing.py")
+    if use_git:
+        git(tmp_path, "init", "-q")
+    rules = IgnoreRules(tmp_path, use_git=use_git)
+    assert rules.in_git == use_git
+    assert names(rules) == ["alias.py", "pkg/a.py"]
