@@ -195,16 +195,18 @@ def git(root: Path, *args: str) -> None:
     )
 
 
-def test_uncommitted_changes_appear_as_a_diff_per_file(root: Path) -> None:
+def test_uncommitted_changes_appear_as_a_diff_per_file_secrets_never(root: Path) -> None:
     git(root, "init", "-q")
-    git(root, "add", "app", "AGENTS.md")
+    git(root, "add", "app", "AGENTS.md", ".env")
     git(root, "commit", "-q", "-m", "init")
     util = root / "app" / "util.py"
     util.write_text(util.read_text() + "\n\nCHANGED = True\n")
+    (root / ".env").write_text("API_KEY=rotated-secret-value\n")
     built = builder(root).build(request(user_message="x"))
     diffs = [b for b in built.blocks if b.source == "diff"]
     assert [b.ref for b in diffs] == ["app/util.py"]
     assert "+CHANGED = True" in diffs[0].text
+    assert "rotated-secret-value" not in json.dumps(built.messages)
 
 
 def test_no_diff_outside_git(root: Path) -> None:
@@ -309,3 +311,14 @@ def test_rules_are_shown_nearest_last_but_the_nearest_are_kept_first() -> None:
     built = tight.build(ask)
     kept = {b.ref: b.included for b in built.blocks if b.source == "rules"}
     assert kept == {"AGENTS.md": False, "pkg/AGENTS.md": True, "pkg/sub/AGENTS.md": True}
+
+
+def test_a_folder_inside_a_larger_repository_sees_only_its_own_changes(root: Path) -> None:
+    git(root, "init", "-q")
+    git(root, "add", "app", "AGENTS.md")
+    git(root, "commit", "-q", "-m", "init")
+    (root / "AGENTS.md").write_text("# changed outside the workspace folder\n")
+    util = root / "app" / "util.py"
+    util.write_text(util.read_text() + "\nINSIDE = 1\n")
+    built = builder(root / "app").build(request(user_message="x"))
+    assert [b.ref for b in built.blocks if b.source == "diff"] == ["util.py"]
