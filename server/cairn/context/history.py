@@ -21,6 +21,9 @@ first call of a turn. It is the LAST user message whose text equals
 in place, so it is never duplicated. When no recorded message matches
 (a dry run), it is appended at the end; when a summary covers it, it is
 shown right after the summary so it is never lost.
+
+The compaction statistics count every marker (prune, goal fold, summary) and
+report the latest summary's size and watermark.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from cairn.models.messages import (
 
 NO_RESULT_TEXT = "[no result: the call was interrupted before it finished]"
 SUMMARY_SEQ = -1.0
-# Offset placing a covered current user message right after the summary.
+# Offset placing a covered current user message right after what covers it.
 AFTER_SUMMARY_OFFSET = 0.5
 
 
@@ -159,6 +162,33 @@ def _current_user_index(messages: Sequence[Message], user_message: str) -> int |
     return None
 
 
+def _summary_candidate(state: CompactionState, count: Count) -> Candidate | None:
+    if state.summary is None:
+        return None
+    return chat_candidate(
+        "summary",
+        PRIORITY_SUMMARY,
+        [{"role": "user", "content": render_summary(state.summary)}],
+        count=count,
+        seq=SUMMARY_SEQ,
+        ref=state.watermark,
+        kind="text",
+    )
+
+
+def _fold_candidate(ref: str, text: str, seq: float, recent_from: float, count: Count) -> Candidate:
+    """A folded goal; never below the summary's priority (it is a summary of its own)."""
+    return chat_candidate(
+        "history",
+        max(_priority(seq, recent_from, False), PRIORITY_SUMMARY),
+        [{"role": "assistant", "content": text}],
+        count=count,
+        seq=seq,
+        ref=ref,
+        kind="text",
+    )
+
+
 def render_history(messages: Sequence[Message], user_message: str, count: Count) -> HistoryView:
     """Candidates for the summary, the shown messages and the current user message."""
     renderer = _Renderer(messages, count)
@@ -166,36 +196,14 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
     recent_from = _recent_from(messages, renderer)
     current = _current_user_index(messages, user_message)
     folds = renderer.fold_positions()
-    out: list[Candidate] = []
-    summary_tokens = 0
-    if state.summary is not None:
-        text = render_summary(state.summary)
-        summary = chat_candidate(
-            "summary",
-            PRIORITY_SUMMARY,
-            [{"role": "user", "content": text}],
-            count=count,
-            seq=SUMMARY_SEQ,
-            ref=state.watermark,
-            kind="text",
-        )
-        summary_tokens = summary.block.tokens
-        out.append(summary)
+    summary = _summary_candidate(state, count)
+    out: list[Candidate] = [summary] if summary is not None else []
     for index, message in enumerate(messages):
         seq = float(index)
-        for ref, text in folds.get(index, []):
-            priority = max(_priority(seq, recent_from, False), PRIORITY_SUMMARY)
-            out.append(
-                chat_candidate(
-                    "history",
-                    priority,
-                    [{"role": "assistant", "content": text}],
-                    count=count,
-                    seq=seq,
-                    ref=ref,
-                    kind="text",
-                )
-            )
+        out += [
+            _fold_candidate(ref, text, seq, recent_from, count)
+            for ref, text in folds.get(index, [])
+        ]
         if not renderer.visible(index, message) or compaction_parts(message):
             continue
         entry = _entry(renderer, message, seq, recent_from, index == current)
@@ -204,16 +212,17 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
     if user_message.strip() and (
         current is None or not renderer.visible(current, messages[current])
     ):
+        # Not recorded (a dry run): last. Covered by compaction: right after what covers it.
         seq = (
             float(len(messages))
             if current is None
-            else max(state.watermark_index, 0) + AFTER_SUMMARY_OFFSET
+            else max(state.watermark_index, current) + AFTER_SUMMARY_OFFSET
         )
         out.append(user_candidate(user_message, count, seq, None))
     out.sort(key=lambda c: c.seq)
     compaction = CompactionStats(
         count=sum(state.counts.values()),
-        summary_tokens=summary_tokens,
+        summary_tokens=summary.block.tokens if summary is not None else 0,
         watermark=state.watermark,
     )
     return HistoryView(candidates=out, compaction=compaction)
