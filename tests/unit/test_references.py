@@ -240,3 +240,24 @@ def test_nothing_refused_reaches_the_built_context(workspace: Workspace) -> None
     assert "def greet" in sent
     refused = {b.ref for b in built.manifest.blocks if b.source == "reference" and not b.included}
     assert refused == {ref.removeprefix("@") for ref in HOSTILE_REFS}
+
+
+def test_second_workspace_folder_uses_its_own_gitignore(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / ".gitignore").write_text("*.secret-notes\n")
+    (second / "plan.secret-notes").write_text("SECOND-FOLDER-IGNORED\n")
+    (second / "ok.py").write_text("OK = 1\n")
+    workspace = Workspace([first, second])
+    blocks = reference_blocks(
+        workspace,
+        [str(second / "plan.secret-notes"), str(second / "ok.py")],
+        ignore=IgnoreRules.for_folder(first),
+        count=count,
+    )
+    assert not blocks[0].included
+    assert "ignored" in str(blocks[0].reason)
+    assert "SECOND-FOLDER-IGNORED" not in everything(blocks)
+    assert blocks[1].included
+    assert blocks[1].ref == "second/ok.py"

@@ -17,7 +17,9 @@ reference into one `reference` block:
   it, a secret, ignored, binary, too large, missing, unreadable) → a block
   with `included=False`, no text, 0 tokens, and the refusal as `reason`.
 
-The same file referenced twice yields one block. Framing (a title naming the
+The same file referenced twice yields one block. `ignore` holds the rules of
+the root folder; a reference into another workspace folder uses that
+folder's own rules (`ignore=None` applies no `.gitignore` rules at all). Framing (a title naming the
 file) is the builder's job; `ref` carries the path.
 """
 
@@ -37,6 +39,7 @@ from cairn.context.guard import (
 from cairn.context.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.profile_languages import language_of
+from cairn.errors import PathRefusedError
 from cairn.models.context import BlockKind, ContextBlock
 from cairn.workspace import Workspace
 
@@ -103,6 +106,23 @@ def _read(workspace: Workspace, ref: str, path: Path) -> str:
         raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
 
 
+def _rules_for(
+    workspace: Workspace, ref: str, ignore: IgnoreRules | None, others: dict[Path, IgnoreRules]
+) -> IgnoreRules | None:
+    """The ignore rules of the folder `ref` lands in: `ignore`, or (multi-root) that folder's own."""
+    if ignore is None:
+        return None
+    try:
+        folder = workspace.folder_of(workspace.resolve(ref))
+    except PathRefusedError:
+        return ignore
+    if folder is None or folder == ignore.root:
+        return ignore
+    if folder not in others:
+        others[folder] = IgnoreRules.for_folder(folder)
+    return others[folder]
+
+
 def reference_blocks(
     workspace: Workspace,
     refs: list[str],
@@ -114,15 +134,17 @@ def reference_blocks(
     """One block per distinct reference, in the order given (see the module docstring)."""
     blocks: list[ContextBlock] = []
     seen: set[Path] = set()
+    others: dict[Path, IgnoreRules] = {}
     for raw in refs:
         ref = _clean(raw)
+        rules = _rules_for(workspace, ref, ignore, others)
         try:
-            path = guard_path(workspace, ref, ignore=ignore, max_bytes=max_bytes, allow_dir=True)
+            path = guard_path(workspace, ref, ignore=rules, max_bytes=max_bytes, allow_dir=True)
             if path in seen:
                 continue
             seen.add(path)
             if path.is_dir():
-                text = directory_listing(workspace, path, ignore=ignore, max_bytes=max_bytes)
+                text = directory_listing(workspace, path, ignore=rules, max_bytes=max_bytes)
                 kind: BlockKind = "text"
             else:
                 text = _read(workspace, ref, path)
