@@ -70,9 +70,7 @@ async def test_rate_limit_is_retried_then_succeeds(tmp_path: Path) -> None:
 
 async def test_server_error_forever_ends_with_a_clear_error(tmp_path: Path) -> None:
     recorder = Recorder()
-    engine = make_engine(
-        tmp_path, [{"error": "server_error"}] * 3, recorder, model_retries=2
-    )
+    engine = make_engine(tmp_path, [{"error": "server_error"}] * 3, recorder, model_retries=2)
     engine.runtime.backoff_base_s = 0.01
     result = await engine.turn("hello")
     assert result.finish_reason == "error"
@@ -117,7 +115,9 @@ async def test_second_malformed_reply_ends_the_turn(tmp_path: Path) -> None:
 
 
 async def test_restart_resumes_the_session_from_its_trace(tmp_path: Path) -> None:
-    model = write_script(tmp_path, [reply("", call("goal", add="Remember me")), reply("first"), reply("second")])
+    model = write_script(
+        tmp_path, [reply("", call("goal", add="Remember me")), reply("first"), reply("second")]
+    )
     settings = Settings(model=model, allowed_commands=[])
     first = Engine([tmp_path], settings)
     result = await first.turn("start")

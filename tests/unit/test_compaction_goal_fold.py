@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.agent.engine import Engine
 from cairn.agent.inputs import TurnInputs
 from cairn.compaction.goal_fold import ABANDON_ADVICE
 from cairn.models.messages import CompactionPart, ToolResultPart
@@ -12,8 +13,8 @@ from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 BIG = "\n".join(f"line {i}: the quick brown fox jumps over the lazy dog" for i in range(300))
 
 
-def _context_text(engine, session_id: str) -> str:  # type: ignore[no-untyped-def]
-    session = engine._session(session_id)
+def _context_text(engine: Engine, session_id: str) -> str:
+    session = engine.session(session_id)
     built = engine.contexts.build(session, TurnInputs(model=engine.settings.model, mode="build"))
     return "\n".join(str(m.get("content") or "") for m in built.messages)
 
@@ -42,13 +43,22 @@ async def test_done_folds_the_goal_and_its_subgoals(tmp_path: Path) -> None:
     markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
     assert [(p.kind, p.goal_id) for p in markers] == [("goal", "1.1"), ("goal", "1")]
     outer = markers[1]
-    read_msgs = [m for m in messages if any(isinstance(p, ToolResultPart) and p.name == "read_file" for p in m.parts)]
+    read_msgs = [
+        m
+        for m in messages
+        if any(isinstance(p, ToolResultPart) and p.name == "read_file" for p in m.parts)
+    ]
     assert read_msgs and read_msgs[0].id in outer.covers
     assert messages[0].id not in outer.covers  # the user's message is never folded
     assert outer.text == "Goal 1 (Read the big file) completed: read: 300 lines about a fox"
 
     # The trace keeps the original output; the context shows the fold instead.
-    assert any(BIG.splitlines()[150] in p.output for m in read_msgs for p in m.parts if isinstance(p, ToolResultPart))
+    assert any(
+        BIG.splitlines()[150] in p.output
+        for m in read_msgs
+        for p in m.parts
+        if isinstance(p, ToolResultPart)
+    )
     context = _context_text(engine, result.session_id)
     assert "line 150: the quick brown fox" not in context
     assert outer.text in context
@@ -77,8 +87,7 @@ async def test_abandon_keeps_the_reason_and_warns_not_to_retry(tmp_path: Path) -
     result = await engine.turn("parse it")
     context = _context_text(engine, result.session_id)
     expected = (
-        "Goal 1 (Try regex parsing) ABANDONED: regex cannot handle nested input — "
-        + ABANDON_ADVICE
+        "Goal 1 (Try regex parsing) ABANDONED: regex cannot handle nested input — " + ABANDON_ADVICE
     )
     assert expected in context
     assert "line 150: the quick brown fox" not in context

@@ -119,7 +119,8 @@ class Engine:
             self._active = session.id
         return self._active
 
-    def _session(self, session_id: str | None) -> Session:
+    def session(self, session_id: str | None = None) -> Session:
+        """The session `session_id` (the active one when None), opened from its trace once."""
         wanted = session_id or self.active_session_id
         session = self._sessions.get(wanted)
         if session is None:
@@ -142,7 +143,7 @@ class Engine:
         ]
 
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
-        source = self._session(session_id)
+        source = self.session(session_id)
         return self.store.fork(source.id, at_message_id).id
 
     def delete_session(self, session_id: str) -> None:
@@ -204,7 +205,7 @@ class Engine:
         fix: FixTarget | None = None,
     ) -> TurnResult:
         """Run one turn to its end; cancelling the awaiting task cancels it (and re-raises)."""
-        session = self._session(session_id)
+        session = self.session(session_id)
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(model, mode, message, references, fix)
@@ -227,13 +228,13 @@ class Engine:
     # -- context -----------------------------------------------------------------
 
     def context_stats(self, session_id: str | None = None) -> ContextStats:
-        session = self._session(session_id)
+        session = self.session(session_id)
         return self.contexts.build(session, self._inputs()).stats
 
     def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None
     ) -> Manifest:
-        session = self._session(session_id)
+        session = self.session(session_id)
         if message is None and uri is None:
             manifests = session.trace.manifests()
             if manifests:
@@ -246,7 +247,7 @@ class Engine:
     # -- goals -------------------------------------------------------------------
 
     def goal_tree(self, session_id: str | None = None) -> GoalTreeView:
-        return self._session(session_id).goal_view()
+        return self.session(session_id).goal_view()
 
     def goal(
         self,
@@ -257,7 +258,7 @@ class Engine:
         abandon: str | None = None,
         focus: str | None = None,
     ) -> GoalTreeView:
-        session = self._session(session_id)
+        session = self.session(session_id)
         fold = change_goal(session, self.listener, add=add, done=done, abandon=abandon, focus=focus)
         if fold is not None:
             if session.turn_lock.locked():
@@ -270,7 +271,7 @@ class Engine:
 
     async def compact(self, session_id: str | None = None) -> CompactResult:
         """Prune and summarise now (waits for a running turn of the session to end)."""
-        session = self._session(session_id)
+        session = self.session(session_id)
         async with session.turn_lock:
             return await self.compactor.compact_now(session, self._inputs())
 

@@ -18,7 +18,7 @@ from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
 from cairn.models.events import GoalTreeView
 from cairn.models.goals import GoalTree
-from cairn.models.messages import CompactionPart, Message, Part, SubtaskPart
+from cairn.models.messages import CompactionPart, Message, Part, SubtaskPart, ToolCallPart
 from cairn.models.session import SessionMeta, Turn, Usage
 from cairn.trace import Trace
 
@@ -72,6 +72,15 @@ class Session:
 
     def messages(self) -> list[Message]:
         return self.trace.messages()
+
+    def call_ids(self) -> set[str]:
+        """Every tool call id already used in the session."""
+        return {
+            part.call_id
+            for message in self.trace.messages()
+            for part in message.parts
+            if isinstance(part, ToolCallPart)
+        }
 
     def append(
         self,

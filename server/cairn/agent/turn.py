@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
@@ -24,7 +24,7 @@ from cairn.agent.session import Session
 from cairn.agent.snapshot import EditLog, StartSnapshot
 from cairn.agent.tooling import ToolRunner
 from cairn.errors import CairnError
-from cairn.llm import ModelReply, ModelRuntime
+from cairn.llm import ModelReply, ModelRuntime, ToolCall
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
@@ -98,6 +98,17 @@ class TurnLoop:
         self._partial.clear()
         self._partial_reasoning.clear()
 
+    def unique_calls(self, reply: ModelReply) -> ModelReply:
+        """The reply with call ids made unique in the session (providers may repeat them)."""
+        used = self.session.call_ids()
+        calls: list[ToolCall] = []
+        for call in reply.tool_calls:
+            if call.call_id in used or not call.call_id:
+                call = replace(call, call_id=new_id("call"))
+            used.add(call.call_id)
+            calls.append(call)
+        return replace(reply, tool_calls=calls)
+
     def record_reply(self, reply: ModelReply) -> Message:
         parts: list[Part] = []
         if reply.reasoning:
@@ -145,6 +156,7 @@ class TurnLoop:
             except CairnError as exc:
                 self.record_partial()
                 return TurnOutcome("error", str(exc))
+            reply = self.unique_calls(reply)
             assistant = self.record_reply(reply)
             if not reply.tool_calls:
                 return TurnOutcome("stop")

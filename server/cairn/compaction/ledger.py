@@ -9,6 +9,7 @@ result, under the keys below; this module only reads them back.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ KEY_COMMAND = "command"
 KEY_EXIT_CODE = "exit_code"
 KEY_IS_TEST = "test"
 
+# `python`, `python3`, `python3.11` (any path): all count as "python" for TEST_RUNNERS.
+PYTHON_PROGRAM = re.compile(r"python[0-9.]*")
+
 # Programs (first words of a command) that run a test suite.
 TEST_RUNNERS: tuple[tuple[str, ...], ...] = (
     ("pytest",),
@@ -39,9 +43,7 @@ TEST_RUNNERS: tuple[tuple[str, ...], ...] = (
     ("tox",),
     ("nox",),
     ("python", "-m", "pytest"),
-    ("python3", "-m", "pytest"),
     ("python", "-m", "unittest"),
-    ("python3", "-m", "unittest"),
     ("npm", "test"),
     ("npm", "run", "test"),
     ("yarn", "test"),
@@ -62,7 +64,9 @@ def is_test_command(command: str, known: Collection[str] = ()) -> bool:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    words = [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
+    if words:
+        program = words[0].rsplit("/", 1)[-1]
+        words[0] = "python" if PYTHON_PROGRAM.fullmatch(program) else program
     return any(tuple(words[: len(runner)]) == runner for runner in TEST_RUNNERS)
 
 

@@ -3,9 +3,9 @@
 The compaction model reads the messages after the previous watermark as a
 plain transcript: pruned or very large tool outputs appear as one-line stubs
 with their artifact id, folded goals as their fold text. The new watermark
-keeps a recent tail of the history verbatim, keeps the transcript within
-what the compaction call can read, and never separates an assistant message
-from the tool results that answer it.
+keeps a recent tail of the history verbatim (measured as the context shows
+it), keeps the transcript within what the compaction call can read, and
+never separates an assistant message from the tool results that answer it.
 """
 
 from __future__ import annotations
@@ -51,6 +51,21 @@ def render_message(message: Message, state: CompactionState, count: Callable[[st
     return "\n".join(lines)
 
 
+def context_tokens(message: Message, state: CompactionState, count: Callable[[str], int]) -> int:
+    """Roughly what the message costs in the context now (pruned outputs count as stubs)."""
+    if message.id in state.folded_message_ids or is_marker(message):
+        return 0
+    total = 0
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            total += count(part.text)
+        elif isinstance(part, ToolCallPart):
+            total += count(json.dumps(part.arguments))
+        elif isinstance(part, ToolResultPart) and part.call_id not in state.pruned_call_ids:
+            total += count(part.output)
+    return total
+
+
 def render_transcript(
     messages: Sequence[Message], state: CompactionState, count: Callable[[str], int]
 ) -> str:
@@ -76,12 +91,15 @@ def choose_watermark(
 ) -> int | None:
     """Index of the last message the next summary covers, or None when nothing can be covered."""
     start = state.watermark_index + 1
-    sizes = [count(render_message(m, state, count)) for m in messages]
     last = len(messages) - 1
     tail = 0
-    while last >= start and tail + sizes[last] <= keep_recent_tokens:
-        tail += sizes[last]
+    while last >= start:
+        cost = context_tokens(messages[last], state, count)
+        if tail + cost > keep_recent_tokens:
+            break
+        tail += cost
         last -= 1
+    sizes = [count(render_message(m, state, count)) for m in messages]
     total = sum(sizes[start : last + 1])
     while last >= start and total > max_transcript_tokens:
         total -= sizes[last]

@@ -61,10 +61,17 @@ def unified_diff(before: str, after: str, name: str) -> str:
 
 
 def replace_once(text: str, old: str, new: str, name: str) -> str:
-    """`text` with the single occurrence of `old` replaced; `ToolFailure` unless exactly one."""
+    """`text` with the single occurrence of `old` replaced; `ToolFailure` unless exactly one.
+
+    In a CRLF file, `old` and `new` written with plain newlines (as read_file shows
+    them) are matched and inserted with CRLF.
+    """
     if not old:
         raise ToolFailure("`old` is empty: omit it to write the whole file")
     count = text.count(old)
+    if count == 0 and "\r\n" in text and "\n" in old and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+        count = text.count(old)
     if count == 0:
         raise ToolFailure(
             f"{name}: `old` not found (0 matches); read the file and copy the exact text"

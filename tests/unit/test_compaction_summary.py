@@ -1,0 +1,246 @@
+"""Full compaction through the engine: ledger from the records, incremental summaries, stalls."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cairn.agent.engine import Engine
+from cairn.compaction.markers import read_state
+from cairn.llm import ModelReply
+from cairn.models import summary as records
+from cairn.models.messages import CompactionPart, Message, ToolResultPart
+from cairn.models.summary import FileChanged, FileRead, GoalSummary, SessionSummary
+from tests.unit.test_agent_support import Recorder, call, make_engine, reply
+
+TEST_COMMAND = "python3 -m unittest -q test_calc"
+BIG = "\n".join(f"row {i}: filler text that only exists to take up room" for i in range(250))
+SMALL_WINDOW = {"context_window": 9_000, "max_output_tokens": 500, "safety_margin": 200}
+# A window large enough that nothing compacts by itself (compaction is forced in these tests).
+QUIET = {**SMALL_WINDOW, "compaction_threshold": 1.0}
+
+
+def narrative(**fields: Any) -> dict[str, Any]:
+    return {"agent": "compaction", "text": "Here you go:\n" + json.dumps(fields)}
+
+
+def project(root: Path) -> None:
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\n"
+        "class T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n"
+    )
+    (root / "big.txt").write_text(BIG)
+
+
+def ledger_turn() -> list[dict[str, Any]]:
+    return [
+        reply("", call("goal", add="Fix calc")),
+        reply("", call("goal", focus="1")),
+        reply("", call("read_file", path="calc.py")),
+        reply("", call("run_command", command=TEST_COMMAND)),
+        reply("", call("edit_file", path="calc.py", old="a - b", new="a + b")),
+        reply("", call("run_command", command=TEST_COMMAND)),
+        reply("", call("goal", done="add() now adds")),
+        reply("ALPHA-TOKEN fixed."),
+    ]
+
+
+def big_turn(text: str) -> list[dict[str, Any]]:
+    return [reply("", call("read_file", path="big.txt")), reply(text)]
+
+
+def results(messages: Sequence[Message]) -> list[ToolResultPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolResultPart)]
+
+
+def summaries(engine: Engine, session_id: str) -> list[SessionSummary]:
+    messages = engine.store.open(session_id).messages()
+    parts = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
+    return [p.summary for p in parts if p.kind == "summary" and p.summary is not None]
+
+
+class Spy:
+    """Wraps `ModelRuntime.complete` to keep the messages of compaction calls."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.calls: list[list[Mapping[str, Any]]] = []
+        self._inner = engine.runtime.complete
+        engine.runtime.complete = self.complete  # type: ignore[method-assign]
+
+    async def complete(
+        self, model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
+    ) -> ModelReply:
+        if kw.get("agent") == "compaction":
+            self.calls.append(list(messages))
+        return await self._inner(model, messages, tools, **kw)
+
+
+async def test_summary_ledger_matches_the_records(tmp_path: Path) -> None:
+    project(tmp_path)
+    recorder = Recorder()
+    engine = make_engine(
+        tmp_path,
+        [
+            *ledger_turn(),
+            *big_turn("Read the big file."),
+            narrative(
+                objective="Make add() correct",
+                confirmed_facts=["add() subtracted instead of adding"],
+                decisions=[{"decision": "patch the operator", "reason": "smallest change"}],
+                files_read=["model-claims-this.py"],
+                open_questions=[],
+            ),
+        ],
+        recorder,
+        allowed_commands=["python3 -m unittest"],
+        **QUIET,
+    )
+    first = await engine.turn("fix add")
+    await engine.turn("now read big.txt", session_id=first.session_id)
+    result = await engine.compact(first.session_id)
+    assert result.kind == "summary"
+    assert result.tokens_after < result.tokens_before
+
+    [summary] = summaries(engine, first.session_id)
+    messages = engine.store.open(first.session_id).messages()
+    watermark = [m.id for m in messages].index(summary.covered_until_message_id or "")
+    covered = results(messages[: watermark + 1])
+    reads = [r for r in covered if r.name == "read_file"]
+    [edit] = [r for r in covered if r.name == "edit_file"]
+    test1, test2 = [r for r in covered if r.name == "run_command"]
+    assert edit.data and test1.data and test2.data
+    assert [r.data and r.data["path"] for r in reads] == ["calc.py", "big.txt"]
+    assert summary.files_read == [
+        FileRead(path=r.data["path"], hash=r.data["hash"]) for r in reads if r.data
+    ]
+    assert "model-claims-this.py" not in {f.path for f in summary.files_read}
+    assert summary.files_changed == [
+        FileChanged(path="calc.py", patch_artifact_id=edit.data["patch_artifact_id"])
+    ]
+    assert summary.tests == [
+        records.TestRecord(command=TEST_COMMAND, status="failed", artifact_id=test1.artifact_id),
+        records.TestRecord(command=TEST_COMMAND, status="passed", artifact_id=test2.artifact_id),
+    ]
+    assert summary.goal_summaries == [
+        GoalSummary(
+            goal_id="1", description="Fix calc", status="completed", summary="add() now adds"
+        )
+    ]
+    assert summary.objective == "Make add() correct"
+    assert "add() subtracted instead of adding" in summary.confirmed_facts
+    assert "The user said: fix add" in summary.confirmed_facts
+    assert summary.decisions[0].reason == "smallest change"
+    done = [e for e in recorder.compactions if e.kind == "summary" and e.stage == "done"]
+    assert done and done[-1].tokens_after == result.tokens_after
+    engine.close()
+
+
+async def test_incremental_summary_reads_only_what_follows_the_watermark(tmp_path: Path) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            *ledger_turn(),
+            *big_turn("BETA-TOKEN read."),
+            narrative(objective="Make add() correct", confirmed_facts=["first fact"]),
+            *big_turn("GAMMA-TOKEN read again."),
+            reply("", call("list_dir")),
+            reply("DELTA-TOKEN listed."),
+            narrative(confirmed_facts=["second fact"], open_questions=["is sub() right?"]),
+        ],
+        allowed_commands=["python3 -m unittest"],
+        **QUIET,
+    )
+    spy = Spy(engine)
+    first = await engine.turn("fix add")
+    sid = first.session_id
+    await engine.turn("read big.txt", session_id=sid)
+    assert (await engine.compact(sid)).kind == "summary"
+    await engine.turn("read it again", session_id=sid)
+    await engine.turn("list the folder", session_id=sid)
+    assert (await engine.compact(sid)).kind == "summary"
+
+    first_summary, second_summary = summaries(engine, sid)
+    messages = engine.store.open(sid).messages()
+    ids = [m.id for m in messages]
+    assert ids.index(second_summary.covered_until_message_id or "") > ids.index(
+        first_summary.covered_until_message_id or ""
+    )
+    second_prompt = str(spy.calls[1][-1]["content"])
+    assert "Previous summary:" in second_prompt and "first fact" in second_prompt
+    previous, new_part = second_prompt.split("Conversation since that summary:")
+    assert "The user said: fix add" in previous
+    assert "ALPHA-TOKEN" not in new_part and "USER: fix add" not in new_part
+    assert "BETA-TOKEN" in new_part and "USER: read it again" in new_part
+    facts = second_summary.confirmed_facts
+    assert facts.index("first fact") < facts.index("second fact")
+    assert {"The user said: fix add", "The user said: read it again"} <= set(facts)
+    assert second_summary.objective == "Make add() correct"
+    assert second_summary.open_questions == ["is sub() right?"]
+    # The ledger still covers everything up to the new watermark.
+    assert [t.status for t in second_summary.tests] == ["failed", "passed"]
+    assert read_state(messages).summary == second_summary
+    engine.close()
+
+
+async def test_compaction_that_frees_too_little_is_reported_stalled(tmp_path: Path) -> None:
+    recorder = Recorder()
+    answer = " ".join(f"point{i}" for i in range(600))
+    verbose = "An extremely long narrative objective that repeats itself. " * 150
+    engine = make_engine(
+        tmp_path,
+        [reply("hi"), reply(answer), reply(answer), narrative(objective=verbose)],
+        recorder,
+        **QUIET,
+    )
+    first = await engine.turn("hello")
+    await engine.turn("more", session_id=first.session_id)
+    await engine.turn("again", session_id=first.session_id)
+    result = await engine.compact(first.session_id)
+    assert result.kind == "none"
+    assert result.tokens_after == result.tokens_before
+    assert summaries(engine, first.session_id) == []
+    failed = [e for e in recorder.compactions if e.stage == "failed"]
+    assert len(failed) == 1
+    assert failed[0].error is not None and failed[0].error.startswith("stalled: freed only")
+    engine.close()
+
+
+async def test_nothing_to_cover_is_reported_not_retried(tmp_path: Path) -> None:
+    recorder = Recorder()
+    engine = make_engine(tmp_path, [reply("hi")], recorder, **QUIET)
+    first = await engine.turn("hello")
+    result = await engine.compact(first.session_id)
+    assert result.kind == "none"
+    assert [e.error for e in recorder.compactions if e.stage == "failed"] == [
+        "stalled: nothing to cover"
+    ]
+    engine.close()
+
+
+async def test_threshold_triggers_compaction_during_a_turn(tmp_path: Path) -> None:
+    project(tmp_path)
+    recorder = Recorder()
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("read_file", path="big.txt")),
+            reply("", call("read_file", path="calc.py")),
+            reply("", call("read_file", path="big.txt", start_line=1, end_line=120)),
+            reply("", call("read_file", path="test_calc.py")),
+            reply("Done reading."),
+        ],
+        recorder,
+        compaction_threshold=0.5,
+        prune_minimum=100_000,
+        **SMALL_WINDOW,
+    )
+    result = await engine.turn("read everything")
+    assert result.finish_reason == "stop"
+    kinds = {(e.kind, e.stage) for e in recorder.compactions}
+    assert ("summary", "start") in kinds and ("summary", "done") in kinds
+    assert summaries(engine, result.session_id)
+    engine.close()
