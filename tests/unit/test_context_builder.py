@@ -12,6 +12,8 @@ import pytest
 
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
 from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
+from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tokens import count_tokens
 from cairn.errors import BudgetError, CairnError
@@ -322,3 +324,19 @@ def test_a_folder_inside_a_larger_repository_sees_only_its_own_changes(root: Pat
     util.write_text(util.read_text() + "\nINSIDE = 1\n")
     built = builder(root / "app").build(request(user_message="x"))
     assert [b.ref for b in built.blocks if b.source == "diff"] == ["util.py"]
+
+
+def test_other_open_buffers_are_low_relevance_and_only_the_newest_few(root: Path) -> None:
+    workspace = Workspace([root])
+    names = [f"tab{i}.py" for i in range(MAX_OTHER_BUFFERS + 2)]
+    for name in names:
+        workspace.open_buffer(root / name, f"# {name}\n")
+    util = root / "app" / "util.py"
+    built = ContextBuilder(workspace, Settings()).build(
+        request(user_message="x", files_in_play=[util])
+    )
+    buffers = [(b.ref, b.priority) for b in built.blocks if b.source == "buffer"]
+    newest = list(reversed(names))[:MAX_OTHER_BUFFERS]
+    assert buffers == [("app/util.py", PRIORITY_BUFFER)] + [
+        (name, PRIORITY_LOW_RELEVANCE) for name in newest
+    ]

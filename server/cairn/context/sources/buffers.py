@@ -2,8 +2,10 @@
 
 Each file in play is one "code" block (degradable to an outline) read with
 `Workspace.read_text` after the path guard (a refused file — secret, binary,
-too large, outside — becomes an excluded block whose reason says why). Open
-editor buffers that are not in play follow at `PRIORITY_LOW_RELEVANCE`.
+too large, outside — becomes an excluded block whose reason says why). The
+most recently opened editor buffers that are not in play (at most
+`MAX_OTHER_BUFFERS`: an editor may hold dozens of tabs, and every token is
+paid for on every call) follow at `PRIORITY_LOW_RELEVANCE`.
 Files already given as `@` references are skipped (the reference shows them).
 """
 
@@ -17,6 +19,9 @@ from cairn.context.guard import read_text_guarded
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.errors import PathRefusedError
 from cairn.workspace import Workspace
+
+# Open buffers that are not in play shown at most (the most recently opened first).
+MAX_OTHER_BUFFERS = 4
 
 
 def _title(workspace: Workspace, path: Path) -> str:
@@ -48,7 +53,9 @@ def buffer_candidates(
     """Files in play first (in the given order), then the other open buffers."""
     seen: set[Path] = set()
     out: list[Candidate] = []
-    others = sorted(p for p in workspace.open_paths() if p not in set(files_in_play))
+    in_play = set(files_in_play)
+    others = [p for p in reversed(list(workspace.open_paths())) if p not in in_play]
+    others = others[:MAX_OTHER_BUFFERS]
     for priority, paths in ((PRIORITY_BUFFER, files_in_play), (PRIORITY_LOW_RELEVANCE, others)):
         for path in paths:
             if path in seen or workspace.relative(path) in skip_refs:
