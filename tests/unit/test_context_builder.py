@@ -16,7 +16,7 @@ from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tokens import count_tokens
-from cairn.errors import BudgetError, CairnError
+from cairn.errors import BudgetError, CairnError, InvalidRequestError
 from cairn.goals import render_plan
 from cairn.models.context import ContextBlock
 from cairn.models.diagnostics import Diagnostic, Position, Range
@@ -340,3 +340,8 @@ def test_other_open_buffers_are_low_relevance_and_only_the_newest_few(root: Path
     assert buffers == [("app/util.py", PRIORITY_BUFFER)] + [
         (name, PRIORITY_LOW_RELEVANCE) for name in newest
     ]
+
+
+def test_an_unknown_mode_is_a_clear_error(root: Path) -> None:
+    with pytest.raises(InvalidRequestError, match="unknown mode 'yolo'"):
+        builder(root).build(request(user_message="x", mode="yolo"))

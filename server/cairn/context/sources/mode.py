@@ -10,6 +10,7 @@ from typing import Final
 
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_MODE
+from cairn.errors import InvalidRequestError
 from cairn.settings import Mode
 
 READ_TOOLS: Final = ["read_file", "list_dir", "glob", "grep", "diagnostics"]
@@ -42,5 +43,7 @@ MODE_RULES: Final[dict[Mode, str]] = {
 
 def mode_candidate(mode: Mode, count: Count) -> Candidate:
     """The mode section: its rules and the tools it allows."""
+    if mode not in MODE_RULES:
+        raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
     body = f"{MODE_RULES[mode]}\nTools available in this mode: {', '.join(MODE_TOOLS[mode])}."
     return section("mode", PRIORITY_MODE, f"Mode: {mode}", body, count=count, ref=mode)
