@@ -7,7 +7,9 @@ definitions by their relation to the files in play and the mentioned identifiers
 budget (`repomap_render`). Same inputs give byte-identical output.
 
 Open editor buffers override the disk through `update_buffer`; only that file is
-re-extracted, and the ranking is reused when the edit left its names and uses unchanged.
+re-scanned (and parsed only if the map shows it), the reference graph is updated in
+place when the file still defines the same names, and the ranking is reused when the
+edit left its names and uses unchanged.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from typing import Protocol
 
 from cairn.code.languages import language_for_path
 from cairn.context.repomap_index import TagIndex
-from cairn.context.repomap_rank import Ranking, rank_definitions
+from cairn.context.repomap_rank import RankGraph, Ranking, rank_definitions
 from cairn.context.repomap_render import fit
-from cairn.context.repomap_tags import FileTags, tags_of_text
+from cairn.context.repomap_tags import DefRecord, FileTags, complete_text, scan_text
 
 RANK_CACHE_SIZE = 8
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
@@ -37,7 +39,7 @@ RankKey = tuple[frozenset[str], frozenset[str]]
 
 def _graph_signature(tags: FileTags) -> tuple[tuple[str, ...], dict[str, int]]:
     """What of a file's tags the ranking depends on (not line numbers or signatures)."""
-    return tuple(record[0] for record in tags.definitions), tags.references
+    return tags.names, tags.references
 
 
 class RepoMap:
@@ -48,10 +50,10 @@ class RepoMap:
         self._ignore = ignore
         self._index = TagIndex(self.folder, cache_dir)
         self._buffers: dict[str, FileTags] = {}
+        self._buffer_texts: dict[str, str] = {}
         self._merged: dict[str, FileTags] | None = None
-        self._ranks: dict[RankKey, list[tuple[str, str]]] = {}
-        self._last_rank: dict[RankKey, Ranking] = {}
-        """Last ranking per key, kept across changes to warm-start the next one."""
+        self._graph: RankGraph | None = None
+        self._ranks: dict[RankKey, Ranking] = {}
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -68,29 +70,50 @@ class RepoMap:
         old = self._current(rel)
         if text is None:
             self._buffers.pop(rel, None)
+            self._buffer_texts.pop(rel, None)
         else:
-            self._buffers[rel] = tags_of_text(text, rel)
+            self._buffers[rel] = scan_text(text, rel)
+            self._buffer_texts[rel] = text
         new = self._current(rel)
         self._merged = None
-        if (old is None) != (new is None) or (
-            old is not None and new is not None and _graph_signature(old) != _graph_signature(new)
-        ):
+        if old is None or new is None or _graph_signature(old) != _graph_signature(new):
             self._ranks.clear()
+            if self._graph is not None and (
+                old is None or new is None or not self._graph.update_file(rel, new)
+            ):
+                self._graph = None
 
     def _current(self, rel: str) -> FileTags | None:
         return self._buffers.get(rel) or self._index.tags.get(rel)
 
     def refresh(self) -> None:
-        """Re-read files changed on disk (one stat pass) and save the index if anything changed."""
-        if self._index.refresh(self._ignore.files()):
+        """Re-scan files changed on disk (one stat pass); save the index if anything changed."""
+        try:
+            self._refresh()
+        finally:
+            self._index.close()
+        if self._index.dirty:
             self._index.save()
+
+    def _refresh(self) -> None:
+        if self._index.refresh(self._ignore.files()):
             self._merged = None
+            self._graph = None
             self._ranks.clear()
 
     @property
-    def parsed_last_refresh(self) -> list[str]:
-        """Relative paths parsed by the last refresh (unchanged files are not)."""
-        return self._index.parsed_last_refresh
+    def scanned_last_refresh(self) -> list[str]:
+        """Relative paths scanned by the last refresh (unchanged files are not)."""
+        return self._index.scanned_last_refresh
+
+    def _definitions(self, rel: str) -> tuple[DefRecord, ...]:
+        buffer = self._buffers.get(rel)
+        if buffer is None:
+            return self._index.complete(rel).definitions or ()
+        if buffer.definitions is None:
+            buffer = complete_text(buffer, self._buffer_texts[rel], rel)
+            self._buffers[rel] = buffer
+        return buffer.definitions or ()
 
     def _tags(self) -> dict[str, FileTags]:
         if self._merged is None:
@@ -99,21 +122,28 @@ class RepoMap:
             self._merged = merged
         return self._merged
 
-    def _ranked(self, in_play: frozenset[str], mentioned: frozenset[str]) -> list[tuple[str, str]]:
+    def _ranked(self, in_play: frozenset[str], mentioned: frozenset[str]) -> Ranking:
         key = (in_play, mentioned)
         ranked = self._ranks.get(key)
         if ranked is None:
-            previous = self._last_rank.get(key)
-            ranking = rank_definitions(
-                self._tags(), in_play, mentioned, previous.file_rank if previous else None
-            )
-            ranked = ranking.pairs
-            for cache in (self._ranks, self._last_rank):
-                if key not in cache and len(cache) >= RANK_CACHE_SIZE:
-                    cache.pop(next(iter(cache)))
+            if self._graph is None:
+                self._graph = RankGraph(self._tags())
+            ranked = rank_definitions(self._graph, in_play, mentioned)
+            if len(self._ranks) >= RANK_CACHE_SIZE:
+                self._ranks.pop(next(iter(self._ranks)))
             self._ranks[key] = ranked
-            self._last_rank[key] = ranking
         return ranked
+
+    def used_definitions(
+        self, files_in_play: Iterable[Path], mentioned: set[str]
+    ) -> list[tuple[str, str]]:
+        """(file, identifier) of the definitions some file uses (or that are mentioned), best
+        first, as the map would rank them."""
+        self.refresh()
+        return list(self._ranked(self._in_play(files_in_play), frozenset(mentioned)).used)
+
+    def _in_play(self, files_in_play: Iterable[Path]) -> frozenset[str]:
+        return frozenset(rel for path in files_in_play if (rel := self._relative(path)) is not None)
 
     def render(
         self,
@@ -123,9 +153,19 @@ class RepoMap:
         count: Callable[[str], int],
     ) -> str:
         """The map for these files in play and mentioned identifiers, within `max_tokens`."""
-        self.refresh()
-        in_play = frozenset(
-            rel for path in files_in_play if (rel := self._relative(path)) is not None
-        )
-        ranked = self._ranked(in_play, frozenset(mentioned))
-        return fit(ranked, self._tags(), max_tokens, count)
+        in_play = self._in_play(files_in_play)
+        try:
+            self._refresh()
+            ranking = self._ranked(in_play, frozenset(mentioned))
+            text, size = fit(ranking.used, self._definitions, max_tokens, count, self._prepare)
+            if size == len(ranking.used):
+                everything = ranking.used + ranking.unused()
+                text, size = fit(everything, self._definitions, max_tokens, count, self._prepare)
+        finally:
+            self._index.close()
+        if self._index.dirty:
+            self._index.save()
+        return text
+
+    def _prepare(self, rels: list[str]) -> None:
+        self._index.complete_many(rel for rel in rels if rel not in self._buffers)

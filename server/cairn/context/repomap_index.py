@@ -1,8 +1,9 @@
-"""The repository map's persisted index: tags of every file, re-parsed only when it changed.
+"""The repository map's persisted index: tags of every file, re-scanned only when it changed.
 
 Each file's entry is keyed by its size and modification time (ns); a refresh is one stat
-pass over the folder's files, and only new or changed files are parsed — on every core
-when there are many of them (a cold build). The index is saved in `cache_dir` as one
+pass over the folder's files, and only new or changed files are scanned — on every core
+when there are many of them (a cold build). Definitions parsed later for rendering
+(`complete`) are kept in the index too. The index is saved in `cache_dir` as one
 `marshal` file written atomically (temp file, fsync, rename); a missing, corrupt or
 foreign-version file just means a cold build.
 """
@@ -12,25 +13,40 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TypeVar
 
 from cairn.code.languages import language_for_path
-from cairn.context.repomap_tags import FileTags, tags_of_files
+from cairn.context.repomap_tags import (
+    DefRecord,
+    FileTags,
+    definitions_of_file,
+    parse_files,
+    scan_files,
+)
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
 PARALLEL_MIN_FILES = 64
-"""Fewer files to parse than this are parsed in this process (a pool costs ~0.1 s to start)."""
+"""Fewer files to scan than this are scanned in this process (a pool costs ~0.3 s to start)."""
 FILES_PER_TASK = 32
 """Files handed to a pool worker at a time."""
 MARSHAL_VERSION = 4
 
+_T = TypeVar("_T")
+
 Stamp = tuple[int, int]
-"""(size in bytes, modification time in ns) of a file when it was parsed."""
+"""(size in bytes, modification time in ns) of a file when it was scanned."""
+
+
+def _record(raw: list[object]) -> DefRecord:
+    name, first, last, line, signature = raw
+    return (str(name), int(first), int(last), int(line), str(signature))  # type: ignore[call-overload]
 
 
 class TagIndex:
@@ -41,7 +57,10 @@ class TagIndex:
         self._path = cache_dir / INDEX_NAME if cache_dir is not None else None
         self._stamps: dict[str, Stamp] = {}
         self._tags: dict[str, FileTags] = {}
-        self.parsed_last_refresh: list[str] = []
+        self.scanned_last_refresh: list[str] = []
+        self.dirty = False
+        """True when tags changed since the last save."""
+        self._pool: ProcessPoolExecutor | None = None
         self._load()
 
     @property
@@ -53,14 +72,16 @@ class TagIndex:
             return
         try:
             raw = marshal.loads(self._path.read_bytes())
-            files: dict[str, tuple[int, int, list[list[object]], dict[str, int]]] = raw["files"]
+            files: dict[str, tuple[int, int, list[str], dict[str, int], list[list[object]] | None]]
+            files = raw["files"]
             if raw["format"] != INDEX_FORMAT or raw["folder"] != str(self.folder):
                 return
-            for rel, (size, mtime, definitions, references) in files.items():
+            for rel, (size, mtime, names, references, definitions) in files.items():
                 self._stamps[rel] = (size, mtime)
                 self._tags[rel] = FileTags(
-                    tuple((d[0], d[1], d[2], d[3], d[4]) for d in definitions),  # type: ignore[misc]
+                    tuple(names),
                     references,
+                    None if definitions is None else tuple(_record(d) for d in definitions),
                 )
         except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
             self._stamps.clear()
@@ -71,7 +92,13 @@ class TagIndex:
         if self._path is None:
             return
         files = {
-            rel: (stamp[0], stamp[1], [list(d) for d in tags.definitions], tags.references)
+            rel: (
+                stamp[0],
+                stamp[1],
+                list(tags.names),
+                tags.references,
+                None if tags.definitions is None else [list(d) for d in tags.definitions],
+            )
             for rel, stamp in self._stamps.items()
             if (tags := self._tags.get(rel)) is not None
         }
@@ -85,22 +112,38 @@ class TagIndex:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, self._path)
+        self.dirty = False
+
+    def complete(self, rel: str) -> FileTags:
+        """The tags of `rel` with its definitions, parsing the file now if needed."""
+        tags = self._tags[rel]
+        if tags.definitions is None:
+            tags = definitions_of_file(self.folder / rel, tags)
+            self._tags[rel] = tags
+            self.dirty = True
+        return tags
 
     def refresh(self, files: Iterable[Path]) -> bool:
-        """Stat every file, parse new and changed ones, forget removed ones.
+        """Stat every file, scan new and changed ones, forget removed ones.
 
         Returns True when anything changed (the caller then saves and re-ranks).
         """
         current: dict[str, Stamp] = {}
         stale: list[str] = []
+        prefix = str(self.folder) + os.sep
         for path in files:
-            if language_for_path(path.name) is None:
+            full = str(path)
+            if not full.startswith(prefix):
+                full = str(path.resolve())
+                if not full.startswith(prefix):
+                    continue
+            if language_for_path(full) is None:
                 continue
             try:
-                stat = path.stat()
+                stat = os.stat(full)
             except OSError:
                 continue
-            rel = path.relative_to(self.folder).as_posix()
+            rel = full[len(prefix) :].replace(os.sep, "/")
             stamp = (stat.st_size, stat.st_mtime_ns)
             current[rel] = stamp
             if self._stamps.get(rel) != stamp:
@@ -109,28 +152,53 @@ class TagIndex:
         for rel in removed:
             del self._stamps[rel]
             self._tags.pop(rel, None)
-        self.parsed_last_refresh = stale
-        for rel, tags in zip(stale, self._parse(stale), strict=True):
+        self.scanned_last_refresh = stale
+        for rel, tags in zip(stale, self._scan(stale), strict=True):
             if tags is None:
                 self._stamps.pop(rel, None)
                 self._tags.pop(rel, None)
             else:
                 self._stamps[rel] = current[rel]
                 self._tags[rel] = tags
+        if stale or removed:
+            self.dirty = True
         return bool(stale or removed)
 
-    def _parse(self, rels: list[str]) -> list[FileTags | None]:
-        paths = [str(self.folder / rel) for rel in rels]
+    def _scan(self, rels: list[str]) -> list[FileTags | None]:
+        return self._run(scan_files, [str(self.folder / rel) for rel in rels])
+
+    def complete_many(self, rels: Iterable[str]) -> None:
+        """Parse the definitions of every file of `rels` that lacks them (in parallel if many)."""
+        missing = [rel for rel in dict.fromkeys(rels) if self._tags[rel].definitions is None]
+        if not missing:
+            return
+        parsed = self._run(parse_files, [str(self.folder / rel) for rel in missing])
+        for rel, definitions in zip(missing, parsed, strict=True):
+            self._tags[rel] = replace(self._tags[rel], definitions=definitions)
+        self.dirty = True
+
+    def _run(self, work: Callable[[list[str]], list[_T]], paths: list[str]) -> list[_T]:
+        """`work(paths)`, split across worker processes when there are many paths."""
         workers = os.cpu_count() or 1
         if len(paths) < PARALLEL_MIN_FILES or workers < 2:
-            return tags_of_files(paths)
+            return work(paths)
         batches = [paths[i : i + FILES_PER_TASK] for i in range(0, len(paths), FILES_PER_TASK)]
-        results: list[FileTags | None] = []
+        results: list[_T] = []
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-                for batch in pool.map(tags_of_files, batches):
-                    results.extend(batch)
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=workers, mp_context=get_context("spawn")
+                )
+            for batch in self._pool.map(work, batches):
+                results.extend(batch)
         except (BrokenProcessPool, OSError):
-            # No usable worker processes (e.g. an unguarded __main__): parse here instead.
-            return tags_of_files(paths)
+            # No usable worker processes (e.g. an unguarded __main__): work here instead.
+            self.close()
+            return work(paths)
         return results
+
+    def close(self) -> None:
+        """Stop the worker processes, if any were started (they are started again on need)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

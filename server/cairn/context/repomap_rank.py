@@ -2,7 +2,8 @@
 
 Files are nodes; a file that uses an identifier another file defines gets an edge to it,
 weighted like Aider's map (mentioned identifiers and long descriptive names weigh more,
-private names and names defined in many files less, uses from files in play much more).
+private names and names defined in many files less; each file's outgoing weights are
+normalised, so the files in play act through the personalization).
 A personalized PageRank, teleporting to the files in play and to files named by a
 mentioned identifier, ranks the files; each file's rank flows along its edges to the
 definitions it uses. Everything is plain Python lists in a fixed order (files sorted by
@@ -13,15 +14,15 @@ order; ties break by path, then name.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import dataclass
 from operator import mul, sub
 
 from cairn.context.repomap_tags import FileTags
 
 DAMPING = 0.85
 MAX_ITERATIONS = 100
-TOLERANCE_PER_FILE = 1e-6
+TOLERANCE_PER_FILE = 2e-6
 """PageRank stops when the L1 change of the rank vector is below this times the file count."""
 MENTIONED_WEIGHT = 10.0
 DESCRIPTIVE_WEIGHT = 10.0
@@ -30,33 +31,136 @@ PRIVATE_WEIGHT = 0.1
 COMMON_WEIGHT = 0.1
 COMMON_DEFINERS = 5
 """An identifier defined in more files than this is common (weight COMMON_WEIGHT)."""
-IN_PLAY_WEIGHT = 50.0
-"""Uses made by a file in play count this much more."""
+SCORE_SCALE = 1e9
+"""Scores (shares of the total rank, at most 1) are compared at this resolution."""
+MENTIONED_BONUS = 1.0
+"""Added to the score of a mentioned identifier's definitions: they come first."""
 
 
-@dataclass(frozen=True, slots=True)
-class Graph:
+class RankGraph:
     """The reference graph in flat lists (files sorted, defined identifiers sorted).
 
     A file using identifier n gives each file defining n the same edge weight w; the rank
-    a file sends along its edges is first summed per identifier (`users`/`shares`: the
-    files using n and the fraction of their outgoing weight that goes to each definer of
-    n), then handed to every definer of n (`defined`: identifier ids per file).
+    a file sends along its edges is first summed per identifier (`users[n]`/`raw[n]`:
+    the files using n, in file order, and their weights), then handed to every definer
+    of n (`defined[file]`: identifier ids). Mentioned identifiers are applied per call.
     """
 
-    files: list[str]
-    names: list[str]
-    users: list[list[int]]
-    shares: list[list[float]]
-    defined: list[list[int]]
-    dangling: list[int]
-    """Files without outgoing edges."""
+    def __init__(self, tags: Mapping[str, FileTags]) -> None:
+        self.files = sorted(tags)
+        self._index = {rel: i for i, rel in enumerate(self.files)}
+        definers: dict[str, int] = {}
+        for rel in self.files:
+            for name in tags[rel].names:
+                definers[name] = definers.get(name, 0) + 1
+        self.names = sorted(definers)
+        self._name_id = {name: i for i, name in enumerate(self.names)}
+        self._definers = [definers[name] for name in self.names]
+        self._weights = [_identifier_weight(n, definers[n]) for n in self.names]
+        self.defined = [[self._name_id[n] for n in tags[rel].names] for rel in self.files]
+        self.users: list[list[int]] = [[] for _ in self.names]
+        self.raw: list[list[float]] = [[] for _ in self.names]
+        self._uses: list[list[tuple[int, float]]] = []
+        for rel in self.files:
+            uses = self._uses_of(tags[rel])
+            src = len(self._uses)
+            self._uses.append(uses)
+            for nid, weight in uses:
+                self.users[nid].append(src)
+                self.raw[nid].append(weight)
+        self._base_totals = [self._total(src) for src in range(len(self.files))]
+        self._cached_layout: tuple[list[int], list[int], list[float], list[int]] | None = None
+        self._pairs: tuple[list[int], list[int]] | None = None
+
+    def _uses_of(self, tags: FileTags) -> list[tuple[int, float]]:
+        references = tags.references
+        uses: list[tuple[int, float]] = []
+        for name in sorted(references.keys() & self._name_id.keys()):
+            nid = self._name_id[name]
+            uses.append((nid, self._weights[nid] * math.sqrt(references[name])))
+        return uses
+
+    def _total(self, src: int) -> float:
+        return sum(weight * self._definers[nid] for nid, weight in self._uses[src])
+
+    def update_file(self, rel: str, tags: FileTags) -> bool:
+        """Replace one file's uses in place; False when the graph must be rebuilt instead
+        (unknown file, or the names it defines changed)."""
+        src = self._index.get(rel)
+        if src is None or [self.names[nid] for nid in self.defined[src]] != list(tags.names):
+            return False
+        for nid, _weight in self._uses[src]:
+            at = bisect_left(self.users[nid], src)
+            del self.users[nid][at]
+            del self.raw[nid][at]
+        uses = self._uses_of(tags)
+        self._uses[src] = uses
+        for nid, weight in uses:
+            at = bisect_left(self.users[nid], src)
+            self.users[nid].insert(at, src)
+            self.raw[nid].insert(at, weight)
+        self._base_totals[src] = self._total(src)
+        self._cached_layout = None
+        return True
+
+    def multipliers(self, mentioned: frozenset[str]) -> list[float]:
+        """Per identifier: MENTIONED_WEIGHT when mentioned, else 1."""
+        factors = [1.0] * len(self.names)
+        for name in sorted(mentioned):
+            nid = self._name_id.get(name)
+            if nid is not None:
+                factors[nid] = MENTIONED_WEIGHT
+        return factors
+
+    def pairs(self) -> tuple[list[int], list[int]]:
+        """Every (file, identifier) definition pair, ordered by path then name."""
+        if self._pairs is None:
+            pair_file: list[int] = []
+            pair_name: list[int] = []
+            for src, ids in enumerate(self.defined):
+                ordered = sorted(ids)
+                pair_file.extend([src] * len(ordered))
+                pair_name.extend(ordered)
+            self._pairs = (pair_file, pair_name)
+        return self._pairs
+
+    def inverse_totals(self, factors: list[float]) -> list[float]:
+        """1 / (total outgoing weight) per file, 0 for files without edges."""
+        totals = list(self._base_totals)
+        for nid, factor in enumerate(factors):
+            if factor != 1.0:
+                extra = (factor - 1.0) * self._definers[nid]
+                for src, weight in zip(self.users[nid], self.raw[nid], strict=True):
+                    totals[src] += weight * extra
+        return [1.0 / total if total > 0.0 else 0.0 for total in totals]
+
+    def flow(self, rank: list[float], factors: list[float], inverse: list[float]) -> list[float]:
+        """Rank each identifier receives from the files using it (times its factor)."""
+        get = list(map(mul, rank, inverse)).__getitem__
+        hub = [0.0] * len(self.names)
+        single, single_src, single_weight, multiple = self._layout()
+        for nid, value in zip(single, map(mul, map(get, single_src), single_weight), strict=True):
+            hub[nid] = value
+        for nid in multiple:
+            hub[nid] = sum(map(mul, map(get, self.users[nid]), self.raw[nid]))
+        return list(map(mul, hub, factors))
+
+    def _layout(self) -> tuple[list[int], list[int], list[float], list[int]]:
+        """Identifiers used by exactly one file (with that file and weight), and the others
+        used by several: the single ones are handled in one pass without per-name overhead."""
+        if self._cached_layout is None:
+            single = [nid for nid, srcs in enumerate(self.users) if len(srcs) == 1]
+            self._cached_layout = (
+                single,
+                [self.users[nid][0] for nid in single],
+                [self.raw[nid][0] for nid in single],
+                [nid for nid, srcs in enumerate(self.users) if len(srcs) > 1],
+            )
+        return self._cached_layout
 
 
-def _identifier_weight(name: str, mentioned: frozenset[str], definers: int) -> float:
+def _identifier_weight(name: str, definers: int) -> float:
     weight = 1.0
-    if name in mentioned:
-        weight *= MENTIONED_WEIGHT
     is_descriptive = len(name) >= DESCRIPTIVE_MIN_CHARS and (
         "_" in name.strip("_") or (name != name.lower() and name != name.upper())
     )
@@ -69,68 +173,23 @@ def _identifier_weight(name: str, mentioned: frozenset[str], definers: int) -> f
     return weight
 
 
-def build_graph(
-    tags: Mapping[str, FileTags], in_play: frozenset[str], mentioned: frozenset[str]
-) -> Graph:
-    """The reference graph of `tags` (keys are relative paths)."""
-    files = sorted(tags)
-    definers: dict[str, int] = {}
-    per_file_names: list[list[str]] = []
-    for rel in files:
-        names = list(dict.fromkeys(record[0] for record in tags[rel].definitions))
-        per_file_names.append(names)
-        for name in names:
-            definers[name] = definers.get(name, 0) + 1
-    names = sorted(definers)
-    name_id = {name: i for i, name in enumerate(names)}
-    weights = [_identifier_weight(name, mentioned, definers[name]) for name in names]
-    users: list[list[int]] = [[] for _ in names]
-    raw: list[list[float]] = [[] for _ in names]
-    totals = [0.0] * len(files)
-    for src, rel in enumerate(files):
-        boost = IN_PLAY_WEIGHT if rel in in_play else 1.0
-        total = 0.0
-        references = tags[rel].references
-        for name in sorted(references.keys() & name_id.keys()):
-            nid = name_id[name]
-            weight = weights[nid] * boost * math.sqrt(references[name])
-            users[nid].append(src)
-            raw[nid].append(weight)
-            total += weight * definers[name]
-        totals[src] = total
-    shares = [
-        [weight / totals[src] for src, weight in zip(srcs, ws, strict=True)]
-        for srcs, ws in zip(users, raw, strict=True)
-    ]
-    defined = [[name_id[name] for name in file_names] for file_names in per_file_names]
-    dangling = [src for src, total in enumerate(totals) if total == 0.0]
-    return Graph(files, names, users, shares, defined, dangling)
+def pagerank(graph: RankGraph, mentioned: frozenset[str], personal: list[float]) -> list[float]:
+    """Personalized PageRank by power iteration from `personal` (which sums to 1).
 
-
-def _flow(graph: Graph, rank: list[float]) -> list[float]:
-    """Rank each identifier receives: sum over its users of rank x share."""
-    get = rank.__getitem__
-    return [
-        sum(map(mul, map(get, srcs), shares)) if srcs else 0.0
-        for srcs, shares in zip(graph.users, graph.shares, strict=True)
-    ]
-
-
-def pagerank(graph: Graph, personal: list[float], start: list[float] | None = None) -> list[float]:
-    """Personalized PageRank by power iteration; `personal` sums to 1.
-
-    `start` (a previous result on a similar graph) only speeds up convergence.
+    Always started from `personal`, never from an earlier result: the floats then depend
+    only on the inputs, not on the history of edits.
     """
     count = len(graph.files)
     if count == 0:
         return []
-    rank = list(start) if start is not None and len(start) == count else list(personal)
+    factors = graph.multipliers(mentioned)
+    inverse = graph.inverse_totals(factors)
+    dangling = [src for src, value in enumerate(inverse) if value == 0.0]
+    rank = list(personal)
     tolerance = TOLERANCE_PER_FILE * count
     for _ in range(MAX_ITERATIONS):
-        hub = _flow(graph, rank)
-        get = hub.__getitem__
-        dangling = sum(rank[src] for src in graph.dangling)
-        leak = (1.0 - DAMPING) + DAMPING * dangling
+        get = graph.flow(rank, factors, inverse).__getitem__
+        leak = (1.0 - DAMPING) + DAMPING * sum(rank[src] for src in dangling)
         new = [
             DAMPING * sum(map(get, ids)) + leak * p
             for ids, p in zip(graph.defined, personal, strict=True)
@@ -143,10 +202,19 @@ def pagerank(graph: Graph, personal: list[float], start: list[float] | None = No
 
 
 def personalization(
-    files: list[str], in_play: frozenset[str], mentioned: frozenset[str]
+    files: list[str],
+    defined_names: list[set[str]],
+    in_play: frozenset[str],
+    mentioned: frozenset[str],
 ) -> list[float]:
-    """Teleport weights: files in play and files whose name is a mentioned identifier."""
-    chosen = [1.0 if rel in in_play or _stem(rel) in mentioned else 0.0 for rel in files]
+    """Teleport weights: files in play, files named like a mentioned identifier, and
+    files defining one."""
+    chosen = [
+        1.0
+        if rel in in_play or _stem(rel) in mentioned or not defines.isdisjoint(mentioned)
+        else 0.0
+        for rel, defines in zip(files, defined_names, strict=True)
+    ]
     total = sum(chosen)
     if total == 0.0:
         return [1.0 / len(files)] * len(files) if files else []
@@ -158,49 +226,65 @@ def _stem(rel: str) -> str:
     return name.split(".", 1)[0]
 
 
-@dataclass(frozen=True, slots=True)
 class Ranking:
-    """Ranked (file, identifier) pairs, best first, and the file ranks they came from."""
+    """Definitions best first: `used` ones (some file uses their identifier), then `unused()`.
 
-    pairs: list[tuple[str, str]]
-    file_rank: list[float]
+    Scores are shares of the total rank, compared as integers at SCORE_SCALE resolution,
+    ties broken by path, then name. The unused tail (by file rank) is built on demand.
+    """
+
+    def __init__(
+        self,
+        graph: RankGraph,
+        rank: list[float],
+        in_play: frozenset[str],
+        mentioned: frozenset[str],
+    ) -> None:
+        self._graph = graph
+        self._rank = rank
+        self._in_play = in_play
+        self._unused: list[tuple[str, str]] | None = None
+        factors = graph.multipliers(mentioned)
+        hub = graph.flow(rank, factors, graph.inverse_totals(factors))
+        pair_file, pair_name = graph.pairs()
+        for nid, factor in enumerate(factors):
+            if factor != 1.0:
+                hub[nid] += MENTIONED_BONUS
+        keys = [-int(hub[nid] * SCORE_SCALE) for nid in pair_name]
+        order = [i for i in sorted(range(len(keys)), key=keys.__getitem__) if hub[pair_name[i]]]
+        files, names = graph.files, graph.names
+        self.used = [
+            (files[pair_file[i]], names[pair_name[i]])
+            for i in order
+            if files[pair_file[i]] not in in_play
+        ]
+        self._used_pairs = {(pair_file[i], pair_name[i]) for i in order}
+
+    def unused(self) -> list[tuple[str, str]]:
+        """Definitions nobody uses, by their file's rank (then path), in name order."""
+        if self._unused is None:
+            files, names, rank = self._graph.files, self._graph.names, self._rank
+            keys = [-int(value * SCORE_SCALE) for value in rank]
+            self._unused = [
+                (files[i], names[nid])
+                for i in sorted(range(len(files)), key=keys.__getitem__)
+                if files[i] not in self._in_play
+                for nid in sorted(self._graph.defined[i])
+                if (i, nid) not in self._used_pairs
+            ]
+        return self._unused
 
 
 def rank_definitions(
-    tags: Mapping[str, FileTags],
-    in_play: frozenset[str],
-    mentioned: frozenset[str],
-    previous: list[float] | None = None,
+    graph: RankGraph, in_play: frozenset[str], mentioned: frozenset[str]
 ) -> Ranking:
-    """(file, identifier) pairs best first; definitions in files in play are left out.
+    """Rank the definitions for these files in play and mentioned identifiers.
 
-    A definition's score is the rank its identifier receives from the files using it;
-    definitions nobody uses follow, by their file's rank.
+    A definition's score is the rank its identifier receives from the files using it
+    (plus MENTIONED_BONUS for a mentioned identifier); definitions in files in play are
+    left out (they are in the context already).
     """
-    graph = build_graph(tags, in_play, mentioned)
-    rank = pagerank(graph, personalization(graph.files, in_play, mentioned), previous)
-    hub = _flow(graph, rank)
-    scored = [
-        (-hub[nid], rel, graph.names[nid])
-        for rel, ids in zip(graph.files, graph.defined, strict=True)
-        for nid in ids
-        if hub[nid] > 0.0
-    ]
-    scored.sort()
-    result = [(rel, name) for _score, rel, name in scored]
-    result.extend(_unreferenced(tags, graph.files, rank, set(result)))
-    return Ranking([(rel, name) for rel, name in result if rel not in in_play], rank)
-
-
-def _unreferenced(
-    tags: Mapping[str, FileTags], files: list[str], rank: list[float], seen: set[tuple[str, str]]
-) -> list[tuple[str, str]]:
-    """Definitions nobody uses, by their file's rank (then path), in file order."""
-    order = sorted(range(len(files)), key=lambda i: (-rank[i], files[i]))
-    result: list[tuple[str, str]] = []
-    for i in order:
-        rel = files[i]
-        for name in dict.fromkeys(record[0] for record in tags[rel].definitions):
-            if (rel, name) not in seen:
-                result.append((rel, name))
-    return result
+    defined_names = [{graph.names[nid] for nid in ids} for ids in graph.defined]
+    personal = personalization(graph.files, defined_names, in_play, mentioned)
+    rank = pagerank(graph, mentioned, personal)
+    return Ranking(graph, rank, in_play, mentioned)

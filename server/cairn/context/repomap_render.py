@@ -12,10 +12,10 @@ binary search; tokens are counted only on candidate outputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from cairn.code.outlines import outline_entry
-from cairn.context.repomap_tags import DefRecord, FileTags
+from cairn.context.repomap_tags import DefRecord
 
 FILE_SUFFIX = ":"
 ENTRY_INDENT_DEPTH = 1
@@ -25,6 +25,8 @@ ENTRY_INDENT_DEPTH = 1
 def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
     """The outline of the definitions of one file named in `names`, with their parents."""
     chosen = [r for r in records if r[0] in names]
+    if not chosen:
+        return ""
     shown: dict[tuple[int, int, int], DefRecord] = {}
     for record in chosen:
         for parent in records:
@@ -45,12 +47,14 @@ def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
 FileBlocks = dict[tuple[str, frozenset[str]], str]
 """Rendered file blocks by (file, names shown), reused across the steps of one fit."""
 FIRST_GUESS_TOKENS_PER_ENTRY = 16
-"""The search starts at `max_tokens / this` entries and doubles until the map is too large."""
+"""The search starts at `max_tokens / this` entries and grows until the map is too large."""
+GROWTH = 1.25
+"""Growth factor of the prefix while it fits (small: definitions are parsed on demand)."""
 
 
 def render_top(
     ranked: Sequence[tuple[str, str]],
-    tags: Mapping[str, FileTags],
+    definitions: Callable[[str], Sequence[DefRecord]],
     size: int,
     memo: FileBlocks | None = None,
 ) -> str:
@@ -63,44 +67,50 @@ def render_top(
         key = (rel, frozenset(names))
         block = memo.get(key) if memo is not None else None
         if block is None:
-            block = _file_block(rel, tags[rel].definitions, names)
+            block = _file_block(rel, definitions(rel), names)
             if memo is not None:
                 memo[key] = block
-        blocks.append(block)
+        if block:
+            blocks.append(block)
     return "\n".join(blocks) + "\n" if blocks else ""
 
 
 def fit(
     ranked: Sequence[tuple[str, str]],
-    tags: Mapping[str, FileTags],
+    definitions: Callable[[str], Sequence[DefRecord]],
     max_tokens: int,
     count: Callable[[str], int],
-) -> str:
-    """The largest map of a ranked prefix whose token count is at most `max_tokens`.
+    prepare: Callable[[list[str]], None] | None = None,
+) -> tuple[str, int]:
+    """The largest map of a ranked prefix whose token count is at most `max_tokens`,
+    and the length of that prefix.
 
-    Galloping search: the prefix doubles from a small guess until the map is too large,
+    Galloping search: the prefix grows from a small guess until the map is too large,
     then a binary search between the last fitting and the first too-large prefix.
+    `prepare(files)` is called with the files of each prefix before it is rendered.
     """
     if max_tokens <= 0 or not ranked:
-        return ""
+        return "", 0
     memo: FileBlocks = {}
     low, best = 0, ""
     high = len(ranked)
     size = min(high, max(1, max_tokens // FIRST_GUESS_TOKENS_PER_ENTRY))
     while True:
-        text = render_top(ranked, tags, size, memo)
+        if prepare is not None:
+            prepare([rel for rel, _name in ranked[:size]])
+        text = render_top(ranked, definitions, size, memo)
         if count(text) > max_tokens:
             high = size - 1
             break
         low, best = size, text
         if size >= high:
-            return best
-        size = min(high, size * 2)
+            return best, low
+        size = min(high, max(size + 1, int(size * GROWTH)))
     while low < high:
         middle = (low + high + 1) // 2
-        text = render_top(ranked, tags, middle, memo)
+        text = render_top(ranked, definitions, middle, memo)
         if count(text) <= max_tokens:
             low, best = middle, text
         else:
             high = middle - 1
-    return best
+    return best, low

@@ -1,17 +1,25 @@
-"""What the repository map keeps of one file: its definitions and the identifiers it uses.
+"""What the repository map keeps of one file: the names it defines and the identifiers it uses.
 
-Definitions come from the tree-sitter definition query (`grammars/<language>-tags.scm`),
-limited to shallow definitions (classes, functions, methods; not functions nested in
-function bodies). References are found lexically: every identifier-shaped word of the
-file with its count (identifiers in comments and docstrings count too, as a cheap and
-language-independent stand-in for reference queries). Trees are never kept.
+Two passes, so that a cold build does not parse every file:
+
+- the lexical scan (every file): every identifier-shaped word outside comments and
+  docstrings with its count (the file's uses: a cheap language-independent stand-in for
+  reference queries), and the names the file defines — found by a definition-keyword
+  pattern for languages that have one (Python: `def`/`class` and module-level
+  assignments), else by parsing with tree-sitter;
+- the definitions (tree-sitter, `grammars/<language>-tags.scm`): name, line span and
+  signature line of each class, function, method..., parsed only for the files the
+  rendered map actually shows (or at scan time for languages without a pattern).
+
+Ranking uses only the scan, so the map is the same whichever files happen to be parsed.
+Trees are never kept.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cairn.code.languages import language_for_path, new_parser
@@ -21,8 +29,28 @@ from cairn.code.tags import find_definitions
 MAX_DEFINITION_DEPTH = 6
 """Deepest tree level where a definition may start (module > class > body > method ...)."""
 MIN_IDENTIFIER_CHARS = 2
-"""Shorter identifiers (i, x, n) relate nothing: they are not recorded as references."""
+"""Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{%d,}" % (MIN_IDENTIFIER_CHARS - 1))
+
+DEFINITION_PATTERNS: dict[str, re.Pattern[bytes]] = {
+    "python": re.compile(
+        rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]"
+        rb"|^[ \t]*class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[]"
+        rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
+        re.MULTILINE,
+    ),
+}
+"""Languages whose defined names a pattern finds without parsing (one group matches)."""
+
+_C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
+    "python": re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*'),
+    **{
+        language: _C_STYLE_NOISE
+        for language in ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp")
+    },
+}
+"""Comments and docstrings, blanked before counting uses (their prose is not a use)."""
 
 DefRecord = tuple[str, int, int, int, str]
 """(name, first line, last line, name line, signature text); lines are 1-based."""
@@ -30,55 +58,85 @@ DefRecord = tuple[str, int, int, int, str]
 
 @dataclass(frozen=True, slots=True)
 class FileTags:
-    """Definitions and identifier counts of one file (no tree, no full text)."""
+    """What the map knows of one file (no tree, no full text).
 
-    definitions: tuple[DefRecord, ...]
+    `definitions` is None until the file is parsed (see module docstring).
+    """
+
+    names: tuple[str, ...]
     references: dict[str, int]
+    definitions: tuple[DefRecord, ...] | None
 
 
-EMPTY_TAGS = FileTags((), {})
+EMPTY_TAGS = FileTags((), {}, ())
 
 
-def extract_tags(data: bytes, language: str) -> FileTags:
-    """Definitions (tree-sitter) and identifier counts (lexical) of a file's bytes."""
+def parse_definitions(data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of a file's bytes, with their signature lines."""
     tree = new_parser(language).parse(data)
-    definitions = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
-    rows: list[bytes] | None = None
-    records: list[DefRecord] = []
-    for definition in definitions:
-        if rows is None:
-            rows = data.split(b"\n")
-        line = rows[definition.name_row].decode(TEXT_ENCODING, errors="replace")
-        records.append(
-            (
-                definition.name,
-                definition.start_row + 1,
-                definition.end_row + 1,
-                definition.name_row + 1,
-                signature_text(line),
-            )
+    found = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
+    if not found:
+        return ()
+    rows = data.split(b"\n")
+    return tuple(
+        (
+            d.name,
+            d.start_row + 1,
+            d.end_row + 1,
+            d.name_row + 1,
+            signature_text(rows[d.name_row].decode(TEXT_ENCODING, errors="replace")),
         )
-    counts = Counter(word.decode("ascii") for word in _IDENTIFIER.findall(data))
-    for record in records:
-        name = record[0]
+        for d in found
+    )
+
+
+def scan(data: bytes, language: str) -> FileTags:
+    """The lexical scan of a file's bytes (parsing it only when its language needs that)."""
+    pattern = DEFINITION_PATTERNS.get(language)
+    definitions: tuple[DefRecord, ...] | None = None
+    if pattern is None:
+        definitions = parse_definitions(data, language)
+        defined = [record[0] for record in definitions]
+    else:
+        defined = [
+            next(group for group in groups if group).decode("ascii")
+            for groups in pattern.findall(data)
+        ]
+    noise = NOISE_PATTERNS.get(language)
+    code = noise.sub(b" ", data) if noise is not None else data
+    counts = Counter(word.decode("ascii") for word in _IDENTIFIER.findall(code))
+    for name in defined:
         remaining = counts.get(name, 0) - 1
         if remaining > 0:
             counts[name] = remaining
         else:
             counts.pop(name, None)
-    return FileTags(tuple(records), dict(counts))
+    return FileTags(tuple(dict.fromkeys(defined)), dict(counts), definitions)
 
 
-def tags_of_text(text: str, path: str) -> FileTags:
-    """Tags of an edited buffer's text (empty for a language without a grammar)."""
+def with_definitions(tags: FileTags, data: bytes, language: str) -> FileTags:
+    """`tags` completed with the parsed definitions of the same bytes."""
+    return replace(tags, definitions=parse_definitions(data, language))
+
+
+def scan_text(text: str, path: str) -> FileTags:
+    """The scan of an edited buffer's text (empty for a language without a grammar)."""
     language = language_for_path(path)
     if language is None:
         return EMPTY_TAGS
-    return extract_tags(text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
+    return scan(text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
 
 
-def tags_of_files(paths: list[str]) -> list[FileTags | None]:
-    """Tags of files on disk (None for one that cannot be read); runs in pool workers too."""
+def complete_text(tags: FileTags, text: str, path: str) -> FileTags:
+    """`tags` of a buffer completed with the definitions of its text."""
+    language = language_for_path(path)
+    if tags.definitions is not None or language is None:
+        return tags
+    return with_definitions(tags, text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
+
+
+def scan_files(paths: list[str]) -> list[FileTags | None]:
+    """Scans of files on disk (None for one that cannot be read); runs in pool workers too."""
     results: list[FileTags | None] = []
     for path in paths:
         language = language_for_path(path)
@@ -90,5 +148,30 @@ def tags_of_files(paths: list[str]) -> list[FileTags | None]:
         except OSError:
             results.append(None)
             continue
-        results.append(extract_tags(data, language))
+        results.append(scan(data, language))
+    return results
+
+
+def definitions_of_file(path: Path, tags: FileTags) -> FileTags:
+    """`tags` of the file at `path` completed with its definitions (empty if unreadable)."""
+    language = language_for_path(path.name)
+    if tags.definitions is not None or language is None:
+        return tags
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return replace(tags, definitions=())
+    return with_definitions(tags, data, language)
+
+
+def parse_files(paths: list[str]) -> list[tuple[DefRecord, ...]]:
+    """Definitions of files on disk (empty for one that cannot be read); runs in pool workers."""
+    results: list[tuple[DefRecord, ...]] = []
+    for path in paths:
+        language = language_for_path(path)
+        try:
+            data = Path(path).read_bytes() if language is not None else b""
+        except OSError:
+            data = b""
+        results.append(parse_definitions(data, language) if language and data else ())
     return results

@@ -1,0 +1,76 @@
+"""One Cairn repository-map run for `bench/repomap_vs_aider.py` (run in a fresh process).
+
+Argument: a JSON object with `root`, `cache_dir`, `files` (every corpus file, relative),
+`chat` (files in play, relative), `idents`, `budget`, `model`, `edits` (how many edited
+renders to time after the first one). Prints one JSON line: the time of the first render
+(cold or warm, depending on the cache the caller left), the times of the renders after
+each buffer edit, the output size and tokens, and the peak RSS of this process and its
+children (the parse workers).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from cairn.context.repomap import RepoMap
+from cairn.context.tokens import counter_for
+
+EDIT_MARKER = "    return "
+"""The edit inserts a statement before the first line starting like this (a function body)."""
+
+
+class _Files:
+    def __init__(self, paths: list[Path]) -> None:
+        self._paths = paths
+
+    def files(self) -> list[Path]:
+        return self._paths
+
+
+def edited_text(text: str, step: int) -> str:
+    """`text` with one new statement typed into the first function body."""
+    at = text.index("\n" + EDIT_MARKER) + 1
+    return text[:at] + f"    edited_probe_{step} = simplify(len([]))\n" + text[at:]
+
+
+def main() -> None:
+    args = json.loads(sys.argv[1])
+    root = Path(args["root"])
+    count = counter_for(args["model"])
+    count("warm up the tokenizer")
+    lister = _Files([root / rel for rel in args["files"]])
+    chat = [root / rel for rel in args["chat"]]
+    idents = set(args["idents"])
+    started = time.perf_counter()
+    repomap = RepoMap(root, lister, Path(args["cache_dir"]))
+    text = repomap.render(chat, idents, args["budget"], count)
+    first = time.perf_counter() - started
+    parsed = len(repomap.scanned_last_refresh)
+    original = chat[0].read_text(encoding="utf-8")
+    edit_times: list[float] = []
+    for step in range(args["edits"]):
+        started = time.perf_counter()
+        repomap.update_buffer(chat[0], edited_text(original, step))
+        repomap.render(chat, idents, args["budget"], count)
+        edit_times.append(time.perf_counter() - started)
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    result = {
+        "first_s": first,
+        "edit_s": edit_times,
+        "chars": len(text),
+        "tokens": count(text),
+        "peak_rss_kb": peak,
+        "parsed": parsed,
+    }
+    sys.stdout.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""Benchmark: Cairn's repository map against Aider's, same machine, corpus and inputs.
+
+    .venv/bin/python bench/repomap_vs_aider.py [--repeats N] [--edits N] [--no-write]
+
+Sets up `bench/.work/` (git-ignored): a separate venv with `aider-chat`, the sympy wheel
+(`pip download --no-deps sympy`) unzipped as the corpus, a scratch HOME for Aider with
+litellm's model map copied where Aider looks for it (so nothing goes to the network).
+Then, for map budgets of 1k and 8k tokens, with two files in play and a few mentioned
+identifiers, runs each tool in fresh processes:
+
+- cold: its cache deleted, one process builds the map;
+- warm: the persisted cache from the cold run, a new process;
+- after edit: in the warm process, one edit to a file in play, then the next map
+  (Cairn: `update_buffer`; Aider has no buffers: the file is rewritten on disk), p95;
+- peak RSS of the process (and its workers).
+
+The floor is a raw tree-sitter parse of every corpus file plus tokenizing the same bytes,
+in one process. Results (medians, ratios to Aider in the same run) are appended to
+`bench/RESULTS.md` unless `--no-write`. Aider runs with `refresh="always"`: with its
+default `auto` it would return its in-memory map unchanged after the edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+WORK = BENCH_DIR / ".work"
+AIDER_VENV = WORK / "aider-venv"
+CORPUS = WORK / "corpus"
+HOME = WORK / "home"
+CAIRN_CACHE = WORK / "cairn-cache"
+RESULTS = BENCH_DIR / "RESULTS.md"
+CAIRN_PYTHON = REPO_ROOT / ".venv" / "bin" / "python"
+DRIVER = BENCH_DIR / "repomap_driver.py"
+AIDER_DRIVER = WORK / "aider_driver.py"
+
+BUDGETS = (1024, 8192)
+CHAT_FILES = ("sympy/solvers/solvers.py", "sympy/simplify/simplify.py")
+MENTIONED = ("nsimplify", "Poly", "factor_terms", "solveset")
+MODEL = "gpt-4o"
+DEFAULT_REPEATS = 3
+DEFAULT_EDITS = 10
+P95 = 0.95
+CHILD_TIMEOUT_S = 1800
+
+AIDER_DRIVER_SOURCE = r"""
+import json, resource, sys, time
+from pathlib import Path
+args = json.loads(sys.argv[1])
+from aider.io import InputOutput
+from aider.models import Model
+from aider.repomap import RepoMap
+root = Path(args["root"])
+io = InputOutput(pretty=False, yes=True, fancy_input=False)
+model = Model(args["model"])
+model.token_count("warm up the tokenizer")
+chat = [str(root / rel) for rel in args["chat"]]
+other = [str(root / rel) for rel in args["files"] if rel not in args["chat"]]
+idents = set(args["idents"])
+started = time.perf_counter()
+repomap = RepoMap(map_tokens=args["budget"], root=str(root), main_model=model, io=io,
+                  refresh="always")
+text = repomap.get_repo_map(chat, other, set(), idents) or ""
+first = time.perf_counter() - started
+target = Path(chat[0])
+original = target.read_text(encoding="utf-8")
+marker = "\n    return "
+edit_times = []
+try:
+    for step in range(args["edits"]):
+        at = original.index(marker) + 1
+        target.write_text(original[:at] + f"    edited_probe_{step} = simplify(len([]))\n"
+                          + original[at:], encoding="utf-8")
+        started = time.perf_counter()
+        repomap.get_repo_map(chat, other, set(), idents)
+        edit_times.append(time.perf_counter() - started)
+finally:
+    target.write_text(original, encoding="utf-8")
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+           resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.stdout.write(json.dumps({"first_s": first, "edit_s": edit_times, "chars": len(text),
+                             "tokens": model.token_count(text), "peak_rss_kb": peak}) + "\n")
+"""
+
+
+def _run(command: list[str], env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def setup() -> None:
+    """Create the Aider venv, the corpus and Aider's scratch HOME when missing."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    aider_python = AIDER_VENV / "bin" / "python"
+    if not aider_python.exists():
+        _run([sys.executable, "-m", "venv", str(AIDER_VENV)])
+        _run([str(aider_python), "-m", "pip", "install", "-q", "aider-chat"])
+    if not (CORPUS / "sympy").is_dir():
+        wheels = WORK / "wheels"
+        _run(
+            [
+                str(CAIRN_PYTHON),
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "sympy",
+                "-d",
+                str(wheels),
+            ]
+        )
+        wheel = sorted(wheels.glob("sympy-*.whl"))[-1]
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(CORPUS)
+    caches = HOME / ".aider" / "caches"
+    caches.mkdir(parents=True, exist_ok=True)
+    model_map = next(
+        AIDER_VENV.glob(
+            "lib/python*/site-packages/litellm/model_prices_and_context_window_backup.json"
+        )
+    )
+    shutil.copy(model_map, caches / "model_prices_and_context_window.json")
+    AIDER_DRIVER.write_text(AIDER_DRIVER_SOURCE, encoding="utf-8")
+
+
+def corpus_files() -> list[str]:
+    return sorted(path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*.py"))
+
+
+def _aider_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        HOME=str(HOME),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        AIDER_ANALYTICS="false",
+        AIDER_CHECK_UPDATE="false",
+        HF_HUB_OFFLINE="1",
+    )
+    return env
+
+
+def clear_caches() -> None:
+    shutil.rmtree(CAIRN_CACHE, ignore_errors=True)
+    for cache in CORPUS.glob(".aider.tags.cache*"):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def run_tool(tool: str, budget: int, edits: int, files: list[str]) -> dict[str, object]:
+    args = {
+        "root": str(CORPUS),
+        "cache_dir": str(CAIRN_CACHE),
+        "files": files,
+        "chat": list(CHAT_FILES),
+        "idents": list(MENTIONED),
+        "budget": budget,
+        "model": MODEL,
+        "edits": edits,
+    }
+    if tool == "aider":
+        command = [str(AIDER_VENV / "bin" / "python"), str(AIDER_DRIVER), json.dumps(args)]
+        output = _run(command, _aider_env())
+    else:
+        output = _run([str(CAIRN_PYTHON), str(DRIVER), json.dumps(args)])
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def floor(files: list[str]) -> dict[str, float]:
+    """Raw parse of every corpus file and tokenizing the same bytes (run in this venv)."""
+    code = (
+        "import sys, time, json\n"
+        "from pathlib import Path\n"
+        "from cairn.code.languages import new_parser\n"
+        "from cairn.context.tokens import counter_for\n"
+        "files = json.loads(sys.argv[1]); root = Path(sys.argv[2])\n"
+        "datas = [(root / f).read_bytes() for f in files]\n"
+        "parser = new_parser('python'); count = counter_for(sys.argv[3]); count('x')\n"
+        "t = time.perf_counter()\n"
+        "for d in datas: parser.parse(d)\n"
+        "parse = time.perf_counter() - t; t = time.perf_counter()\n"
+        "for d in datas: count(d.decode('utf-8', 'replace'))\n"
+        "tok = time.perf_counter() - t\n"
+        "print(json.dumps({'parse_s': parse, 'tokenize_s': tok, 'bytes': sum(map(len, datas))}))\n"
+    )
+    out = _run([str(CAIRN_PYTHON), "-c", code, json.dumps(files), str(CORPUS), MODEL])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(P95 * len(ordered)))]
+
+
+def measure(repeats: int, edits: int) -> dict[str, object]:
+    files = corpus_files()
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for budget in BUDGETS:
+        for tool in ("cairn", "aider"):
+            cold, warm, edit, rss, tokens = [], [], [], [], []
+            for _ in range(repeats):
+                clear_caches()
+                first = run_tool(tool, budget, 0, files)
+                second = run_tool(tool, budget, edits, files)
+                cold.append(float(first["first_s"]))  # type: ignore[arg-type]
+                warm.append(float(second["first_s"]))  # type: ignore[arg-type]
+                edit.append(p95([float(x) for x in second["edit_s"]]))  # type: ignore[union-attr]
+                rss.append(float(max(first["peak_rss_kb"], second["peak_rss_kb"])))  # type: ignore[type-var]
+                tokens.append(float(second["tokens"]))  # type: ignore[arg-type]
+                print(
+                    f"{tool} {budget}: cold {cold[-1]:.2f}s warm {warm[-1]:.2f}s "
+                    f"edit p95 {edit[-1]:.3f}s rss {rss[-1] / 1024:.0f} MB "
+                    f"tokens {tokens[-1]:.0f}",
+                    file=sys.stderr,
+                )
+            table.setdefault(str(budget), {})[tool] = {
+                "cold_s": statistics.median(cold),
+                "warm_s": statistics.median(warm),
+                "edit_p95_s": statistics.median(edit),
+                "peak_rss_mb": statistics.median(rss) / 1024,
+                "tokens": statistics.median(tokens),
+            }
+    return {"table": table, "floor": floor(files), "files": len(files)}
+
+
+def render(results: dict[str, object], repeats: int, edits: int, seconds: float) -> str:
+    table: dict[str, dict[str, dict[str, float]]] = results["table"]  # type: ignore[assignment]
+    bottom: dict[str, float] = results["floor"]  # type: ignore[assignment]
+    lines = [
+        "## Repository map vs Aider (H2)",
+        "",
+        f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --repeats {repeats} "
+        f"--edits {edits}` ({seconds / 60:.0f} min)",
+        f"- Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work), "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
+        f"- Corpus: sympy wheel, {results['files']} .py files, {bottom['bytes'] / 1e6:.1f} MB; "
+        f"files in play {', '.join(CHAT_FILES)}; mentioned {', '.join(MENTIONED)}; "
+        f"tokens of {MODEL}",
+        f"- Floor (one process): tree-sitter parse of all files {bottom['parse_s']:.2f} s, "
+        f"tokenizing the same bytes {bottom['tokenize_s']:.2f} s",
+        "- Medians of the repeats; after-edit = p95 of the edited renders of one process; "
+        'ratio = Aider / Cairn (RSS: Cairn / Aider). Aider with refresh="always" '
+        "(its default would serve a stale map after the edit).",
+        "",
+        "| budget | metric | Cairn | Aider | ratio | target |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    metrics = (
+        ("cold_s", "cold (s)", "≥10×"),
+        ("warm_s", "warm, new process (s)", "≥10×"),
+        ("edit_p95_s", "next call after edit, p95 (s)", "≥30×"),
+    )
+    for budget, row in table.items():
+        cairn, aider = row["cairn"], row["aider"]
+        for key, label, target in metrics:
+            ratio = aider[key] / cairn[key] if cairn[key] else float("inf")
+            lines.append(
+                f"| {budget} | {label} | {cairn[key]:.3f} | {aider[key]:.3f} | "
+                f"{ratio:.1f}× | {target} |"
+            )
+        rss = cairn["peak_rss_mb"] / aider["peak_rss_mb"]
+        lines.append(
+            f"| {budget} | peak RSS (MB) | {cairn['peak_rss_mb']:.0f} | "
+            f"{aider['peak_rss_mb']:.0f} | {rss:.2f} | ≤0.75 |"
+        )
+        lines.append(
+            f"| {budget} | map tokens | {cairn['tokens']:.0f} | {aider['tokens']:.0f} | | |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
+    parser.add_argument("--edits", type=int, default=DEFAULT_EDITS)
+    parser.add_argument("--no-write", action="store_true")
+    options = parser.parse_args()
+    setup()
+    started = time.perf_counter()
+    results = measure(options.repeats, options.edits)
+    text = render(results, options.repeats, options.edits, time.perf_counter() - started)
+    sys.stdout.write(text)
+    (WORK / "last-results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    if not options.no_write:
+        with RESULTS.open("a", encoding="utf-8") as handle:
+            handle.write("\n" + text)
+
+
+if __name__ == "__main__":
+    main()
