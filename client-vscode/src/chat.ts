@@ -64,6 +64,7 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
       vscode.window.registerWebviewViewProvider(View.chat, this),
       client.onTurnEvent.event((event) => this.push({ kind: 'event', event })),
       client.onCompaction.event((event) => this.push({ kind: 'compaction', event })),
+      client.interceptCommand(ServerCommand.fix, (args, send) => this.fixFromQuickFix(args, send)),
     ];
   }
 
@@ -116,6 +117,15 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
     return this.track(() =>
       this.client.executeCommand<TurnResult>(ServerCommand.fix, [uri.toString(), toWireDiagnostic(diagnostic)]),
     );
+  }
+
+  /** A "Fix with Cairn" quick fix: the server's `cairn.fix` command, shown here like a turn. */
+  private async fixFromQuickFix(args: unknown[], send: () => Promise<unknown>): Promise<unknown> {
+    const diagnostic = args[1] as { message?: unknown } | undefined;
+    const message = typeof diagnostic?.message === 'string' ? diagnostic.message : 'diagnostic';
+    this.push({ kind: 'user', text: `Fix: ${message}`, mode: 'build', references: [] });
+    void this.reveal();
+    return this.track(() => send() as Promise<TurnResult>);
   }
 
   /** Cancels the running turn (the server gets `$/cancelRequest`). */

@@ -34,6 +34,12 @@ const MS_PER_MINUTE = 60_000;
 
 export type ClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
+/** Runs a server command (`workspace/executeCommand`) on the extension's terms. */
+export type CommandInterceptor = (
+  args: unknown[],
+  next: () => Promise<unknown>,
+) => Promise<unknown>;
+
 /** A language client that keeps its own messages: every user-facing error is shown by CairnClient. */
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
@@ -49,6 +55,7 @@ export class CairnClient implements vscode.Disposable {
   private everRunning = false;
   private queue: Promise<unknown> = Promise.resolve();
   private activeSession: string | undefined;
+  private readonly interceptors = new Map<string, CommandInterceptor>();
 
   state: ClientState = 'stopped';
   /** The last error message shown to the user (also read by the tests). */
@@ -112,6 +119,15 @@ export class CairnClient implements vscode.Disposable {
     }
   }
 
+  /**
+   * Routes a server command that VS Code runs (e.g. `cairn.fix` from a "Fix with
+   * Cairn" quick fix) through `interceptor` before it is sent.
+   */
+  interceptCommand(command: string, interceptor: CommandInterceptor): vscode.Disposable {
+    this.interceptors.set(command, interceptor);
+    return new vscode.Disposable(() => this.interceptors.delete(command));
+  }
+
   /** `workspace/executeCommand` on the server. */
   async executeCommand<R>(command: string, args: unknown[]): Promise<R> {
     return this.requireClient().sendRequest<R>('workspace/executeCommand', { command, arguments: args });
@@ -162,16 +178,34 @@ export class CairnClient implements vscode.Disposable {
       initializationOptions: userServerSettings(config),
       outputChannel: this.output,
       errorHandler: this.errorHandler(launch),
+      initializationFailedHandler: (error) => {
+        this.output.appendLine(`Cairn: initialize failed: ${String(error)}`);
+        return false;
+      },
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*') },
+      middleware: {
+        executeCommand: (command, args, next) => {
+          const interceptor = this.interceptors.get(command);
+          const send = async (): Promise<unknown> => next(command, args);
+          return interceptor ? interceptor(args, send) : send();
+        },
+      },
     };
     const client = new QuietLanguageClient(CLIENT_ID, CLIENT_NAME, () => this.spawn(launch), clientOptions);
     this.subscribe(client);
     this.client = client;
+    let started = false;
     try {
       await client.start();
+      // A failed `initialize` resolves start() with the client stopped.
+      started = client.isRunning();
     } catch {
+      started = false;
+    }
+    if (!started) {
       await this.waitForExit();
       this.client = undefined;
+      await client.dispose().catch(() => undefined);
       this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null));
       return false;
     }

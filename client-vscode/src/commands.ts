@@ -57,7 +57,7 @@ function guarded<T>(body: () => Promise<T>): () => Promise<T | undefined> {
 export function registerCommands(client: CairnClient, chat: ChatPanel): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(Command.fixAtCursor, guarded(() => fixAtCursor(chat))),
-    vscode.commands.registerCommand(Command.compact, guarded(() => compact(client))),
+    vscode.commands.registerCommand(Command.compactNow, guarded(() => compact(client))),
     vscode.commands.registerCommand(Command.showManifest, guarded(() => showManifest(client))),
     vscode.commands.registerCommand(Command.showTrace, guarded(() => showTrace(client))),
     vscode.commands.registerCommand(Command.restartServer, () => client.restart()),

@@ -38,8 +38,8 @@ export const View = {
 export const Command = {
   ask: 'cairn.ask',
   fixAtCursor: 'cairn.fixAtCursor',
-  compact: 'cairn.compact',
-  fork: 'cairn.fork',
+  compactNow: 'cairn.compactNow',
+  forkSession: 'cairn.forkSession',
   showManifest: 'cairn.showManifest',
   showTrace: 'cairn.showTrace',
   restartServer: 'cairn.restartServer',

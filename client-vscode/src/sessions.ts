@@ -43,7 +43,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
       vscode.commands.registerCommand(Command.sessionDelete, (s?: SessionInfo, confirmed?: boolean) =>
         this.delete(s, confirmed === true),
       ),
-      vscode.commands.registerCommand(Command.fork, () => this.fork(undefined)),
+      vscode.commands.registerCommand(Command.forkSession, () => this.fork(undefined)),
     ];
   }
 

@@ -1,0 +1,133 @@
+// Shared helpers for the VS Code tests: a throwaway code-server (VS Code in a
+// browser) with its own profile, a copy of the test workspace, and headless
+// Debian Chromium driven by playwright-core. Paths come from the environment
+// (set by .ci/vscode) with defaults relative to this repository.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const EXTENSION_DIR = resolve(here, '..', '..');
+export const REPO = process.env.CAIRN_REPO ?? resolve(EXTENSION_DIR, '..');
+export const TOOLS = process.env.CAIRN_TOOLS ?? join(REPO, '.tools', 'vscode');
+export const NODE24 = process.env.CAIRN_NODE24 ?? join(TOOLS, 'node24', 'node_modules', 'node', 'bin', 'node');
+export const CODE_SERVER = join(TOOLS, 'cs', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const PLAYWRIGHT = join(TOOLS, 'pw', 'node_modules', 'playwright-core', 'index.mjs');
+export const CHROMIUM = process.env.CAIRN_CHROMIUM ?? '/usr/lib/chromium/chromium';
+export const CAIRN_SERVER = process.env.CAIRN_SERVER ?? join(REPO, '.venv', 'bin', 'cairn');
+export const RESULTS_DIR = join(EXTENSION_DIR, 'test-results');
+
+const HEALTH_POLL_MS = 100;
+const START_TIMEOUT_MS = 60_000;
+const KILL_GRACE_MS = 1500;
+
+const t0 = Date.now();
+export const step = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/** A fresh run folder: profile, extensions dir and a copy of test/workspace pointing at the repo's server. */
+export function prepareRun(name) {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const run = mkdtempSync(join(tmpdir(), `cairn-vscode-${name}-`));
+  for (const dir of ['user-data/User', 'extensions', 'ws/.vscode']) mkdirSync(join(run, dir), { recursive: true });
+  cpSync(join(EXTENSION_DIR, 'test', 'workspace'), join(run, 'ws'), { recursive: true });
+  writeFileSync(join(run, 'ws', '.vscode', 'settings.json'), JSON.stringify({
+    'cairn.server.command': [CAIRN_SERVER, 'serve'],
+    'cairn.trace.server': 'messages',
+  }, null, 2));
+  writeFileSync(join(run, 'user-data', 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true, 'update.mode': 'none', 'workbench.enableExperiments': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.disableAIFeatures': true,
+    'workbench.tips.enabled': false,
+  }));
+  return { dir: run, workspace: join(run, 'ws'), cleanup: () => rmSync(run, { recursive: true, force: true }) };
+}
+
+function codeServerArgs(run, port) {
+  return ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', join(run.dir, 'user-data'),
+    '--extensions-dir', join(run.dir, 'extensions'), '--disable-telemetry', '--disable-update-check',
+    '--disable-workspace-trust', '--disable-getting-started-override'];
+}
+
+function codeServerEnv(run, extra) {
+  return { ...process.env, XDG_CONFIG_HOME: join(run.dir, 'xdg-config'), XDG_DATA_HOME: join(run.dir, 'xdg-data'), ...extra };
+}
+
+/** `code-server --install-extension <vsix>` into the run's extensions dir. */
+export function installExtension(run, vsix) {
+  return new Promise((ok, fail) => {
+    const child = spawn(NODE24, [CODE_SERVER, ...codeServerArgs(run, 0), '--install-extension', vsix],
+      { env: codeServerEnv(run, {}), stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (d) => (log += d));
+    child.stderr.on('data', (d) => (log += d));
+    child.on('exit', (code) => (code === 0 ? ok(log) : fail(new Error(`--install-extension failed (${code}):\n${log}`))));
+  });
+}
+
+/** Starts code-server in its own process group; resolves once /healthz answers. */
+export async function startCodeServer(run, { extraArgs = [], env = {} } = {}) {
+  const port = await freePort();
+  const child = spawn(NODE24, [CODE_SERVER, ...codeServerArgs(run, port), ...extraArgs],
+    { env: codeServerEnv(run, env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const authority = `127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    try {
+      if ((await fetch(`http://${authority}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      await stopProcessGroup(child);
+      throw new Error(`code-server did not start:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, HEALTH_POLL_MS));
+  }
+  return { authority, child, log: () => log, stop: () => stopProcessGroup(child) };
+}
+
+/** SIGTERM to the whole group (code-server, extension host, cairn serve), SIGKILL after a grace period. */
+export async function stopProcessGroup(child) {
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+  await new Promise((r) => setTimeout(r, KILL_GRACE_MS));
+  try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+}
+
+export async function launchBrowser() {
+  const { chromium } = await import(PLAYWRIGHT);
+  return chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run',
+      '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Prints per-test lines and the `SUMMARY <passed> <failed>` line .ci/vscode adds up. */
+export function report(suite, results) {
+  for (const r of results) {
+    console.log(`${r.ok ? 'PASS' : 'FAIL'} ${suite}: ${r.name}${r.ok ? '' : `\n    ${String(r.error).split('\n').join('\n    ')}`}`);
+  }
+  const passed = results.filter((r) => r.ok).length;
+  console.log(`SUMMARY ${passed} ${results.length - passed}`);
+  return results.length > 0 && passed === results.length;
+}

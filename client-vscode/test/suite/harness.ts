@@ -1,0 +1,72 @@
+/**
+ * A minimal test runner for the real extension host: named async tests run
+ * in order, each failure is recorded (the rest still run), and the results
+ * are written as JSON for the runner outside (test/e2e/runInHost.mjs).
+ */
+import * as fs from 'fs';
+
+export interface TestResult {
+  name: string;
+  ok: boolean;
+  error?: string;
+  seconds: number;
+}
+
+export type TestCase = [name: string, body: () => Promise<void>];
+
+const POLL_MS = 100;
+export const WAIT_TIMEOUT_MS = 30_000;
+const MS_PER_S = 1000;
+
+/** Polls `probe` until it returns a truthy value; fails naming `what` after the timeout. */
+export async function waitFor<T>(
+  what: string | (() => string),
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = WAIT_TIMEOUT_MS,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) {
+        return value;
+      }
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError ? ` (last error: ${String(lastError)})` : '';
+      const label = typeof what === 'string' ? what : what();
+      throw new Error(`timed out waiting for ${label}${cause}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Runs the tests in order; `only` (a regex source) keeps the first test and the matching ones. */
+export async function runTests(
+  tests: TestCase[],
+  resultsPath: string | undefined,
+  only: string | undefined,
+): Promise<TestResult[]> {
+  const results: TestResult[] = [];
+  const pattern = only ? new RegExp(only) : undefined;
+  const selected = pattern ? tests.filter(([name], i) => i === 0 || pattern.test(name)) : tests;
+  for (const [name, body] of selected) {
+    const started = Date.now();
+    try {
+      await body();
+      results.push({ name, ok: true, seconds: (Date.now() - started) / MS_PER_S });
+      console.log(`IN-HOST PASS ${name}`);
+    } catch (error) {
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      results.push({ name, ok: false, error: text, seconds: (Date.now() - started) / MS_PER_S });
+      console.log(`IN-HOST FAIL ${name}: ${text}`);
+    }
+  }
+  if (resultsPath) {
+    fs.writeFileSync(resultsPath, JSON.stringify(results, null, 2));
+  }
+  return results;
+}

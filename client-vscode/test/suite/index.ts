@@ -1,0 +1,296 @@
+/**
+ * Extension tests that run INSIDE a real VS Code extension host (code-server),
+ * against the real `cairn serve` of this repository and the scripted model of
+ * test/workspace (script.jsonl is consumed in order: the tests run in order).
+ */
+import * as assert from 'assert';
+import * as vscode from 'vscode';
+import type { ChatEntry } from '../../src/chat';
+import { toWireDiagnostic } from '../../src/diagnostics';
+import type { CairnApi } from '../../src/extension';
+import type { CompactResult, Goal, GoalTreeView, Manifest, TurnEvent, TurnResult } from '../../src/protocol';
+import { TestCase, runTests, waitFor } from './harness';
+
+const EXTENSION_ID = 'cairn-dev.cairn';
+const SCRIPTED_ANSWER = 'Hello from the script: all done.';
+const SLOW_LAST_WORD = 'word60';
+const SLOW_FIRST_WORD = 'word1';
+
+let api: CairnApi;
+let firstSessionId: string;
+const collection = vscode.languages.createDiagnosticCollection('cairn-test');
+
+function folderUri(): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test workspace is open');
+  return folder.uri;
+}
+
+function sampleUri(): vscode.Uri {
+  return vscode.Uri.joinPath(folderUri(), 'sample.py');
+}
+
+function events(turnId: string): TurnEvent[] {
+  return api.chat
+    .transcript()
+    .flatMap((entry: ChatEntry) => (entry.kind === 'event' && entry.event.turnId === turnId ? [entry.event] : []));
+}
+
+function turnText(turnId: string): string {
+  return events(turnId)
+    .filter((e) => e.kind === 'text')
+    .map((e) => e.text ?? '')
+    .join('');
+}
+
+function flatGoals(goals: readonly Goal[]): Goal[] {
+  return goals.flatMap((g) => [g, ...flatGoals(g.children)]);
+}
+
+async function manifestSources(message: string): Promise<string[]> {
+  const manifest = await api.client.request<Manifest>('cairn/contextManifest', { message, uri: sampleUri().toString() });
+  return manifest.blocks.filter((b) => b.included).map((b) => b.source);
+}
+
+const tests: TestCase[] = [
+  [
+    'activates and starts cairn serve from the workspace settings',
+    async () => {
+      const extension = vscode.extensions.getExtension<CairnApi>(EXTENSION_ID);
+      assert.ok(extension, `${EXTENSION_ID} is loaded`);
+      api = await extension.activate();
+      assert.strictEqual(await api.ready, true, `the server started: ${api.client.lastError ?? ''}`);
+      assert.strictEqual(api.client.state, 'running');
+      const view = await api.goals.refresh();
+      assert.ok(view, 'cairn/goalTree answered');
+      firstSessionId = view.sessionId;
+    },
+  ],
+  [
+    'editor diagnostics are converted to the LSP shape (1-based severity, code value)',
+    async () => {
+      const d = new vscode.Diagnostic(new vscode.Range(1, 2, 1, 5), 'bad', vscode.DiagnosticSeverity.Error);
+      d.source = 'lint';
+      d.code = { value: 'E1', target: vscode.Uri.parse('https://example.invalid/E1') };
+      assert.deepStrictEqual(toWireDiagnostic(d), {
+        range: { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } },
+        message: 'bad',
+        severity: 1,
+        source: 'lint',
+        code: 'E1',
+      });
+      const hint = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'h', vscode.DiagnosticSeverity.Hint);
+      assert.strictEqual(toWireDiagnostic(hint).severity, 4);
+    },
+  ],
+  [
+    'diagnostics from any provider reach the server, and clearing them reaches it too',
+    async () => {
+      const range = new vscode.Range(4, 4, 4, 10);
+      const diagnostic = new vscode.Diagnostic(range, 'cairn-test: suspicious return', vscode.DiagnosticSeverity.Warning);
+      diagnostic.source = 'cairn-test';
+      collection.set(sampleUri(), [diagnostic]);
+      await waitFor('a diagnostics block in the manifest', async () =>
+        (await manifestSources('look at sample.py')).includes('diagnostics'),
+      );
+      collection.set(sampleUri(), []);
+      await waitFor('the diagnostics block to go away', async () =>
+        !(await manifestSources('look at sample.py')).includes('diagnostics'),
+      );
+    },
+  ],
+  [
+    'the goal tree view follows cairn/goal (add, focus, done)',
+    async () => {
+      await vscode.commands.executeCommand('cairn.goals.add', 'Write the tests, Ship it');
+      const added = await waitFor('two goals in the view', () => {
+        const goals = flatGoals(api.goals.view?.tree.goals ?? []);
+        return goals.length >= 2 ? goals : undefined;
+      });
+      const tests = added.find((g) => g.description === 'Write the tests');
+      assert.ok(tests, `"Write the tests" is shown: ${JSON.stringify(added)}`);
+      assert.deepStrictEqual(api.goals.getChildren().map((g) => g.description).slice(-2), ['Write the tests', 'Ship it']);
+      await vscode.commands.executeCommand('cairn.goal.done', tests, 'tests written');
+      const done = await waitFor('the goal to be completed', () => {
+        const goal = flatGoals(api.goals.view?.tree.goals ?? []).find((g) => g.id === tests.id);
+        return goal?.status === 'completed' ? goal : undefined;
+      });
+      assert.strictEqual(done.summary, 'tests written');
+      const item = api.goals.getTreeItem(done);
+      assert.match(String(item.description), /tests written/);
+      assert.strictEqual(item.contextValue, 'goal.completed');
+      const ship = flatGoals(api.goals.view?.tree.goals ?? []).find((g) => g.description === 'Ship it');
+      assert.ok(ship);
+      await vscode.commands.executeCommand('cairn.goal.focus', ship);
+      await waitFor('"Ship it" to be current', () => api.goals.view?.tree.currentId === ship.id);
+      assert.match(String(api.goals.getTreeItem(ship).description), /current/);
+    },
+  ],
+  [
+    'Ask runs a scripted turn and the chat panel records its events',
+    async () => {
+      const result = await vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Say hello');
+      assert.ok(result, 'the turn answered');
+      assert.strictEqual(result.finishReason, 'stop');
+      assert.ok(result.text.includes(SCRIPTED_ANSWER), `result text: ${result.text}`);
+      const transcript = api.chat.transcript();
+      assert.ok(transcript.some((e) => e.kind === 'user' && e.text === 'Say hello'), 'the prompt is shown');
+      await waitFor('the end event', () => events(result.turnId).some((e) => e.kind === 'end'));
+      assert.ok(turnText(result.turnId).includes(SCRIPTED_ANSWER), `streamed text: ${turnText(result.turnId)}`);
+      const starts = events(result.turnId).filter((e) => e.kind === 'toolStart' && e.tool === 'goal');
+      const ends = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'goal');
+      assert.strictEqual(starts.length, 1, 'one goal tool call started');
+      assert.strictEqual(ends.length, 1, 'one goal tool call ended');
+      assert.strictEqual(ends[0].ok, true);
+      assert.ok(transcript.some((e) => e.kind === 'result' && e.result.turnId === result.turnId));
+      await waitFor('"Read the code" in the goal tree (cairn/goalTreeChanged)', () =>
+        flatGoals(api.goals.view?.tree.goals ?? []).some((g) => g.description === 'Read the code'),
+      );
+    },
+  ],
+  [
+    'the status bar shows used / window tokens after a turn',
+    async () => {
+      const stats = await waitFor('context stats with used input', () =>
+        api.meter.stats && api.meter.stats.usedInput > 0 ? api.meter.stats : undefined,
+      );
+      const k = (n: number): string => (n < 1000 ? String(n) : `${Math.round(n / 1000)}k`);
+      assert.strictEqual(api.meter.text, `Cairn ${k(stats.usedInput)} / ${k(stats.contextWindow)}`);
+    },
+  ],
+  [
+    'Stop cancels a slow turn ($/cancelRequest) and the session stays usable',
+    async () => {
+      const before = api.chat.transcript().length;
+      const pending = vscode.commands.executeCommand<TurnResult | undefined>('cairn.ask', 'Count slowly');
+      const first = await waitFor('the first streamed words', () =>
+        api.chat
+          .transcript()
+          .slice(before)
+          .find((e) => e.kind === 'event' && e.event.kind === 'text' && (e.event.text ?? '').includes(SLOW_FIRST_WORD)),
+      );
+      assert.ok(api.chat.busy, 'the turn is running');
+      api.chat.stop();
+      const result = await pending;
+      assert.ok(!api.chat.busy, 'the chat is idle again');
+      const turnId = first.kind === 'event' ? first.event.turnId : '';
+      const stopped =
+        result?.finishReason === 'cancelled' || api.chat.transcript().slice(before).some((e) => e.kind === 'stopped');
+      assert.ok(stopped, `the turn was cancelled: ${JSON.stringify(result)}`);
+      assert.ok(!turnText(turnId).includes(SLOW_LAST_WORD), 'the reply did not run to its end');
+      const view = await api.client.request<GoalTreeView>('cairn/goalTree', {});
+      assert.strictEqual(view.sessionId, firstSessionId);
+    },
+  ],
+  [
+    'Fix Diagnostic at Cursor runs cairn.fix and the chat shows its turn',
+    async () => {
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(sampleUri()));
+      const diagnostic = new vscode.Diagnostic(
+        new vscode.Range(4, 11, 4, 18),
+        'cairn-test: use an f-string',
+        vscode.DiagnosticSeverity.Information,
+      );
+      collection.set(sampleUri(), [diagnostic]);
+      editor.selection = new vscode.Selection(4, 12, 4, 12);
+      const result = await vscode.commands.executeCommand<TurnResult>('cairn.fixAtCursor');
+      assert.ok(result, 'cairn.fix answered with a turn result');
+      assert.strictEqual(result.finishReason, 'stop');
+      assert.ok(api.chat.transcript().some((e) => e.kind === 'user' && e.text === 'Fix: cairn-test: use an f-string'));
+      await waitFor('the fix turn text', () => turnText(result.turnId).includes('Fixed it.'));
+      collection.clear();
+    },
+  ],
+  [
+    'Show Context Manifest and Show Trace render the protocol data',
+    async () => {
+      const manifest = await vscode.commands.executeCommand<string>('cairn.showManifest');
+      assert.match(manifest, /^# Cairn context manifest/);
+      assert.match(manifest, /\| 1 \| system \|/);
+      assert.match(manifest, /\| included \| \d+ \| \d+ \|/);
+      const shown = vscode.window.activeTextEditor?.document;
+      assert.strictEqual(shown?.languageId, 'markdown');
+      assert.strictEqual(shown?.getText(), manifest);
+      const trace = await vscode.commands.executeCommand<string>('cairn.showTrace');
+      assert.match(trace, /Read the code/);
+      assert.match(trace, /## Sessions/);
+      assert.ok(trace.includes(firstSessionId));
+    },
+  ],
+  [
+    'Compact Now answers with a compaction result',
+    async () => {
+      const result = await vscode.commands.executeCommand<CompactResult>('cairn.compactNow');
+      assert.ok(result, 'cairn/compact answered');
+      assert.ok(['prune', 'summary', 'none'].includes(result.kind), result.kind);
+      assert.strictEqual(result.sessionId, firstSessionId);
+    },
+  ],
+  [
+    'sessions: fork opens the fork, delete removes it, open switches back',
+    async () => {
+      const sessions = await api.sessions.refresh();
+      assert.ok(sessions.some((s) => s.sessionId === firstSessionId), 'the first session is listed');
+      const fork = await vscode.commands.executeCommand<string>('cairn.forkSession');
+      assert.ok(fork && fork !== firstSessionId, 'a new session');
+      assert.strictEqual(api.client.sessionId, fork, 'the fork is open');
+      const forked = api.sessions.sessions.find((s) => s.sessionId === fork);
+      assert.ok(forked, 'the fork is listed');
+      assert.strictEqual(forked.parentId, firstSessionId);
+      const forkGoals = await api.goals.refresh();
+      assert.strictEqual(forkGoals?.sessionId, fork, 'requests now carry the fork id');
+      assert.ok(await vscode.commands.executeCommand<boolean>('cairn.session.delete', forked, true));
+      assert.ok(!api.sessions.sessions.some((s) => s.sessionId === fork), 'the fork is gone');
+      const first = api.sessions.sessions.find((s) => s.sessionId === firstSessionId);
+      assert.ok(first);
+      await vscode.commands.executeCommand('cairn.session.open', first);
+      assert.strictEqual(api.client.sessionId, firstSessionId);
+    },
+  ],
+  [
+    'a missing server command is explained with the fix, then a settings change restarts the server',
+    async () => {
+      const config = vscode.workspace.getConfiguration('cairn');
+      const original = config.inspect<string[]>('server.command')?.workspaceValue;
+      await config.update('server.command', ['cairn-test-missing-binary', 'serve'], vscode.ConfigurationTarget.Workspace);
+      const error = await waitFor('the start failure', () => (api.client.state === 'failed' ? api.client.lastError : undefined));
+      assert.match(error, /could not start `cairn-test-missing-binary serve`/);
+      assert.match(error, /pip install/);
+      assert.match(error, /cairn\.server\.pythonPath/);
+      assert.match(api.meter.text, /error/);
+      await config.update('server.command', original, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the server to run again', () => api.client.state === 'running');
+      const view = await api.client.request<GoalTreeView>('cairn/goalTree', {});
+      if (api.client.sessionId !== undefined) {
+        // The session opened before the restart is still served (read back from the trace).
+        assert.strictEqual(view.sessionId, api.client.sessionId);
+      }
+    },
+  ],
+  [
+    'a Python without the cairn module is explained with the fix',
+    async () => {
+      const python = process.env.CAIRN_TEST_BARE_PYTHON;
+      assert.ok(python, 'CAIRN_TEST_BARE_PYTHON names a Python without cairn');
+      const config = vscode.workspace.getConfiguration('cairn');
+      await config.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+      const error = await waitFor(
+        () => `the start failure (state ${api.client.state}, last error ${api.client.lastError ?? 'none'})`,
+        () => (api.client.state === 'failed' ? api.client.lastError : undefined),
+      );
+      assert.ok(error.includes(`has no module \`cairn\``), error);
+      assert.ok(error.includes(`${python} -m pip install cairn`), error);
+      await config.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the server to run again', () => api.client.state === 'running');
+    },
+  ],
+];
+
+export async function run(): Promise<void> {
+  const results = await runTests(tests, process.env.CAIRN_TEST_RESULTS, process.env.CAIRN_TEST_ONLY);
+  collection.dispose();
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    throw new Error(`${failed.length} extension test(s) failed: ${failed.map((r) => r.name).join('; ')}`);
+  }
+}
