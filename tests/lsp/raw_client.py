@@ -1,0 +1,124 @@
+"""A byte-level JSON-RPC client for `cairn serve`: sends anything, even garbage.
+
+pytest-lsp cannot send malformed frames; this one writes raw bytes to the
+server's stdin (or a TCP socket) and reads framed messages back. Requests the
+server sends (progress creation, registrations) are answered with `null`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from cairn.workspace import path_to_uri
+from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND
+
+READ_TIMEOUT_S = 60.0
+# A JSON-RPC header line is short; 10 MB bodies are read with readexactly.
+STREAM_LIMIT = 1 << 16
+
+
+def frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class RawConnection:
+    """Framed JSON-RPC over a pair of asyncio streams."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.notifications: list[dict[str, Any]] = []
+        self._next_id = 0
+
+    async def write(self, raw: bytes) -> None:
+        self.writer.write(raw)
+        await self.writer.drain()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.write(frame(json.dumps(message).encode("utf-8")))
+
+    async def notify(self, method: str, params: Any) -> None:
+        await self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def read(self) -> dict[str, Any]:
+        length = 0
+        while True:
+            line = await asyncio.wait_for(self.reader.readline(), READ_TIMEOUT_S)
+            if not line:
+                raise ConnectionError("the server closed the stream")
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+            elif line in (b"\r\n", b"\n") and length:
+                body = await asyncio.wait_for(self.reader.readexactly(length), READ_TIMEOUT_S)
+                return json.loads(body)
+
+    async def response(self, msg_id: Any) -> dict[str, Any]:
+        """Read until the response to `msg_id`, answering server requests, keeping notifications."""
+        while True:
+            message = await self.read()
+            if "method" in message and "id" in message:
+                await self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "method" in message:
+                self.notifications.append(message)
+            elif message.get("id") == msg_id:
+                return message
+
+    async def request(
+        self, method: str, params: Any = None, *, omit_params: bool = False
+    ) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if not omit_params:
+            message["params"] = params
+        await self.send(message)
+        return await self.response(self._next_id)
+
+    async def initialize(self, root: Path) -> dict[str, Any]:
+        answer = await self.request(
+            "initialize",
+            {"processId": os.getpid(), "rootUri": path_to_uri(root), "capabilities": {}},
+        )
+        await self.notify("initialized", {})
+        return answer
+
+    async def shutdown(self) -> None:
+        await self.request("shutdown")
+        await self.notify("exit", None)
+
+
+class RawServer(RawConnection):
+    """`cairn serve` over stdio, its stderr kept in a file for inspection."""
+
+    def __init__(self, process: asyncio.subprocess.Process, stderr: Path) -> None:
+        assert process.stdout is not None and process.stdin is not None
+        super().__init__(process.stdout, process.stdin)
+        self.process = process
+        self.stderr = stderr
+
+    @classmethod
+    async def start(cls, cwd: Path, stderr: Path, args: list[str] | None = None) -> RawServer:
+        with stderr.open("wb") as sink:
+            process = await asyncio.create_subprocess_exec(
+                *SERVER_COMMAND,
+                *(args or []),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=sink,
+                cwd=cwd,
+                env={**os.environ, **DEBUG_ENV},
+                limit=STREAM_LIMIT,
+            )
+        return cls(process, stderr)
+
+    async def stop(self) -> int:
+        try:
+            await self.shutdown()
+            return await asyncio.wait_for(self.process.wait(), READ_TIMEOUT_S)
+        finally:
+            if self.process.returncode is None:
+                self.process.kill()
+                await self.process.wait()

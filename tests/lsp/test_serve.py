@@ -1,0 +1,91 @@
+"""`cairn serve`: the stdout guard, and `--tcp --port N` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND, write_workspace
+from tests.lsp.raw_client import READ_TIMEOUT_S, RawConnection
+
+PROC_NET_TCP = Path("/proc/net/tcp")
+TCP_LISTEN = "0A"
+LOOPBACK_HEX = "0100007F"  # 127.0.0.1, little-endian
+CONNECT_ATTEMPTS = 200
+CONNECT_PAUSE_S = 0.1
+GUARD_PROBE = """
+import os, sys
+from cairn.commands.serve import guard_stdout
+protocol = guard_stdout()
+print("a stray print")
+os.write(1, b"a stray fd write\\n")
+protocol.write(b"PROTOCOL")
+protocol.flush()
+"""
+
+
+def test_stdout_guard_keeps_stray_output_off_the_protocol_stream() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", GUARD_PROBE], capture_output=True, timeout=READ_TIMEOUT_S, check=True
+    )
+    assert done.stdout == b"PROTOCOL"
+    assert b"a stray print" in done.stderr and b"a stray fd write" in done.stderr
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Hex IPv4 addresses listening on `port`, from /proc/net/tcp (Linux)."""
+    found: set[str] = set()
+    for line in PROC_NET_TCP.read_text().splitlines()[1:]:
+        fields = line.split()
+        address, hex_port = fields[1].split(":")
+        if int(hex_port, 16) == port and fields[3] == TCP_LISTEN:
+            found.add(address)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def connect(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    for _ in range(CONNECT_ATTEMPTS):
+        try:
+            return await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(CONNECT_PAUSE_S)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+async def test_tcp_serves_one_client_on_localhost(tmp_path: Path) -> None:
+    root = write_workspace(tmp_path / "ws")
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND,
+        "--tcp",
+        "--port",
+        str(port),
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, **DEBUG_ENV},
+    )
+    try:
+        reader, writer = await connect(port)
+        if PROC_NET_TCP.exists():
+            assert listening_addresses(port) == {LOOPBACK_HEX}
+        connection = RawConnection(reader, writer)
+        answer = await connection.initialize(root)
+        assert answer["result"]["serverInfo"]["name"] == "cairn"
+        tree = await connection.request("cairn/goalTree", {})
+        assert set(tree["result"]) == {"sessionId", "tree", "rendered"}
+        await connection.shutdown()
+        writer.close()
+        assert await asyncio.wait_for(process.wait(), READ_TIMEOUT_S) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
