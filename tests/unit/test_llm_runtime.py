@@ -92,6 +92,15 @@ async def test_tool_calls_are_assembled_from_streamed_pieces(tmp_path: Path) -> 
     assert reply.finish_reason == "tool_calls"
 
 
+async def test_scripted_call_ids_differ_between_calls(tmp_path: Path) -> None:
+    line = {"toolCalls": [{"name": "list_dir", "arguments": {}}]}
+    write_script(tmp_path, line, line)
+    model = runtime(tmp_path)
+    first = await model.complete("scripted/script.jsonl", MESSAGES, [])
+    second = await model.complete("scripted/script.jsonl", MESSAGES, [])
+    assert first.tool_calls[0].call_id != second.tool_calls[0].call_id
+
+
 async def test_malformed_tool_arguments_are_reported_not_raised(tmp_path: Path) -> None:
     write_script(
         tmp_path,

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from cairn.llm.lazy import load_litellm
 from cairn.llm.retry import (
     BACKOFF_MAX_S,
     ErrorKind,
@@ -15,6 +16,7 @@ from cairn.llm.retry import (
 )
 from cairn.llm.scripted import text_chunks
 from cairn.llm.stream import StreamAccumulator, parse_arguments
+from cairn.llm.usage import cost_of
 
 
 def chunk(
@@ -166,3 +168,10 @@ def test_text_chunks_split_on_words_and_join_back() -> None:
     assert "".join(pieces) == text
     assert len(pieces) == 4
     assert text_chunks("") == []
+
+
+def test_cost_is_known_for_priced_models_and_none_otherwise() -> None:
+    litellm = load_litellm()
+    priced = cost_of(litellm, "gpt-4o", 1_000, 100)
+    assert priced is not None and priced > 0
+    assert cost_of(litellm, "no-such-provider/unpriced-model", 1_000, 100) is None

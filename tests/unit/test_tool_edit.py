@@ -84,6 +84,14 @@ async def test_several_matches_is_an_error_naming_the_count(ctx: ToolContext, ro
     assert (root / UTIL).read_text() == before
 
 
+async def test_plain_newlines_match_a_crlf_file(ctx: ToolContext, root: Path) -> None:
+    crlf = root / "win.txt"
+    crlf.write_bytes(b"first\r\nsecond\r\nthird\r\n")
+    outcome = await edit(ctx, path="win.txt", old="first\nsecond", new="one\ntwo")
+    assert outcome.ok, outcome.output
+    assert crlf.read_bytes() == b"one\r\ntwo\r\nthird\r\n"
+
+
 async def test_match_is_exact_including_whitespace(ctx: ToolContext) -> None:
     outcome = await edit(ctx, path=UTIL, old="def  greet", new="def welcome")
     assert not outcome.ok

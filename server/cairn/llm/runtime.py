@@ -26,14 +26,12 @@ from cairn.errors import ModelError
 from cairn.llm.lazy import SCRIPTED_PROVIDER, load_litellm
 from cairn.llm.reply import ModelReply
 from cairn.llm.retry import BACKOFF_BASE_S, ErrorKind, backoff_delay, classify
+from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
 from cairn.llm.stream import StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings
 
-MAIN_LANE = "main"
-# Key of litellm's `metadata` that carries the agent lane to the scripted provider.
-AGENT_METADATA_KEY = "cairn_agent"
 TOOL_CALLS_FINISH = "tool_calls"
 DEFAULT_FINISH = "stop"
 
@@ -83,7 +81,9 @@ class ModelRuntime:
         target = self.resolve_model(model)
         litellm = await asyncio.to_thread(load_litellm)
         attempts = self.settings.model_retries + 1
-        for attempt in range(1, attempts + 1):
+        attempt = 0
+        while True:
+            attempt += 1
             accumulator = StreamAccumulator(on_text, on_reasoning)
             try:
                 return await self._call_once(
@@ -100,7 +100,6 @@ class ModelRuntime:
                 if attempt == attempts:
                     raise ModelError(_exhausted_message(model, attempts, kind)) from exc
                 await self._sleep(backoff_delay(attempt, self.backoff_base_s))
-        raise ModelError(f"model {model}: no attempt was made")
 
     async def _call_once(
         self,

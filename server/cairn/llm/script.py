@@ -23,6 +23,8 @@ from cairn.models.base import WireModel
 
 MAIN_LANE = "main"
 COMPACTION_LANE = "compaction"
+# Key of litellm's `metadata` that carries the agent lane from the runtime to the provider.
+AGENT_METADATA_KEY = "cairn_agent"
 
 ScriptedErrorName = Literal[
     "rate_limit", "server_error", "unavailable", "timeout", "connection", "auth", "bad_request"

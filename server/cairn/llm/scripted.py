@@ -25,8 +25,10 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import GenericStreamingChunk
 
 from cairn.context.tokens import count_tokens
+from cairn.llm.lazy import SCRIPTED_PROVIDER
 from cairn.llm.reply import ToolCall
 from cairn.llm.script import (
+    AGENT_METADATA_KEY,
     COMPACTION_LANE,
     MAIN_LANE,
     ScriptBook,
@@ -36,8 +38,6 @@ from cairn.llm.script import (
 )
 from cairn.llm.usage import completion_text, prompt_text
 
-PROVIDER = "scripted"
-AGENT_METADATA_KEY = "cairn_agent"
 # Words per streamed text chunk.
 WORDS_PER_CHUNK = 3
 # Pieces each tool call's argument text is streamed in.
@@ -76,7 +76,7 @@ def _pieces(text: str, count: int = ARGUMENT_PIECES) -> list[str]:
 
 def _raise_scripted_error(name: ScriptedErrorName, model: str) -> None:
     message = f"scripted {name.replace('_', ' ')}"
-    common: dict[str, Any] = {"message": message, "model": model, "llm_provider": PROVIDER}
+    common: dict[str, Any] = {"message": message, "model": model, "llm_provider": SCRIPTED_PROVIDER}
     errors: dict[ScriptedErrorName, Exception] = {
         "rate_limit": provider_errors.RateLimitError(**common),
         "server_error": provider_errors.InternalServerError(**common),
@@ -115,27 +115,31 @@ class ScriptedLLM(CustomLLM):
         super().__init__()
         self.open_streams = 0
 
-    def _line_for(self, model: str, lane: str) -> ScriptLine:
+    def _line_for(self, model: str, lane: str) -> tuple[ScriptLine, int]:
+        """The lane's next line and the lane's call number (1-based)."""
         path = Path(model).expanduser().resolve()
         try:
             line = _BOOK.next_line(path, lane)
         except ScriptError as exc:
             raise provider_errors.BadRequestError(
-                message=str(exc), model=model, llm_provider=PROVIDER
+                message=str(exc), model=model, llm_provider=SCRIPTED_PROVIDER
             ) from None
-        if line is not None:
-            return line
-        if lane == COMPACTION_LANE:
-            return ScriptLine(agent=COMPACTION_LANE)
         call = _BOOK.calls_made(path, lane)
+        if line is not None:
+            return line, call
+        if lane == COMPACTION_LANE:
+            return ScriptLine(agent=COMPACTION_LANE), call
         message = f"scripted model {path}: no reply left for agent {lane!r} (call {call})"
-        raise provider_errors.BadRequestError(message=message, model=model, llm_provider=PROVIDER)
+        raise provider_errors.BadRequestError(
+            message=message, model=model, llm_provider=SCRIPTED_PROVIDER
+        )
 
     async def astreaming(  # type: ignore[override]
         self, model: str, messages: list[Any], *args: Any, **kwargs: Any
     ) -> AsyncIterator[GenericStreamingChunk]:
         """Stream the lane's next line (litellm calls this for `stream=True`)."""
-        line = self._line_for(model, _lane_of(kwargs.get("litellm_params")))
+        lane = _lane_of(kwargs.get("litellm_params"))
+        line, call_number = self._line_for(model, lane)
         if line.delay:
             await asyncio.sleep(line.delay)
         if line.error is not None:
@@ -144,7 +148,8 @@ class ScriptedLLM(CustomLLM):
         self.open_streams += 1
         try:
             first = True
-            for chunk in self._chunks(line, model, messages, optional.get("tools") or []):
+            tools = optional.get("tools") or []
+            for chunk in self._chunks(line, f"{lane}_{call_number}", model, messages, tools):
                 if not first and line.chunk_delay:
                     await asyncio.sleep(line.chunk_delay)
                 first = False
@@ -153,8 +158,9 @@ class ScriptedLLM(CustomLLM):
             self.open_streams -= 1
 
     def _chunks(
-        self, line: ScriptLine, model: str, messages: list[Any], tools: list[Any]
+        self, line: ScriptLine, call_key: str, model: str, messages: list[Any], tools: list[Any]
     ) -> Iterator[GenericStreamingChunk]:
+        """Reasoning, text pieces, tool-call pieces, then the usage chunk."""
         if line.reasoning:
             yield _chunk(provider_specific_fields={"reasoning_content": line.reasoning})
         for piece in text_chunks(line.text):
@@ -162,7 +168,7 @@ class ScriptedLLM(CustomLLM):
         calls: list[ToolCall] = []
         for index, call in enumerate(line.tool_calls):
             raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            call_id = call.id or f"call_{index}"
+            call_id = call.id or f"call_{call_key}_{index}"
             calls.append(ToolCall(call_id, call.name, None, raw))
             for position, piece in enumerate(_pieces(raw)):
                 function = {"name": call.name if position == 0 else None, "arguments": piece}
