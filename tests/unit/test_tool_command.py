@@ -13,6 +13,7 @@ import pytest
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.approval import is_allowlisted
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
+from cairn.context.ignore import IgnoreRules
 from cairn.settings import Settings
 from cairn.trace import Trace, TraceStore
 from cairn.workspace import Workspace
@@ -44,6 +45,7 @@ def ctx(root: Path, trace: Trace) -> ToolContext:
         workspace=Workspace([root]),
         settings=Settings(),
         trace=trace,
+        ignore=IgnoreRules.for_folder(root),
         allowed_commands=["pytest", "ls", "cat marker.txt"],
     )
 
@@ -114,6 +116,8 @@ async def test_approver_is_asked_and_a_yes_runs_it(ctx: ToolContext, root: Path)
     assert outcome.ok
     assert asked == ["touch made.txt"]
     assert (root / "made.txt").exists()
+    listed = await REGISTRY.run("glob", {"pattern": "made.txt"}, ctx)
+    assert listed.output == "made.txt"
 
 
 async def test_approver_saying_no_refuses(ctx: ToolContext, root: Path) -> None:

@@ -126,6 +126,12 @@ async def test_read_file_unknown_artifact_is_a_tool_error(ctx: ToolContext) -> N
     assert "unknown artifact" in outcome.output
 
 
+async def test_read_file_artifact_ids_cannot_traverse(ctx: ToolContext) -> None:
+    outcome = await call(ctx, "read_file", path="artifact:../meta.json")
+    assert not outcome.ok
+    assert "invalid artifact id" in outcome.output
+
+
 async def test_read_file_refuses_binary_and_huge_files(ctx: ToolContext, root: Path) -> None:
     binary = await call(ctx, "read_file", path="docs/logo.png")
     assert not binary.ok
@@ -209,6 +215,7 @@ async def test_grep_narrowed_by_path_and_glob(ctx: ToolContext) -> None:
 async def test_grep_caps_its_output(ctx: ToolContext, root: Path) -> None:
     total = MAX_GREP_MATCHES + 50
     (root / "many.txt").write_text("needle\n" * total, encoding="utf-8")
+    ctx.refresh_files()  # file listings are cached until the tree is known to have changed
     outcome = await call(ctx, "grep", pattern="needle")
     lines = outcome.output.splitlines()
     assert len(lines) == MAX_GREP_MATCHES + 1

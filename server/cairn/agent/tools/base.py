@@ -10,6 +10,7 @@ a trace artifact and the model gets its head (and tail) with the artifact id.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,15 +103,16 @@ class ToolArgs(BaseModel):
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)
 
 
-class Tool(Generic[ArgsT]):
+class Tool(ABC, Generic[ArgsT]):
     """One tool: its name, what the model is told about it, its arguments, its action."""
 
     name: ClassVar[str]
     description: ClassVar[str]
     args_model: type[ArgsT]
 
+    @abstractmethod
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolOutcome:
-        raise NotImplementedError
+        """Do the call; raise `ToolFailure` (or any `CairnError`) for a problem the model can fix."""
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema the model receives."""
