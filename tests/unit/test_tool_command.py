@@ -100,7 +100,9 @@ async def test_allowlisted_command_runs_in_the_workspace_root(
 async def test_not_allowlisted_without_approver_is_refused(ctx: ToolContext, root: Path) -> None:
     outcome = await run(ctx, command="touch made.txt")
     assert not outcome.ok
-    assert outcome.output.startswith("error: command not allowed: touch made.txt (add it to")
+    assert outcome.output == (
+        "error: command not allowed: touch made.txt (add it to allowed_commands or approve it)"
+    )
     assert not (root / "made.txt").exists()
 
 

@@ -37,7 +37,8 @@ async def check_command(ctx: ToolContext, command: str) -> None:
     if is_allowlisted(command, ctx.allowed_commands):
         return
     if ctx.approve is None:
-        how = "approve it" if ctx.interactive else "run interactively and approve it"
-        raise ToolFailure(f"command not allowed: {command} (add it to allowed_commands or {how})")
+        raise ToolFailure(
+            f"command not allowed: {command} (add it to allowed_commands or approve it)"
+        )
     if not await ctx.approve(command):
         raise ToolFailure(f"command not approved by the user: {command}")

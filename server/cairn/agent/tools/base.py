@@ -48,7 +48,12 @@ class ToolFailure(CairnError):
 
 @dataclass
 class ToolContext:
-    """Everything a tool may touch. The engine builds one per turn (or explore branch)."""
+    """Everything a tool may touch. The engine builds one per turn (or explore branch).
+
+    `approve` asks the user about a command outside `allowed_commands`; without one
+    such commands are refused. `interactive` says whether a person is there to ask
+    (the engine sets it with the approver; tools only read `approve`).
+    """
 
     workspace: Workspace
     settings: Settings
