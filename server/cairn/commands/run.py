@@ -1,0 +1,136 @@
+"""`cairn run "message"`: one headless turn, streamed to the terminal; the trace is saved.
+
+The model's text goes to stdout; tool activity, compaction, errors and the
+final goal tree go to stderr. Shell commands that are not allow-listed are
+asked about on the terminal when stdin is a TTY; `--yes` approves them all;
+without a TTY and without `--yes` they are refused. Exit code: 0 when the
+turn ended normally (`stop`), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from cairn.agent.api import Approver
+from cairn.agent.engine import Engine
+from cairn.errors import InvalidRequestError
+from cairn.models.context import ContextStats
+from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+from cairn.settings import Mode, Settings, load_settings
+
+APPROVE_ANSWERS = frozenset({"y", "yes"})
+MODES: tuple[Mode, ...] = ("build", "plan", "review")
+
+
+class TerminalListener:
+    """Prints engine events: text to `out`, everything else to `err`."""
+
+    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        self.out = out
+        self.err = err
+        self.compactions: list[CompactionEvent] = []
+        self._mid_line = False
+
+    def _activity(self, line: str) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+        self.err.write(line + "\n")
+        self.err.flush()
+
+    def on_turn_event(self, event: TurnEvent) -> None:
+        if event.kind == "text" and event.text:
+            self.out.write(event.text)
+            self.out.flush()
+            self._mid_line = not event.text.endswith("\n")
+        elif event.kind == "toolStart":
+            self._activity(f"→ {event.tool}")
+        elif event.kind == "toolEnd":
+            mark = "✓" if event.ok else "✗"
+            self._activity(f"  {mark} {event.tool}: {event.text or ''}".rstrip())
+        elif event.kind == "error":
+            self._activity(f"error: {event.text}")
+        elif event.kind == "end" and self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+
+    def on_goal_tree_changed(self, view: GoalTreeView) -> None:
+        return None
+
+    def on_compaction(self, event: CompactionEvent) -> None:
+        self.compactions.append(event)
+        after = f" → {event.tokens_after}" if event.tokens_after is not None else ""
+        error = f" ({event.error})" if event.error else ""
+        self._activity(
+            f"[compaction {event.kind} {event.stage}: {event.tokens_before}{after} tokens{error}]"
+        )
+
+    def on_context_stats(self, stats: ContextStats) -> None:
+        return None
+
+    def on_log(self, message: str) -> None:
+        self._activity(message)
+
+
+def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
+    """`--yes`: approve all; a TTY: ask; otherwise None (commands not allow-listed are refused)."""
+    if yes:
+
+        async def approve_all(command: str) -> bool:
+            return True
+
+        return approve_all
+    if not interactive:
+        return None
+
+    async def ask(command: str) -> bool:
+        answer = await asyncio.to_thread(input, f"Run `{command}`? [y/N] ")
+        return answer.strip().lower() in APPROVE_ANSWERS
+
+    return ask
+
+
+def run_settings(workspace: Path, model: str | None, mode: str) -> Settings:
+    if mode not in MODES:
+        raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
+    settings = load_settings(workspace)
+    if model:
+        settings = settings.model_copy(update={"model": model})
+    return settings.model_copy(update={"mode": mode})
+
+
+def run_turn(
+    *,
+    message: str,
+    workspace: Path,
+    model: str | None,
+    session_id: str | None,
+    mode: str,
+    yes: bool,
+) -> None:
+    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes."""
+    if not workspace.is_dir():
+        raise InvalidRequestError(f"workspace not found: {workspace}")
+    settings = run_settings(workspace, model, mode)
+    listener = TerminalListener()
+    engine = Engine(
+        [workspace],
+        settings,
+        listener=listener,
+        approver=terminal_approver(yes, sys.stdin.isatty()),
+    )
+    try:
+        result = asyncio.run(engine.turn(message, session_id=session_id))
+        view = engine.goal_tree(result.session_id)
+    finally:
+        engine.close()
+    if view.tree.goals:
+        sys.stderr.write(view.rendered.rstrip() + "\n")
+    sys.stderr.write(f"session {result.session_id} · turn {result.finish_reason}\n")
+    if result.finish_reason != "stop":
+        raise SystemExit(1)
