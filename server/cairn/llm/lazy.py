@@ -20,9 +20,15 @@ import warnings
 from types import ModuleType
 
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
-# Modules litellm imports lazily on the first call whose import warns (pydantic notices
-# about litellm's own TypedDicts); imported up front, with the warnings silenced.
+# Work litellm defers to its first call and that warns (pydantic notices about litellm's
+# own TypedDicts): a module import, and the first build of some pydantic models. Done up
+# front, with the warnings silenced; best effort (internals of litellm 1.110).
 LITELLM_LAZY_MODULES = ("litellm.llms.github_copilot.per_user_auth",)
+LITELLM_LAZY_MODELS = (
+    ("litellm.types.router", "GenericLiteLLMParams"),
+    ("litellm.types.utils", "ModelResponse"),
+    ("litellm.types.utils", "ModelResponseStream"),
+)
 SCRIPTED_PROVIDER = "scripted"
 
 _lock = threading.Lock()
@@ -47,6 +53,16 @@ def _register_scripted(module: ModuleType) -> None:
     setattr(module, "custom_provider_map", providers)  # noqa: B010 (untyped module attribute)
 
 
+def _warm_up() -> None:
+    """Do litellm's deferred first-call work now (inside the caller's silenced block)."""
+    for name in LITELLM_LAZY_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    for module_name, model_name in LITELLM_LAZY_MODELS:
+        with contextlib.suppress(Exception):
+            getattr(importlib.import_module(module_name), model_name)()
+
+
 def load_litellm() -> ModuleType:
     """The litellm module, imported and configured on the first call (thread-safe)."""
     global _module
@@ -59,9 +75,7 @@ def load_litellm() -> ModuleType:
                 warnings.simplefilter("ignore")
                 import litellm
 
-                for name in LITELLM_LAZY_MODULES:
-                    with contextlib.suppress(ImportError):
-                        importlib.import_module(name)
+                _warm_up()
 
                 litellm.suppress_debug_info = True
                 setattr(litellm, "set_verbose", False)  # noqa: B010 (not in litellm's stubs)
