@@ -2,8 +2,8 @@
 
 Argument: a JSON object with `root`, `cache_dir`, `files` (every corpus file, relative),
 `chat` (files in play, relative), `idents`, `budget`, `model`, `edits` (how many edited
-renders to time after the first one). Prints one JSON line: the time of the first render
-(cold or warm, depending on the cache the caller left), the times of the renders after
+renders to time after the first one). Prints one JSON line: the wall and CPU time of the first
+render (cold or warm, depending on the cache the caller left), those of the renders after
 each buffer edit, the output size and tokens, and the peak RSS of this process and its
 children (the parse workers).
 """
@@ -37,6 +37,13 @@ def edited_text(text: str, step: int) -> str:
     return text[:at] + f"    edited_probe_{step} = simplify(len([]))\n" + text[at:]
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and its finished children (parse workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     args = json.loads(sys.argv[1])
     root = Path(args["root"])
@@ -45,25 +52,30 @@ def main() -> None:
     lister = _Files([root / rel for rel in args["files"]])
     chat = [root / rel for rel in args["chat"]]
     idents = set(args["idents"])
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     repomap = RepoMap(root, lister, Path(args["cache_dir"]))
     text = repomap.render(chat, idents, args["budget"], count)
     first = time.perf_counter() - started
+    first_cpu = cpu_seconds() - cpu
     parsed = len(repomap.scanned_last_refresh)
     original = chat[0].read_text(encoding="utf-8")
     edit_times: list[float] = []
+    edit_cpu: list[float] = []
     for step in range(args["edits"]):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         repomap.update_buffer(chat[0], edited_text(original, step))
         repomap.render(chat, idents, args["budget"], count)
         edit_times.append(time.perf_counter() - started)
+        edit_cpu.append(cpu_seconds() - cpu)
     peak = max(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
     )
     result = {
         "first_s": first,
+        "first_cpu_s": first_cpu,
         "edit_s": edit_times,
+        "edit_cpu_s": edit_cpu,
         "chars": len(text),
         "tokens": count(text),
         "peak_rss_kb": peak,

@@ -69,28 +69,36 @@ model.token_count("warm up the tokenizer")
 chat = [str(root / rel) for rel in args["chat"]]
 other = [str(root / rel) for rel in args["files"] if rel not in args["chat"]]
 idents = set(args["idents"])
-started = time.perf_counter()
+def cpu_seconds():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+started, cpu = time.perf_counter(), cpu_seconds()
 repomap = RepoMap(map_tokens=args["budget"], root=str(root), main_model=model, io=io,
                   refresh="always")
 text = repomap.get_repo_map(chat, other, set(), idents) or ""
 first = time.perf_counter() - started
+first_cpu = cpu_seconds() - cpu
 target = Path(chat[0])
 original = target.read_text(encoding="utf-8")
 marker = "\n    return "
 edit_times = []
+edit_cpu = []
 try:
     for step in range(args["edits"]):
         at = original.index(marker) + 1
         target.write_text(original[:at] + f"    edited_probe_{step} = simplify(len([]))\n"
                           + original[at:], encoding="utf-8")
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         repomap.get_repo_map(chat, other, set(), idents)
         edit_times.append(time.perf_counter() - started)
+        edit_cpu.append(cpu_seconds() - cpu)
 finally:
     target.write_text(original, encoding="utf-8")
 peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-sys.stdout.write(json.dumps({"first_s": first, "edit_s": edit_times, "chars": len(text),
+sys.stdout.write(json.dumps({"first_s": first, "first_cpu_s": first_cpu,
+                             "edit_s": edit_times, "edit_cpu_s": edit_cpu, "chars": len(text),
                              "tokens": model.token_count(text), "peak_rss_kb": peak}) + "\n")
 """
 
@@ -207,34 +215,42 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(P95 * len(ordered)))]
 
 
+METRICS = ("cold_s", "cold_cpu_s", "warm_s", "warm_cpu_s", "edit_p95_s", "edit_p95_cpu_s")
+
+
+def one_repeat(tool: str, budget: int, edits: int, files: list[str]) -> dict[str, float]:
+    """Cold run (caches deleted), then warm run + edits in a new process."""
+    clear_caches()
+    first = run_tool(tool, budget, 0, files)
+    second = run_tool(tool, budget, edits, files)
+    sample = {
+        "cold_s": float(first["first_s"]),  # type: ignore[arg-type]
+        "cold_cpu_s": float(first["first_cpu_s"]),  # type: ignore[arg-type]
+        "warm_s": float(second["first_s"]),  # type: ignore[arg-type]
+        "warm_cpu_s": float(second["first_cpu_s"]),  # type: ignore[arg-type]
+        "edit_p95_s": p95([float(x) for x in second["edit_s"]]),  # type: ignore[union-attr]
+        "edit_p95_cpu_s": p95([float(x) for x in second["edit_cpu_s"]]),  # type: ignore[union-attr]
+        "peak_rss_mb": max(float(first["peak_rss_kb"]), float(second["peak_rss_kb"])) / 1024,  # type: ignore[arg-type]
+        "tokens": float(second["tokens"]),  # type: ignore[arg-type]
+    }
+    shown = " ".join(f"{key} {value:.3f}" for key, value in sample.items())
+    print(f"{tool} {budget}: {shown}", file=sys.stderr, flush=True)
+    return sample
+
+
 def measure(repeats: int, edits: int) -> dict[str, object]:
+    """Both tools per repeat, interleaved, so that load changes on the machine hit both."""
     files = corpus_files()
     table: dict[str, dict[str, dict[str, float]]] = {}
     for budget in BUDGETS:
-        for tool in ("cairn", "aider"):
-            cold, warm, edit, rss, tokens = [], [], [], [], []
-            for _ in range(repeats):
-                clear_caches()
-                first = run_tool(tool, budget, 0, files)
-                second = run_tool(tool, budget, edits, files)
-                cold.append(float(first["first_s"]))  # type: ignore[arg-type]
-                warm.append(float(second["first_s"]))  # type: ignore[arg-type]
-                edit.append(p95([float(x) for x in second["edit_s"]]))  # type: ignore[union-attr]
-                rss.append(float(max(first["peak_rss_kb"], second["peak_rss_kb"])))  # type: ignore[type-var]
-                tokens.append(float(second["tokens"]))  # type: ignore[arg-type]
-                print(
-                    f"{tool} {budget}: cold {cold[-1]:.2f}s warm {warm[-1]:.2f}s "
-                    f"edit p95 {edit[-1]:.3f}s rss {rss[-1] / 1024:.0f} MB "
-                    f"tokens {tokens[-1]:.0f}",
-                    file=sys.stderr,
-                )
-            table.setdefault(str(budget), {})[tool] = {
-                "cold_s": statistics.median(cold),
-                "warm_s": statistics.median(warm),
-                "edit_p95_s": statistics.median(edit),
-                "peak_rss_mb": statistics.median(rss) / 1024,
-                "tokens": statistics.median(tokens),
-            }
+        samples: dict[str, list[dict[str, float]]] = {"cairn": [], "aider": []}
+        for _ in range(repeats):
+            for tool in ("cairn", "aider"):
+                samples[tool].append(one_repeat(tool, budget, edits, files))
+        table[str(budget)] = {
+            tool: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
+            for tool, runs in samples.items()
+        }
     return {"table": table, "floor": floor(files), "files": len(files)}
 
 
@@ -246,28 +262,34 @@ def render(results: dict[str, object], repeats: int, edits: int, seconds: float)
         "",
         f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --repeats {repeats} "
         f"--edits {edits}` ({seconds / 60:.0f} min)",
-        f"- Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work), "
+        f"- Machine: {platform.machine()}, {os.cpu_count()} cores shared with the other "
+        f"engineers' work (load average {os.getloadavg()[0]:.1f} at the end), "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
         f"- Corpus: sympy wheel, {results['files']} .py files, {bottom['bytes'] / 1e6:.1f} MB; "
         f"files in play {', '.join(CHAT_FILES)}; mentioned {', '.join(MENTIONED)}; "
         f"tokens of {MODEL}",
         f"- Floor (one process): tree-sitter parse of all files {bottom['parse_s']:.2f} s, "
         f"tokenizing the same bytes {bottom['tokenize_s']:.2f} s",
-        "- Medians of the repeats; after-edit = p95 of the edited renders of one process; "
+        "- Medians of the repeats (the two tools interleaved); after-edit = p95 of the edited "
+        "renders of one process; wall and CPU (user+system, workers included) seconds; "
         'ratio = Aider / Cairn (RSS: Cairn / Aider). Aider with refresh="always" '
         "(its default would serve a stale map after the edit).",
         "",
         "| budget | metric | Cairn | Aider | ratio | target |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    metrics = (
-        ("cold_s", "cold (s)", "≥10×"),
-        ("warm_s", "warm, new process (s)", "≥10×"),
-        ("edit_p95_s", "next call after edit, p95 (s)", "≥30×"),
-    )
+    labels = {
+        "cold_s": ("cold, wall (s)", "≥10×"),
+        "cold_cpu_s": ("cold, CPU (s)", ""),
+        "warm_s": ("warm, new process, wall (s)", "≥10×"),
+        "warm_cpu_s": ("warm, new process, CPU (s)", ""),
+        "edit_p95_s": ("next call after edit, p95 wall (s)", "≥30×"),
+        "edit_p95_cpu_s": ("next call after edit, p95 CPU (s)", ""),
+    }
     for budget, row in table.items():
         cairn, aider = row["cairn"], row["aider"]
-        for key, label, target in metrics:
+        for key in METRICS:
+            label, target = labels[key]
             ratio = aider[key] / cairn[key] if cairn[key] else float("inf")
             lines.append(
                 f"| {budget} | {label} | {cairn[key]:.3f} | {aider[key]:.3f} | "

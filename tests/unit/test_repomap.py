@@ -196,3 +196,11 @@ def test_works_with_the_workspace_ignore_rules(workspace: Path) -> None:
     )
     assert "shop/models.py:" in text
     assert "weather/" not in text
+
+
+def test_unwritable_cache_folder_still_renders(workspace: Path) -> None:
+    blocker = workspace.parent / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    play = [workspace / "shop" / "cli.py"]
+    text = _map(workspace, blocker / "cache").render(play, set(), 2000, count)
+    assert text == _map(workspace).render(play, set(), 2000, count)

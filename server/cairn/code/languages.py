@@ -8,6 +8,7 @@ definition query of a language (`grammars/<language>-tags.scm`) is compiled once
 from __future__ import annotations
 
 import importlib
+import os
 from functools import cache
 from pathlib import PurePath
 
@@ -67,7 +68,9 @@ LANGUAGES: tuple[str, ...] = tuple(_GRAMMARS)
 
 def language_for_path(path: str | PurePath) -> str | None:
     """The language of a file from its extension, or None when Cairn has no grammar for it."""
-    return EXTENSIONS.get(PurePath(path).suffix.lower())
+    name = os.path.basename(path)
+    dot = name.rfind(".")
+    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
 @cache

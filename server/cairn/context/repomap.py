@@ -21,7 +21,7 @@ from typing import Protocol
 from cairn.code.languages import language_for_path
 from cairn.context.repomap_index import TagIndex
 from cairn.context.repomap_rank import RankGraph, Ranking, rank_definitions
-from cairn.context.repomap_render import fit
+from cairn.context.repomap_render import FileBlocks, fit
 from cairn.context.repomap_tags import DefRecord, FileTags, complete_text, scan_text
 
 RANK_CACHE_SIZE = 8
@@ -43,7 +43,7 @@ def _graph_signature(tags: FileTags) -> tuple[tuple[str, ...], dict[str, int]]:
 
 
 class RepoMap:
-    """The ranked outline map of one workspace folder."""
+    """The ranked outline map of one workspace folder (one caller at a time: not thread-safe)."""
 
     def __init__(self, folder: Path, ignore: FileLister, cache_dir: Path | None = None) -> None:
         self.folder = folder.resolve()
@@ -54,6 +54,7 @@ class RepoMap:
         self._merged: dict[str, FileTags] | None = None
         self._graph: RankGraph | None = None
         self._ranks: dict[RankKey, Ranking] = {}
+        self._blocks: FileBlocks = {}
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -157,10 +158,14 @@ class RepoMap:
         try:
             self._refresh()
             ranking = self._ranked(in_play, frozenset(mentioned))
-            text, size = fit(ranking.used, self._definitions, max_tokens, count, self._prepare)
+            text, size = fit(
+                ranking.used, self._definitions, max_tokens, count, self._prepare, self._blocks
+            )
             if size == len(ranking.used):
                 everything = ranking.used + ranking.unused()
-                text, size = fit(everything, self._definitions, max_tokens, count, self._prepare)
+                text, size = fit(
+                    everything, self._definitions, max_tokens, count, self._prepare, self._blocks
+                )
         finally:
             self._index.close()
         if self._index.dirty:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -88,7 +89,8 @@ class TagIndex:
             self._tags.clear()
 
     def save(self) -> None:
-        """Write the index atomically (no-op without a cache folder)."""
+        """Write the index atomically (no-op without a cache folder; an unwritable one is
+        skipped, the map still works)."""
         if self._path is None:
             return
         files = {
@@ -105,13 +107,19 @@ class TagIndex:
         data = marshal.dumps(
             {"format": INDEX_FORMAT, "folder": str(self.folder), "files": files}, MARSHAL_VERSION
         )
-        self._path.parent.mkdir(parents=True, exist_ok=True)
         temp = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, self._path)
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            with open(temp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self._path)
+        except OSError:
+            # An unwritable cache only costs the next process a cold build.
+            with suppress(OSError):
+                temp.unlink()
+            return
         self.dirty = False
 
     def complete(self, rel: str) -> FileTags:

@@ -44,12 +44,27 @@ def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
     return "\n".join(lines)
 
 
-FileBlocks = dict[tuple[str, frozenset[str]], str]
-"""Rendered file blocks by (file, names shown), reused across the steps of one fit."""
+FileBlocks = dict[str, tuple[Sequence[DefRecord], dict[frozenset[str], str]]]
+"""Rendered file blocks: per file, the definitions they were made from and the block for
+each set of names shown. Kept across renders; an entry whose definitions object changed
+is rebuilt."""
 FIRST_GUESS_TOKENS_PER_ENTRY = 16
 """The search starts at `max_tokens / this` entries and grows until the map is too large."""
 GROWTH = 1.25
 """Growth factor of the prefix while it fits (small: definitions are parsed on demand)."""
+
+
+def _cached_block(rel: str, records: Sequence[DefRecord], names: set[str], memo: FileBlocks) -> str:
+    entry = memo.get(rel)
+    if entry is None or entry[0] is not records:
+        entry = (records, {})
+        memo[rel] = entry
+    key = frozenset(names)
+    block = entry[1].get(key)
+    if block is None:
+        block = _file_block(rel, records, names)
+        entry[1][key] = block
+    return block
 
 
 def render_top(
@@ -62,17 +77,9 @@ def render_top(
     by_file: dict[str, set[str]] = {}
     for rel, name in ranked[:size]:
         by_file.setdefault(rel, set()).add(name)
-    blocks: list[str] = []
-    for rel, names in by_file.items():
-        key = (rel, frozenset(names))
-        block = memo.get(key) if memo is not None else None
-        if block is None:
-            block = _file_block(rel, definitions(rel), names)
-            if memo is not None:
-                memo[key] = block
-        if block:
-            blocks.append(block)
-    return "\n".join(blocks) + "\n" if blocks else ""
+    cache: FileBlocks = {} if memo is None else memo
+    blocks = [_cached_block(rel, definitions(rel), names, cache) for rel, names in by_file.items()]
+    return "\n".join(block for block in blocks if block) + "\n" if any(blocks) else ""
 
 
 def fit(
@@ -81,6 +88,7 @@ def fit(
     max_tokens: int,
     count: Callable[[str], int],
     prepare: Callable[[list[str]], None] | None = None,
+    memo: FileBlocks | None = None,
 ) -> tuple[str, int]:
     """The largest map of a ranked prefix whose token count is at most `max_tokens`,
     and the length of that prefix.
@@ -91,7 +99,7 @@ def fit(
     """
     if max_tokens <= 0 or not ranked:
         return "", 0
-    memo: FileBlocks = {}
+    memo = {} if memo is None else memo
     low, best = 0, ""
     high = len(ranked)
     size = min(high, max(1, max_tokens // FIRST_GUESS_TOKENS_PER_ENTRY))

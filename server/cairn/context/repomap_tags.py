@@ -30,7 +30,9 @@ MAX_DEFINITION_DEPTH = 6
 """Deepest tree level where a definition may start (module > class > body > method ...)."""
 MIN_IDENTIFIER_CHARS = 2
 """Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{%d,}" % (MIN_IDENTIFIER_CHARS - 1))
+_IDENTIFIER = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MIN_IDENTIFIER_CHARS - 1},}}")
+_BYTES_AS_TEXT = "latin-1"
+"""Decoding that maps every byte to one character: ASCII identifiers come out unchanged."""
 
 DEFINITION_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "python": re.compile(
@@ -104,7 +106,7 @@ def scan(data: bytes, language: str) -> FileTags:
         ]
     noise = NOISE_PATTERNS.get(language)
     code = noise.sub(b" ", data) if noise is not None else data
-    counts = Counter(word.decode("ascii") for word in _IDENTIFIER.findall(code))
+    counts = Counter(_IDENTIFIER.findall(code.decode(_BYTES_AS_TEXT)))
     for name in defined:
         remaining = counts.get(name, 0) - 1
         if remaining > 0:
