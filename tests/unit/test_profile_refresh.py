@@ -195,3 +195,19 @@ def test_head_is_read_from_packed_refs_and_detached_heads(project: Path) -> None
     assert read_git_head(git_dir) == head
     git(project, "checkout", "-q", "--detach")
     assert read_git_head(git_dir) == head
+
+
+class ReadOnlyStore:
+    """A store whose writes fail, like a read-only workspace."""
+
+    def read_doc(self, name: str) -> dict[str, Any] | None:
+        return None
+
+    def write_doc(self, name: str, data: dict[str, Any]) -> None:
+        raise PermissionError(13, "Permission denied")
+
+
+def test_unwritable_store_still_serves_the_profile(project: Path) -> None:
+    manager = ProfileManager(project, ReadOnlyStore(), IgnoreRules.for_folder(project))
+    assert manager.get().package_managers == ["uv"]
+    assert manager.problems == ["profile.json: not saved: [Errno 13] Permission denied"]

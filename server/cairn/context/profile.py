@@ -134,7 +134,11 @@ class ProfileManager:
         else:
             merged = merge3(base if isinstance(base, dict) else {}, _current(doc), new)
         self._profile = self._validated(merged, new)
-        self.store.write_doc(PROFILE_DOC, {**merged, SCANNED_KEY: new})
+        try:
+            self.store.write_doc(PROFILE_DOC, {**merged, SCANNED_KEY: new})
+        except (OSError, CairnError) as error:
+            # Not stored (read-only workspace...): still serve it, and say why.
+            self.problems.append(f"{PROFILE_DOC}: not saved: {error}")
         return self._profile
 
     def _stale(self, base: dict[str, Any]) -> bool:
