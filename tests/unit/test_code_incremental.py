@@ -99,5 +99,37 @@ def test_random_edits_match_a_full_parse(edits: list[tuple[float, float, str]]) 
         document.apply_edit(TextEdit(sl, sc, el, ec, new))
         expected = expected[:start] + new + expected[end:]
     assert document.text == expected
+    assert document.tree.root_node.end_byte == len(expected.encode("utf-8"))
+    full = new_parser("python").parse(expected.encode("utf-8"))
+    if not full.root_node.has_error:
+        # With syntax errors tree-sitter's error recovery may legitimately differ between
+        # an incremental and a full parse (raw tree-sitter does the same); without, never.
+        assert str(document.tree.root_node) == str(full.root_node)
+        assert document.outline() == outline(expected, "decoder.py")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=10_000),
+            st.sampled_from(["# note\n", "x = 1\n", "def added():\n    return 2\n", "\n"]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_random_valid_line_inserts_match_a_full_parse(edits: list[tuple[int, str]]) -> None:
+    base = Path(inspect.getfile(json.decoder)).read_text(encoding="utf-8")
+    document = ParsedDocument(base, "decoder.py")
+    expected = base
+    for line_seed, new in edits:
+        lines = expected.split("\n")
+        line = line_seed % len(lines)
+        while line > 0 and lines[line].startswith((" ", ")", "]", "}")):
+            line -= 1
+        document.apply_edit(TextEdit(line, 0, line, 0, new))
+        expected = "\n".join(lines[:line]) + ("\n" if line else "") + new + "\n".join(lines[line:])
+    assert document.text == expected
     assert str(document.tree.root_node) == _full_tree_text(document)
     assert document.outline() == outline(expected, "decoder.py")
