@@ -8,8 +8,10 @@ the context before and after, records the markers and tells the listener
 A summary may be prepared in the background (`start_background`) while the
 turn runs its tools; its marker is recorded at the next `join`, before the
 next context build, so a marker never lands inside a step. A summary that
-frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled and not
-retried until the history has grown by `STALL_RETRY_MESSAGES` messages.
+frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled. After any
+summary attempt the next one waits until the history has grown by
+`SUMMARY_RETRY_MESSAGES` messages, so compaction never loops; a summary is
+not even attempted when what it would cover is too small to matter.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from cairn.compaction.narrative import (
 )
 from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary import build_summary
-from cairn.compaction.transcript import choose_watermark, render_transcript
+from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
 from cairn.context.tokens import count_tokens
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
@@ -141,17 +143,16 @@ class Compactor:
 
     # -- summary ---------------------------------------------------------------
 
-    async def prepare_summary(
+    def _cut(
         self, session: Session, inputs: TurnInputs, messages: Sequence[Message]
-    ) -> CompactionPart | None:
-        """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
+    ) -> tuple[int, int] | None:
+        """The index the next summary would cover up to, and what that part costs now."""
         state = read_state(messages)
 
         def count(text: str) -> int:
             return count_tokens(text, inputs.model)
 
-        built = self.contexts.build(session, inputs, messages=messages)
-        available = built.stats.available_input
+        available = self.contexts.build(session, inputs, messages=messages).stats.available_input
         index = choose_watermark(
             messages,
             state,
@@ -161,6 +162,26 @@ class Compactor:
         )
         if index is None:
             return None
+        return index, covered_tokens(messages, state, count, index)
+
+    def worth_it(self, session: Session, inputs: TurnInputs, demand: Demand) -> bool:
+        """Whether a summary now could free enough to be worth a model call."""
+        cut = self._cut(session, inputs, session.messages())
+        return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
+
+    async def prepare_summary(
+        self, session: Session, inputs: TurnInputs, messages: Sequence[Message]
+    ) -> CompactionPart | None:
+        """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
+        cut = self._cut(session, inputs, messages)
+        if cut is None:
+            return None
+        index = cut[0]
+        state = read_state(messages)
+
+        def count(text: str) -> int:
+            return count_tokens(text, inputs.model)
+
         new = messages[state.watermark_index + 1 : index + 1]
         transcript = render_transcript(new, state, count)
         narrative = await self._narrative(session, inputs, state.summary, transcript)
@@ -201,18 +222,18 @@ class Compactor:
         messages = session.messages()
         before = self.contexts.demand(session, inputs, messages).tokens
         if part is None or not _still_newer(messages, part):
-            session.stalled_at = len(messages)
+            session.summarised_at = len(messages)
             self._event(session, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
         after = self.contexts.demand(session, inputs, _with_marker(messages, part)).tokens
         if policy.is_stalled(before, after):
-            session.stalled_at = len(messages)
+            session.summarised_at = len(messages)
             error = policy.stall_message(before, after)
             self._event(session, "failed", "summary", before, after, error)
             return False
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part)
-        session.stalled_at = None
+        session.summarised_at = len(messages)
         self._event(session, "done", "summary", before, after)
         return True
 
@@ -234,7 +255,9 @@ class Compactor:
         ):
             return
         messages = session.messages()
-        if not policy.may_retry_after_stall(len(messages), session.stalled_at):
+        if not policy.may_summarise_again(len(messages), session.summarised_at):
+            return
+        if not self.worth_it(session, inputs, demand):
             return
         self._event(session, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
@@ -266,7 +289,8 @@ class Compactor:
         over = policy.needs_summary(
             demand.tokens, window, self.settings.compaction_threshold, demand.overflow
         )
-        if over and policy.may_retry_after_stall(len(session.messages()), session.stalled_at):
+        retry = policy.may_summarise_again(len(session.messages()), session.summarised_at)
+        if over and retry and self.worth_it(session, inputs, demand):
             await self.summarize(session, inputs)
             demand = self.contexts.demand(session, inputs)
         return demand
@@ -278,7 +302,7 @@ class Compactor:
         await self.join(session, inputs)
         before = self.contexts.demand(session, inputs).tokens
         pruned = self.prune(session, inputs)
-        session.stalled_at = None
+        session.summarised_at = None
         summarised = await self.summarize(session, inputs)
         after = self.contexts.demand(session, inputs).tokens
         kind = "summary" if summarised else "prune" if pruned else "none"

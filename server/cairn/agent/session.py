@@ -54,7 +54,8 @@ class Session:
         # SubtaskParts of the explore call running now, recorded with its result.
         self.pending_subtasks: list[SubtaskPart] = []
         self.background: asyncio.Task[CompactionPart | None] | None = None
-        self.stalled_at: int | None = None
+        # Message count at the last summary attempt (recorded or stalled).
+        self.summarised_at: int | None = None
 
     # -- goals ---------------------------------------------------------------
 

@@ -22,6 +22,8 @@ from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.settings import Mode, Settings, load_settings
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
+# Activity lines (tool results, errors) longer than this are shortened for the terminal.
+ACTIVITY_MAX_CHARS = 160
 MODES: tuple[Mode, ...] = ("build", "plan", "review")
 
 
@@ -35,6 +37,8 @@ class TerminalListener:
         self._mid_line = False
 
     def _activity(self, line: str) -> None:
+        if len(line) > ACTIVITY_MAX_CHARS:
+            line = line[: ACTIVITY_MAX_CHARS - 1] + "…"
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()

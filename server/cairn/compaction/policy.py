@@ -10,8 +10,11 @@ from __future__ import annotations
 STALL_MIN_FREED_FRACTION = 0.05
 # Background compaction starts this share of the window before the threshold.
 BACKGROUND_LEAD_FRACTION = 0.1
-# After a stall, retry only once this many new messages have been recorded.
-STALL_RETRY_MESSAGES = 6
+# After a summary attempt (recorded or stalled), the next waits for this many new messages.
+SUMMARY_RETRY_MESSAGES = 6
+# A summary is attempted only when what it would cover is at least this share of
+# the context: below that it cannot free enough (fixed sections dominate).
+MIN_COVERED_FRACTION = 0.1
 # The share of the usable input a summary keeps as verbatim recent history.
 SUMMARY_KEEP_RECENT_FRACTION = 0.25
 
@@ -47,8 +50,14 @@ def stall_message(tokens_before: int, tokens_after: int) -> str:
     return f"stalled: freed only {freed_fraction(tokens_before, tokens_after):.1%}"
 
 
-def may_retry_after_stall(messages_now: int, messages_at_stall: int | None) -> bool:
-    return messages_at_stall is None or messages_now - messages_at_stall >= STALL_RETRY_MESSAGES
+def may_summarise_again(messages_now: int, messages_at_last: int | None) -> bool:
+    """False until `SUMMARY_RETRY_MESSAGES` messages followed the last summary attempt."""
+    return messages_at_last is None or messages_now - messages_at_last >= SUMMARY_RETRY_MESSAGES
+
+
+def worth_summarising(covered: int, demand: int) -> bool:
+    """True when the history a summary would cover is large enough to free something."""
+    return demand > 0 and covered >= demand * MIN_COVERED_FRACTION
 
 
 def keep_recent_tokens(available_input: int) -> int:

@@ -107,3 +107,11 @@ def choose_watermark(
     while last >= start and _splits_step(messages, last):
         last -= 1
     return last if last >= start else None
+
+
+def covered_tokens(
+    messages: Sequence[Message], state: CompactionState, count: Callable[[str], int], last: int
+) -> int:
+    """What the messages a new summary would cover (up to `last`) cost in the context now."""
+    start = state.watermark_index + 1
+    return sum(context_tokens(m, state, count) for m in messages[start : last + 1])
