@@ -113,6 +113,20 @@ async def test_read_file_of_a_long_file_shows_a_head_and_keeps_the_rest(
     assert stored.splitlines()[-1] == f"  {line_count}\tline {line_count} of a long file"
 
 
+async def test_read_file_cuts_very_long_lines_and_keeps_them_whole(
+    ctx: ToolContext, root: Path, trace: Trace
+) -> None:
+    minified = "var a=1;" * 2_000
+    (root / "bundle.min.js").write_text(minified + "\nshort line\n", encoding="utf-8")
+    outcome = await call(ctx, "read_file", path="bundle.min.js")
+    lines = outcome.output.splitlines()
+    assert len(lines[0]) < len(minified) / 2
+    assert "line cut" in lines[0]
+    assert lines[1] == "     2\tshort line"
+    assert lines[2].startswith("[long lines were cut; the full text is in artifact ")
+    assert minified in trace.read_artifact(outcome.artifact_id).decode()
+
+
 async def test_read_file_reads_an_artifact_by_id(ctx: ToolContext, trace: Trace) -> None:
     artifact_id = trace.write_artifact("first\nsecond\nthird\n", "log")
     outcome = await call(ctx, "read_file", path=f"artifact:{artifact_id}", start_line=2)

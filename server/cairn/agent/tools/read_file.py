@@ -27,6 +27,8 @@ from cairn.errors import InvalidRequestError
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
+# Longest line shown inline (minified code); the artifact keeps it whole.
+MAX_LINE_CHARS = 2_000
 
 
 class ReadFileArgs(ToolArgs):
@@ -55,11 +57,17 @@ def number_lines(lines: list[str], first: int) -> list[str]:
     ]
 
 
+def _clip(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}… [line cut: {len(line) - MAX_LINE_CHARS} more characters]"
+
+
 def _fit(numbered: list[str]) -> list[str]:
-    """The leading lines of `numbered` whose total length fits inline (at least one)."""
+    """The leading lines of `numbered` (long ones clipped) that fit inline (at least one)."""
     kept: list[str] = []
     size = 0
-    for line in numbered:
+    for line in map(_clip, numbered):
         size += len(line) + 1
         if kept and size > MAX_INLINE_OUTPUT_CHARS:
             break
@@ -107,16 +115,19 @@ class ReadFile(Tool[ReadFileArgs]):
         numbered = number_lines(lines[start - 1 : end], start)
         shown = _fit(numbered)
         data.update(start_line=start, end_line=start + len(shown) - 1, total_lines=total)
-        if len(shown) == len(numbered):
+        complete = len(shown) == len(numbered)
+        if complete and shown == numbered:
             suffix = "" if start == 1 and end == total else f"\n[lines {start}-{end} of {total}]"
             return ToolOutcome(output="\n".join(shown) + suffix, data=data)
-        last = start + len(shown) - 1
         artifact_id = None
         if ctx.trace is not None:
             artifact_id = ctx.trace.write_artifact("\n".join(numbered), "text")
-        stored = f"; all requested lines are in artifact {artifact_id}" if artifact_id else ""
+        stored = f"; the full text is in artifact {artifact_id}" if artifact_id else ""
+        last = start + len(shown) - 1
         note = (
-            f"[lines {start}-{last} of {total} shown (output limit); continue with "
+            f"[long lines were cut{stored}]"
+            if complete
+            else f"[lines {start}-{last} of {total} shown (output limit); continue with "
             f"read_file(path={label!r}, start_line={last + 1}){stored}]"
         )
         return ToolOutcome(
