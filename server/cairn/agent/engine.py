@@ -24,12 +24,12 @@ from cairn.agent.explore import Explorer, branch_listener
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
-from cairn.agent.profiles import Profiles
 from cairn.agent.runner import TurnOptions, TurnRunner
 from cairn.agent.session import Session
 from cairn.agent.tools import default_registry
 from cairn.context.builder import ContextBuilder
 from cairn.context.ignore import IgnoreRules
+from cairn.context.profile import ProfileManager
 from cairn.context.repomap import RepoMap
 from cairn.llm import ModelRuntime
 from cairn.models.context import ContextStats, Manifest
@@ -64,7 +64,7 @@ class Engine:
         self.approver = approver
         self.apply_edit = apply_edit
         self.store = TraceStore(self.workspace.root / settings.trace_dir)
-        self.profiles = Profiles(self.workspace, self.store)
+        self._profiles: ProfileManager | None = None
         self._sessions: dict[str, Session] = {}
         self._active: str | None = None
         self._repomap: RepoMap | None = None
@@ -74,8 +74,12 @@ class Engine:
         """(Re)build the parts that hold the settings."""
         self.runtime = ModelRuntime(settings, self.workspace.root)
         self.registry = default_registry()
-        self.builder = ContextBuilder(self.workspace, settings, profile_provider=self.profiles.get)
+        self.builder = ContextBuilder(self.workspace, settings, profile_provider=self._profile)
         self.builder.repomap = self._repo_map(self.builder.ignore_rules())
+        if self._profiles is None:
+            self._profiles = ProfileManager(
+                self.workspace.root, self.store, self.builder.ignore_rules()
+            )
         self.contexts = Contexts(self.workspace, settings, self.builder, self.registry)
         self.compactor = Compactor(settings, self.runtime, self.contexts, self.listener)
         self.runner = TurnRunner(
@@ -107,7 +111,11 @@ class Engine:
     def _allowed_commands(self) -> list[str]:
         if self.settings.allowed_commands is not None:
             return list(self.settings.allowed_commands)
-        return list(self.profiles.get().test_suites.values())
+        return list(self._profile().test_suites.values())
+
+    def _profile(self) -> ProjectProfile:
+        assert self._profiles is not None
+        return self._profiles.get()
 
     # -- sessions ----------------------------------------------------------------
 
@@ -278,7 +286,9 @@ class Engine:
     # -- profile and settings ----------------------------------------------------
 
     def project_profile(self, refresh: bool = False) -> ProjectProfile:
-        return self.profiles.get(refresh=refresh)
+        """The project profile (`.cairn/profile.json`); `refresh` rescans now."""
+        assert self._profiles is not None
+        return self._profiles.refresh(force=True) if refresh else self._profiles.get()
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""
