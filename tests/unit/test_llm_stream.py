@@ -47,6 +47,15 @@ def test_interleaved_tool_call_pieces_are_joined_by_index() -> None:
     assert acc.finish_reason == "tool_calls"
 
 
+def test_pieces_without_indexes_continue_the_last_call() -> None:
+    acc = StreamAccumulator()
+    acc.feed(chunk(tool_calls=[{"id": "a", "function": {"name": "grep", "arguments": '{"pat'}}]))
+    acc.feed(chunk(tool_calls=[{"function": {"arguments": 'tern": "x"}'}}]))
+    acc.feed(chunk(tool_calls=[{"id": "b", "function": {"name": "glob", "arguments": "{}"}}]))
+    calls = acc.tool_calls("fallback")
+    assert [(c.call_id, c.arguments) for c in calls] == [("a", {"pattern": "x"}), ("b", {})]
+
+
 def test_text_is_forwarded_as_it_arrives_and_usage_taken_from_the_last_chunk() -> None:
     seen: list[str] = []
     acc = StreamAccumulator(on_text=seen.append)

@@ -115,7 +115,12 @@ class StreamAccumulator:
 
     def _add_tool_piece(self, piece: Any) -> None:
         index = _get(piece, "index")
-        key = int(index) if index is not None else len(self._calls)
+        if index is not None:
+            key = int(index)
+        elif _get(piece, "id") or not self._calls:
+            key = max(self._calls, default=-1) + 1  # a provider without indexes: a new call
+        else:
+            key = max(self._calls)  # ... or the continuation of the last one
         call = self._calls.setdefault(key, _PendingCall())
         call_id = _get(piece, "id")
         if call_id and not call.call_id:
