@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 FIX_COMMAND = "cairn.fix"
 TITLE_PREFIX = "Fix with Cairn: "
-KINDS = [types.CodeActionKind.QuickFix]
 _CONVERTER = get_converter()
 
 
@@ -91,9 +90,3 @@ def code_action(ls: CairnServer, params: types.CodeActionParams) -> list[types.C
         seen.add(key)
         actions.append(fix_action(uri, diagnostic))
     return actions
-
-
-def register(server: CairnServer) -> None:
-    server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS)
-    )(code_action)

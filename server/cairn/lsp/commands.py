@@ -92,9 +92,3 @@ async def fork(ls: CairnServer, *args: Any) -> dict[str, Any]:
     engine = await ls.host.get()
     with translated_errors(FORK):
         return fork_session(engine, params)
-
-
-def register(server: CairnServer) -> None:
-    server.command(FIX)(fix)
-    server.command(COMPACT)(compact)
-    server.command(FORK)(fork)

@@ -20,7 +20,6 @@ async def compact_session(engine: EngineApi, params: SessionParams) -> dict[str,
     return result.wire()
 
 
-def register(server: CairnServer) -> None:
-    @cairn_request(server, COMPACT, SessionParams)
-    async def compact(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-        return await compact_session(engine, params)
+@cairn_request(COMPACT, SessionParams)
+async def compact(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
+    return await compact_session(engine, params)

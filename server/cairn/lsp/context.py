@@ -18,14 +18,11 @@ CONTEXT_STATS = "cairn/contextStats"
 CONTEXT_MANIFEST = "cairn/contextManifest"
 
 
-def register(server: CairnServer) -> None:
-    @cairn_request(server, CONTEXT_STATS, SessionParams)
-    def context_stats(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-        return engine.context_stats(params.session_id).wire()
+@cairn_request(CONTEXT_STATS, SessionParams)
+def context_stats(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
+    return engine.context_stats(params.session_id).wire()
 
-    @cairn_request(server, CONTEXT_MANIFEST, ManifestParams)
-    def context_manifest(
-        ls: CairnServer, engine: EngineApi, params: ManifestParams
-    ) -> dict[str, Any]:
-        manifest = engine.context_manifest(params.session_id, params.message, params.uri)
-        return manifest.wire()
+
+@cairn_request(CONTEXT_MANIFEST, ManifestParams)
+def context_manifest(ls: CairnServer, engine: EngineApi, params: ManifestParams) -> dict[str, Any]:
+    return engine.context_manifest(params.session_id, params.message, params.uri).wire()

@@ -15,15 +15,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cairn.lsp.documents import document_path
-from cairn.lsp.initialize import HEAVY_MODULE
 from cairn.lsp.params import DebugParams
 from cairn.lsp.rpc import parse_params
+from cairn.lsp.server import HEAVY_MODULE
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
 DEBUG = "cairn/_debug"
-DEBUG_ENV = "CAIRN_LSP_DEBUG"
 MS = 1000.0
 P99 = 0.99
 
@@ -59,8 +58,3 @@ def debug_info(ls: CairnServer, raw: object) -> dict[str, Any]:
             "maxMs": max(times) * MS if times else 0.0,
         },
     }
-
-
-def register(server: CairnServer) -> None:
-    if os.environ.get(DEBUG_ENV) == "1":
-        server.feature(DEBUG)(debug_info)

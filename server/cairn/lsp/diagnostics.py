@@ -48,7 +48,3 @@ def on_diagnostics(ls: CairnServer, raw: object) -> None:
         logger.debug("ignored %s: %s", DIAGNOSTICS, exc)
         return
     workspace.set_diagnostics(path, params.diagnostics)
-
-
-def register(server: CairnServer) -> None:
-    server.feature(DIAGNOSTICS)(on_diagnostics)

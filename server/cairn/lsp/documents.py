@@ -154,12 +154,3 @@ def register_watchers(ls: CairnServer) -> None:
 def _log_registration(future: Future[None]) -> None:
     if not future.cancelled() and (error := future.exception()) is not None:
         logger.info("the client did not register the file watchers: %s", error)
-
-
-def register(server: CairnServer) -> None:
-    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
-    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
-    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
-    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(did_save)
-    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_workspace_folders)
-    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)

@@ -18,7 +18,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from cairn.errors import CairnError
-from cairn.workspace import path_to_uri, split_lines
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
@@ -38,6 +37,8 @@ def utf16_length(text: str) -> int:
 
 def line_edit(old: str, new: str) -> types.TextEdit | None:
     """One TextEdit replacing only the lines that differ (None when the texts are equal)."""
+    from cairn.workspace import split_lines
+
     if old == new:
         return None
     old_lines, new_lines = split_lines(old), split_lines(new)
@@ -71,6 +72,8 @@ class EditorBridge:
         self._server = server
 
     def _workspace_edit(self, path: Path, new_text: str) -> types.WorkspaceEdit | None:
+        from cairn.workspace import path_to_uri
+
         ls = self._server
         uri = path_to_uri(path)
         workspace = ls.host.workspace

@@ -11,6 +11,7 @@ saying why, and document sync keeps working.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 from collections.abc import Callable
@@ -19,11 +20,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pygls.exceptions import JsonRpcException
 
-from cairn.settings import Settings
-from cairn.workspace import Workspace
-
-if TYPE_CHECKING:  # the agent package is loaded off the initialize path
+if TYPE_CHECKING:  # pydantic and the core are loaded after the initialize answer
     from cairn.agent.api import EngineApi
+    from cairn.settings import Settings
+    from cairn.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +33,8 @@ WARM_UP_TEXT = "cairn"
 REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed, but it could not be done.
 
 # (folders, settings) → engine; the server binds its listener and editor callbacks.
-EngineBuilder = Callable[[list[Path], Settings], "EngineApi"]
-ModuleLoader = Callable[[Settings], object]
+EngineBuilder = Callable[[list[Path], "Settings"], "EngineApi"]
+ModuleLoader = Callable[["Settings"], object]
 
 
 def load_engine_module(settings: Settings) -> object:
@@ -51,20 +51,32 @@ def load_engine_module(settings: Settings) -> object:
 class EngineHost:
     """The engine once ready, the pending workspace before, and the current settings."""
 
-    def __init__(self, build: EngineBuilder, loader: ModuleLoader = load_engine_module) -> None:
+    def __init__(
+        self,
+        build: EngineBuilder,
+        prepare: Callable[[], None],
+        loader: ModuleLoader = load_engine_module,
+    ) -> None:
         self._build = build
+        self._prepare = prepare
         self._loader = loader
         self._pending: Workspace | None = None
         self._engine: EngineApi | None = None
         self._task: asyncio.Task[EngineApi] | None = None
         self.failure: str | None = None
-        self.settings = Settings()
+        self.settings: Settings | None = None
         self.overrides: dict[str, Any] = {}
 
     def configure(self, folders: list[Path], settings: Settings, overrides: dict[str, Any]) -> None:
+        from cairn.workspace import Workspace
+
         self._pending = Workspace(folders)
         self.settings = settings
         self.overrides = overrides
+
+    @property
+    def configured(self) -> bool:
+        return self._pending is not None
 
     @property
     def ready(self) -> EngineApi | None:
@@ -75,6 +87,8 @@ class EngineHost:
         """Where document events go: the engine's workspace, or the pending one."""
         if self._engine is not None:
             return self._engine.workspace
+        if self._pending is None:
+            self._prepare()
         if self._pending is None:
             raise JsonRpcException("the server is not initialized", code=REQUEST_FAILED)
         return self._pending
@@ -101,8 +115,10 @@ class EngineHost:
 
     async def _create(self) -> EngineApi:
         pending = self.workspace
+        assert self.settings is not None  # set with the pending workspace
         try:
             await asyncio.to_thread(self._loader, self.settings)
+            # The settings may have changed while loading: build with the current ones.
             engine = self._build(list(pending.folders), self.settings)
         except Exception as exc:
             self.failure = f"{type(exc).__name__}: {exc}"
@@ -112,6 +128,7 @@ class EngineHost:
         engine.workspace.diagnostics.update(pending.diagnostics)
         engine.workspace.folders = list(pending.folders)
         self._engine = engine
+        gc.freeze()  # the loaded core is long-lived: keep it out of later collections
         logger.info("engine ready for %s", ", ".join(map(str, pending.folders)))
         return engine
 

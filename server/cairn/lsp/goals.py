@@ -19,11 +19,11 @@ GOAL_TREE = "cairn/goalTree"
 GOAL = "cairn/goal"
 
 
-def register(server: CairnServer) -> None:
-    @cairn_request(server, GOAL_TREE, SessionParams)
-    def goal_tree(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-        return engine.goal_tree(params.session_id).wire()
+@cairn_request(GOAL_TREE, SessionParams)
+def goal_tree(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
+    return engine.goal_tree(params.session_id).wire()
 
-    @cairn_request(server, GOAL, GoalParams)
-    def goal(ls: CairnServer, engine: EngineApi, params: GoalParams) -> dict[str, Any]:
-        return engine.goal(params.session_id, **params.verbs()).wire()
+
+@cairn_request(GOAL, GoalParams)
+def goal(ls: CairnServer, engine: EngineApi, params: GoalParams) -> dict[str, Any]:
+    return engine.goal(params.session_id, **params.verbs()).wire()

@@ -1,14 +1,14 @@
-"""Lifecycle: `initialize`, `initialized`, `workspace/didChangeConfiguration`, `shutdown`.
+"""Lifecycle after the initialize answer: `initialized`, didChangeConfiguration, `shutdown`.
 
-`initialize` only reads the folders and the settings (no engine, no litellm:
-the answer must be quick). `initialized` reports invalid settings with
-`window/showMessage`, asks for file watching and starts loading the engine.
+`initialize` itself (in `server.py`) only records its params: the answer must
+be quick, so pydantic, the settings and the core are loaded afterwards.
+`initialized` resolves the folders and the settings, reports invalid settings
+with `window/showMessage`, asks for file watching and starts loading the engine.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -22,22 +22,24 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SETTINGS_PREFIX = "Cairn settings: "
-HEAVY_MODULE = "litellm"
 
 
-def initialize(ls: CairnServer, params: types.InitializeParams) -> None:
-    ls.bind_loop()
+def prepare(ls: CairnServer) -> None:
+    """Folders and settings from the recorded initialize params (once)."""
+    params = ls.init_params
+    if ls.host.configured or params is None:
+        return
     folders = workspace_folders(params)
     settings, overrides, problems = resolve_settings(folders[0], params.initialization_options)
     ls.host.configure(folders, settings, overrides)
     ls.startup_problems = problems
     for problem in problems:
         logger.warning("%s", problem)
-    ls.litellm_at_initialize = HEAVY_MODULE in sys.modules
-    logger.info("initialize: %s (model %s)", ", ".join(map(str, folders)), settings.model)
+    logger.info("serving %s (model %s)", ", ".join(map(str, folders)), settings.model)
 
 
 def initialized(ls: CairnServer, params: types.InitializedParams) -> None:
+    prepare(ls)
     for problem in ls.startup_problems:
         ls.show_to_user(SETTINGS_PREFIX + problem)
     register_watchers(ls)
@@ -57,10 +59,3 @@ def did_change_configuration(ls: CairnServer, params: types.DidChangeConfigurati
 def shutdown(ls: CairnServer, params: None) -> None:
     ls.turns.cancel_all()
     ls.host.close()
-
-
-def register(server: CairnServer) -> None:
-    server.feature(types.INITIALIZE)(initialize)
-    server.feature(types.INITIALIZED)(initialized)
-    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
-    server.feature(types.SHUTDOWN)(shutdown)

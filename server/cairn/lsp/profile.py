@@ -14,9 +14,6 @@ if TYPE_CHECKING:
 PROJECT_PROFILE = "cairn/projectProfile"
 
 
-def register(server: CairnServer) -> None:
-    @cairn_request(server, PROJECT_PROFILE, ProfileParams)
-    def project_profile(
-        ls: CairnServer, engine: EngineApi, params: ProfileParams
-    ) -> dict[str, Any]:
-        return engine.project_profile(params.refresh).wire()
+@cairn_request(PROJECT_PROFILE, ProfileParams)
+def project_profile(ls: CairnServer, engine: EngineApi, params: ProfileParams) -> dict[str, Any]:
+    return engine.project_profile(params.refresh).wire()

@@ -62,12 +62,13 @@ def translated_errors(method: str) -> Iterator[None]:
         raise JsonRpcException(f"{method}: {exc}", code=REQUEST_FAILED) from None
 
 
-def cairn_request(
-    server: CairnServer, method: str, model: type[P]
-) -> Callable[[Handler[P]], Handler[P]]:
-    """Register `fn(ls, engine, params) -> dict` (sync or async) as request `method`."""
+RequestHandler = Callable[["CairnServer", object], Awaitable[Result]]
 
-    def decorator(fn: Handler[P]) -> Handler[P]:
+
+def cairn_request(method: str, model: type[P]) -> Callable[[Handler[P]], RequestHandler]:
+    """`fn(ls, engine, params) -> dict` (sync or async) → the pygls handler of request `method`."""
+
+    def decorator(fn: Handler[P]) -> RequestHandler:
         async def handler(ls: CairnServer, raw: object) -> Result:
             params = parse_params(method, model, raw)
             engine = await ls.host.get()
@@ -77,7 +78,7 @@ def cairn_request(
                     result = await result
             return result
 
-        server.feature(method)(handler)
-        return fn
+        handler.__name__ = handler.__qualname__ = fn.__name__
+        return handler
 
     return decorator

@@ -1,8 +1,8 @@
 """The Cairn language server: a pygls `LanguageServer` holding the engine and the bridges.
 
-State lives here; each LSP feature is a module of this package with a
-`register(server)` function (pygls examples style). `create_server()` wires
-them all. Errors a handler does not expect are logged with their traceback
+State lives here; each LSP feature is a module of this package, registered by
+`features.py` and imported on first use, so that answering `initialize` needs
+nothing but pygls (pydantic and the core load right after). Errors a handler does not expect are logged with their traceback
 and answered as JSON-RPC errors; nothing is shown as a popup except what the
 user must act on (invalid settings, approvals).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -26,17 +27,18 @@ from cairn.lsp.editing import EditorBridge
 from cairn.lsp.engine_host import EngineHost, default_engine
 from cairn.lsp.listener import LspListener
 from cairn.lsp.protocol import CairnProtocol
-from cairn.lsp.turns import TurnRegistry
-from cairn.settings import Settings
+from cairn.lsp.turn_registry import TurnRegistry
 
 if TYPE_CHECKING:
     from pygls.server import ServerErrors
 
     from cairn.agent.api import EngineApi
+    from cairn.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "cairn"
+HEAVY_MODULE = "litellm"
 PYGLS_RPC_LOGGER = "pygls.protocol.json_rpc"
 
 # (folders, settings, *, listener, approver, apply_edit) → engine.
@@ -76,10 +78,11 @@ class CairnServer(LanguageServer):
         self._engine_factory = engine_factory
         self.editor = EditorBridge(self)
         self.listener = LspListener(self)
-        self.host = EngineHost(self._build_engine)
+        self.host = EngineHost(self._build_engine, self._prepare)
         self.turns = TurnRegistry(self)
         # uri → path inside the workspace, or None for documents Cairn does not track.
         self.document_paths: dict[str, Path | None] = {}
+        self.init_params: types.InitializeParams | None = None
         self.startup_problems: list[str] = []
         self.litellm_at_initialize: bool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -93,6 +96,17 @@ class CairnServer(LanguageServer):
             approver=self.editor.approve,
             apply_edit=self.editor.apply_edit,
         )
+
+    def on_initialize(self, params: types.InitializeParams) -> None:
+        """Record the params; folders and settings are resolved after the answer."""
+        self.bind_loop()
+        self.init_params = params
+        self.litellm_at_initialize = HEAVY_MODULE in sys.modules
+
+    def _prepare(self) -> None:
+        from cairn.lsp.initialize import prepare
+
+        prepare(self)
 
     # -- loop and messages -----------------------------------------------------
     def bind_loop(self) -> None:
@@ -149,39 +163,12 @@ class CairnServer(LanguageServer):
 
 
 def create_server(engine_factory: EngineFactory = default_engine) -> CairnServer:
-    """A server with every feature registered."""
-    from cairn.lsp import (
-        code_actions,
-        commands,
-        compaction,
-        context,
-        debug,
-        diagnostics,
-        documents,
-        goals,
-        initialize,
-        profile,
-        sessions,
-        turns,
-    )
+    """A server with every feature registered (their modules load on first use)."""
+    from cairn.lsp.features import register_features
 
     server = CairnServer(engine_factory)
     rpc_logger = logging.getLogger(PYGLS_RPC_LOGGER)
     if not any(isinstance(f, AnsweredErrorFilter) for f in rpc_logger.filters):
         rpc_logger.addFilter(AnsweredErrorFilter())
-    for feature in (
-        initialize,
-        documents,
-        diagnostics,
-        code_actions,
-        commands,
-        turns,
-        context,
-        goals,
-        compaction,
-        sessions,
-        profile,
-        debug,
-    ):
-        feature.register(server)
+    register_features(server)
     return server

@@ -22,16 +22,17 @@ def fork_session(engine: EngineApi, params: ForkParams) -> dict[str, Any]:
     return {"sessionId": engine.fork(source, params.at_message_id)}
 
 
-def register(server: CairnServer) -> None:
-    @cairn_request(server, SESSIONS, EmptyParams)
-    def sessions(ls: CairnServer, engine: EngineApi, params: EmptyParams) -> dict[str, Any]:
-        return {"sessions": [info.wire() for info in engine.sessions()]}
+@cairn_request(SESSIONS, EmptyParams)
+def sessions(ls: CairnServer, engine: EngineApi, params: EmptyParams) -> dict[str, Any]:
+    return {"sessions": [info.wire() for info in engine.sessions()]}
 
-    @cairn_request(server, FORK, ForkParams)
-    def fork(ls: CairnServer, engine: EngineApi, params: ForkParams) -> dict[str, Any]:
-        return fork_session(engine, params)
 
-    @cairn_request(server, DELETE_SESSION, SessionParams)
-    def delete_session(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-        engine.delete_session(params.session_id or engine.active_session_id)
-        return {"deleted": True}
+@cairn_request(FORK, ForkParams)
+def fork(ls: CairnServer, engine: EngineApi, params: ForkParams) -> dict[str, Any]:
+    return fork_session(engine, params)
+
+
+@cairn_request(DELETE_SESSION, SessionParams)
+def delete_session(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
+    engine.delete_session(params.session_id or engine.active_session_id)
+    return {"deleted": True}

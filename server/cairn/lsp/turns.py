@@ -1,164 +1,27 @@
-"""`cairn/turn`: run one agent turn as a task, with progress and cancellation.
-
-The turn runs in its own task so that every other request keeps being served
-while it streams (`cairn/turnEvent` notifications come from the listener).
-`$/cancelRequest` for the request (or cancelling its progress bar) cancels
-that task; the request is then answered with finishReason "cancelled" and the
-text streamed so far, not an error. One turn at a time per session.
-"""
+"""`cairn/turn`: one agent turn, streamed as `cairn/turnEvent` (see `turn_registry`)."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcException
-from pygls.protocol.json_rpc import MsgId
-
-from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.params import TurnParams
-from cairn.lsp.progress import ProgressBar
 from cairn.lsp.rpc import cairn_request
-from cairn.models.events import TurnResult
+from cairn.lsp.turn_registry import TURN
 
 if TYPE_CHECKING:
-    from cairn.agent.api import EngineApi, FixTarget
+    from cairn.agent.api import EngineApi
     from cairn.lsp.server import CairnServer
-    from cairn.models.events import TurnEvent
-    from cairn.settings import Mode
-
-logger = logging.getLogger(__name__)
-
-TURN = "cairn/turn"
-PROGRESS_TITLE = "Cairn"
-# Progress messages show at most this many characters of the user's message.
-PROGRESS_MESSAGE_CHARS = 80
 
 
-@dataclass
-class ActiveTurn:
-    session_id: str
-    request_id: MsgId | None
-    task: asyncio.Task[TurnResult]
-    bar: ProgressBar | None = None
-    turn_id: str = ""
-    text: list[str] = field(default_factory=list)
-
-
-class TurnRegistry:
-    """The running turns, by session and by the request that started them."""
-
-    def __init__(self, server: CairnServer) -> None:
-        self._server = server
-        self._by_session: dict[str, ActiveTurn] = {}
-        self._by_request: dict[MsgId, ActiveTurn] = {}
-
-    def cancel_request(self, request_id: MsgId) -> bool:
-        """Cancel the turn started by this request; False when it started none."""
-        active = self._by_request.get(request_id)
-        if active is None:
-            return False
-        logger.info("cancelling the turn of request %r", request_id)
-        active.task.cancel()
-        return True
-
-    def cancel_all(self) -> None:
-        for active in list(self._by_session.values()):
-            active.task.cancel()
-
-    def on_event(self, event: TurnEvent) -> None:
-        """Progress for a turn event (called on the loop by the listener)."""
-        active = self._by_session.get(event.session_id)
-        if active is None:
-            return
-        active.turn_id = event.turn_id
-        first_text = event.kind == "text" and not active.text
-        if event.kind == "text" and event.text:
-            active.text.append(event.text)
-        if active.bar is None:
-            return
-        if event.kind == "toolStart" and event.tool:
-            active.bar.report(f"running {event.tool}")
-        elif first_text:
-            active.bar.report("writing")
-
-    async def run(
-        self,
-        engine: EngineApi,
-        message: str,
-        *,
-        session_id: str | None = None,
-        mode: Mode | None = None,
-        references: Sequence[str] = (),
-        model: str | None = None,
-        fix: FixTarget | None = None,
-        work_done_token: int | str | None = None,
-    ) -> TurnResult:
-        """Run one turn to its end (or cancellation) and return its result."""
-        sid = session_id or engine.active_session_id
-        if sid in self._by_session:
-            raise JsonRpcException(
-                f"{TURN}: a turn is already running in session {sid!r}", code=REQUEST_FAILED
-            )
-        task = asyncio.ensure_future(
-            engine.turn(
-                message, session_id=sid, mode=mode, references=references, model=model, fix=fix
-            )
-        )
-        active = ActiveTurn(session_id=sid, request_id=self._server.protocol.msg_id, task=task)
-        self._register(active)
-        active.bar = ProgressBar.start(
-            self._server,
-            PROGRESS_TITLE,
-            token=work_done_token,
-            message=message[:PROGRESS_MESSAGE_CHARS],
-            on_cancel=task.cancel,
-        )
-        try:
-            result = await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not task.cancelled() or (current is not None and current.cancelling()):
-                raise
-            result = TurnResult(
-                session_id=sid,
-                turn_id=active.turn_id,
-                finish_reason="cancelled",
-                text="".join(active.text),
-            )
-        finally:
-            self._unregister(active)
-            if not task.done():
-                task.cancel()
-        active.bar.end(result.finish_reason)
-        return result
-
-    def _register(self, active: ActiveTurn) -> None:
-        self._by_session[active.session_id] = active
-        if active.request_id is not None:
-            self._by_request[active.request_id] = active
-
-    def _unregister(self, active: ActiveTurn) -> None:
-        self._by_session.pop(active.session_id, None)
-        if active.request_id is not None:
-            self._by_request.pop(active.request_id, None)
-        if active.bar is not None and active.task.cancelled():
-            active.bar.end("cancelled")
-
-
-def register(server: CairnServer) -> None:
-    @cairn_request(server, TURN, TurnParams)
-    async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> dict[str, Any]:
-        result = await ls.turns.run(
-            engine,
-            params.message,
-            session_id=params.session_id,
-            mode=params.mode,
-            references=params.references,
-            model=params.model,
-            work_done_token=params.work_done_token,
-        )
-        return result.wire()
+@cairn_request(TURN, TurnParams)
+async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> dict[str, Any]:
+    result = await ls.turns.run(
+        engine,
+        params.message,
+        session_id=params.session_id,
+        mode=params.mode,
+        references=params.references,
+        model=params.model,
+        work_done_token=params.work_done_token,
+    )
+    return result.wire()

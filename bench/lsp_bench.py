@@ -1,0 +1,284 @@
+"""Language server benchmarks (H7): startup, keystroke handling, responsiveness during a turn.
+
+1. initialize round trip (spawn → initialize result) of `cairn serve` vs a bare
+   pygls server started the same way, alternating, in one run (target ≤ 1.2×);
+2. 1,000 incremental didChange edits to a 10,000-line document, pipelined:
+   server-side handling per edit (decode + handler, from the server's debug
+   request; target p99 ≤ 2 ms), then a request: its round trip shows whether a
+   backlog was left; the final text is checked against a local replay;
+3. `cairn/goalTree` round trips while a scripted turn streams (target p95 ≤ 50 ms),
+   and idle for comparison.
+
+Run: `.venv/bin/python bench/lsp_bench.py [--repeats N]`; prints a Markdown section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / ".work" / "lsp"
+CAIRN = [sys.executable, "-m", "cairn", "serve"]
+BARE = [sys.executable, str(ROOT / "bench" / "lsp_bare_server.py")]
+ENV = {**os.environ, "CAIRN_LSP_DEBUG": "1", "CAIRN_LOG_LEVEL": "WARNING"}
+DOC_LINES = 10_000
+EDITS = 1_000
+GOAL_TREE_CALLS = 200
+STREAM_WORDS = 6_000
+STREAM_CHUNK_DELAY_S = 0.01
+DEFAULT_REPEATS = 7
+SEED = 7
+P95, P99 = 0.95, 0.99
+MS = 1000.0
+TIMEOUT_S = 120.0
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), math.ceil(fraction * len(ordered))))
+    return ordered[rank - 1]
+
+
+class Connection:
+    """Minimal framed JSON-RPC over a subprocess's stdio."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self.stdin = process.stdin
+        self.stdout = process.stdout
+        self.next_id = 0
+
+    @classmethod
+    async def spawn(cls, command: list[str], cwd: Path) -> Connection:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=cwd,
+            env=ENV,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        return cls(process)
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def read(self) -> dict[str, Any]:
+        length = 0
+        while True:
+            line = await asyncio.wait_for(self.stdout.readline(), TIMEOUT_S)
+            if not line:
+                raise ConnectionError("server closed")
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+            elif line == b"\r\n" and length:
+                return json.loads(await self.stdout.readexactly(length))
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        self.next_id += 1
+        msg_id = self.next_id
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        await self.stdin.drain()
+        while True:
+            message = await self.read()
+            if "method" in message and "id" in message:  # server → client request
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif message.get("id") == msg_id and "method" not in message:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def initialize(self, root: Path) -> None:
+        await self.request(
+            "initialize",
+            {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}},
+        )
+        self.notify("initialized", {})
+
+    async def close(self) -> None:
+        try:
+            await self.request("shutdown")
+            self.notify("exit", None)
+            await self.stdin.drain()
+            await asyncio.wait_for(self.process.wait(), TIMEOUT_S)
+        finally:
+            if self.process.returncode is None:
+                self.process.kill()
+                await self.process.wait()
+
+
+def make_workspace(script: list[dict[str, Any]]) -> Path:
+    root = WORK / "ws"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "cairn.toml").write_text('model = "scripted/script.jsonl"\n', encoding="utf-8")
+    (root / "script.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in script), encoding="utf-8"
+    )
+    return root
+
+
+async def initialize_once(command: list[str], root: Path) -> float:
+    started = time.perf_counter()
+    connection = await Connection.spawn(command, root)
+    await connection.initialize(root)
+    elapsed = time.perf_counter() - started
+    await connection.close()
+    return elapsed
+
+
+async def bench_initialize(root: Path, repeats: int) -> dict[str, float]:
+    cairn: list[float] = []
+    bare: list[float] = []
+    await initialize_once(CAIRN, root)  # warm the OS file cache for both
+    await initialize_once(BARE, root)
+    for _ in range(repeats):
+        cairn.append(await initialize_once(CAIRN, root))
+        bare.append(await initialize_once(BARE, root))
+    cairn_ms, bare_ms = statistics.median(cairn) * MS, statistics.median(bare) * MS
+    return {"cairn_ms": cairn_ms, "bare_ms": bare_ms, "ratio": cairn_ms / bare_ms}
+
+
+def apply_local(lines: list[str], line: int, column: int, text: str) -> None:
+    lines[line] = lines[line][:column] + text + lines[line][column:]
+
+
+async def bench_edits(root: Path) -> dict[str, float]:
+    rng = random.Random(SEED)
+    lines = [f"line {i}: " + "x" * (i % 60) + "\n" for i in range(DOC_LINES)]
+    path = root / "big.py"
+    uri = path.as_uri()
+    connection = await Connection.spawn(CAIRN, root)
+    try:
+        await connection.initialize(root)
+        connection.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": uri,
+                    "languageId": "python",
+                    "version": 1,
+                    "text": "".join(lines),
+                }
+            },
+        )
+        await connection.request("cairn/goalTree", {})  # the engine is ready
+        await connection.request("cairn/_debug", {"reset": True})
+        started = time.perf_counter()
+        for version in range(2, EDITS + 2):
+            line = rng.randrange(DOC_LINES)
+            column = rng.randrange(len(lines[line]))
+            apply_local(lines, line, column, "y")
+            position = {"line": line, "character": column}
+            connection.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [
+                        {"range": {"start": position, "end": position}, "text": "y"}
+                    ],
+                },
+            )
+        await connection.stdin.drain()
+        sent = time.perf_counter()
+        info = await connection.request("cairn/_debug", {"uri": uri})
+        answered = time.perf_counter()
+        assert info["text"] == "".join(lines), "the server's text differs from the local replay"
+        return {
+            "edits": info["didChange"]["count"],
+            "median_ms": info["didChange"]["medianMs"],
+            "p99_ms": info["didChange"]["p99Ms"],
+            "max_ms": info["didChange"]["maxMs"],
+            "send_all_ms": (sent - started) * MS,
+            "request_after_ms": (answered - sent) * MS,
+        }
+    finally:
+        await connection.close()
+
+
+async def goal_tree_times(connection: Connection, calls: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        await connection.request("cairn/goalTree", {})
+        times.append(time.perf_counter() - started)
+    return times
+
+
+async def bench_goal_tree_during_turn(root: Path) -> dict[str, float]:
+    connection = await Connection.spawn(CAIRN, root)
+    try:
+        await connection.initialize(root)
+        idle = await goal_tree_times(connection, GOAL_TREE_CALLS)
+        connection.next_id += 1
+        turn_id = connection.next_id
+        connection.send(
+            {
+                "jsonrpc": "2.0",
+                "id": turn_id,
+                "method": "cairn/turn",
+                "params": {"message": "stream for a while"},
+            }
+        )
+        while True:  # wait for the stream to start
+            message = await connection.read()
+            if message.get("method") == "cairn/turnEvent" and message["params"]["kind"] == "text":
+                break
+            if "method" in message and "id" in message:
+                connection.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        busy = await goal_tree_times(connection, GOAL_TREE_CALLS)
+        connection.notify("$/cancelRequest", {"id": turn_id})
+        return {
+            "idle_p95_ms": percentile(idle, P95) * MS,
+            "busy_p95_ms": percentile(busy, P95) * MS,
+            "busy_median_ms": statistics.median(busy) * MS,
+            "ratio": percentile(busy, P95) / percentile(idle, P95),
+        }
+    finally:
+        await connection.close()
+
+
+async def main(repeats: int) -> None:
+    script = [{"text": "word " * STREAM_WORDS, "chunkDelay": STREAM_CHUNK_DELAY_S}]
+    root = make_workspace(script)
+    init = await bench_initialize(root, repeats)
+    edits = await bench_edits(root)
+    make_workspace(script)
+    busy = await bench_goal_tree_during_turn(root)
+    print(f"""
+## Language server (H7): startup, keystrokes, responsiveness during a turn
+
+- command: `.venv/bin/python bench/lsp_bench.py --repeats {repeats}`
+- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}
+- initialize round trip (spawn → result), median of {repeats}: cairn serve {init["cairn_ms"]:.0f} ms,
+  bare pygls server (peer, same run) {init["bare_ms"]:.0f} ms; ratio {init["ratio"]:.2f}× (target ≤ 1.2×)
+- {edits["edits"]:.0f} incremental didChange edits to a {DOC_LINES:,}-line document, server-side
+  (decode + handler): median {edits["median_ms"]:.3f} ms, p99 {edits["p99_ms"]:.3f} ms (target ≤ 2 ms),
+  max {edits["max_ms"]:.2f} ms; a request sent right after the last edit answered in
+  {edits["request_after_ms"]:.0f} ms (sending all edits took {edits["send_all_ms"]:.0f} ms); final text identical
+- `cairn/goalTree` round trip over {GOAL_TREE_CALLS} calls while a scripted turn streams: p95
+  {busy["busy_p95_ms"]:.1f} ms (target ≤ 50 ms), median {busy["busy_median_ms"]:.1f} ms; idle p95
+  {busy["idle_p95_ms"]:.1f} ms (peer, same run); ratio {busy["ratio"]:.2f}×
+""")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
+    asyncio.run(main(parser.parse_args().repeats))

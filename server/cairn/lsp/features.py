@@ -1,0 +1,109 @@
+"""Every LSP method Cairn serves, registered with pygls without importing its module.
+
+Capabilities are computed from what is registered when `initialize` arrives,
+so every handler must be registered up front; importing the feature modules
+would load pydantic and the core before the initialize answer. Each entry
+names its module and function instead, imported on the first message. Custom
+requests and commands are `async` (they run as tasks); document sync and
+code actions are plain functions (they run in arrival order, in microseconds).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from cairn.lsp.server import CairnServer
+
+PACKAGE = "cairn.lsp"
+DEBUG_ENV = "CAIRN_LSP_DEBUG"
+QUICKFIX_OPTIONS = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+SAVE_OPTIONS = types.SaveOptions(include_text=False)
+
+
+@dataclass(frozen=True)
+class Feature:
+    """`method` is served by `cairn.lsp.<module>.<function>`."""
+
+    method: str
+    module: str
+    function: str
+    is_async: bool = False
+    options: Any = None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(types.INITIALIZED, "initialize", "initialized"),
+    Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, "initialize", "did_change_configuration"),
+    Feature(types.SHUTDOWN, "initialize", "shutdown"),
+    Feature(types.TEXT_DOCUMENT_DID_OPEN, "documents", "did_open"),
+    Feature(types.TEXT_DOCUMENT_DID_CHANGE, "documents", "did_change"),
+    Feature(types.TEXT_DOCUMENT_DID_CLOSE, "documents", "did_close"),
+    Feature(types.TEXT_DOCUMENT_DID_SAVE, "documents", "did_save", options=SAVE_OPTIONS),
+    Feature(
+        types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, "documents", "did_change_workspace_folders"
+    ),
+    Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "documents", "did_change_watched_files"),
+    Feature("cairn/diagnostics", "diagnostics", "on_diagnostics"),
+    Feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, "code_actions", "code_action", options=QUICKFIX_OPTIONS
+    ),
+    Feature("cairn/turn", "turns", "turn", is_async=True),
+    Feature("cairn/contextStats", "context", "context_stats", is_async=True),
+    Feature("cairn/contextManifest", "context", "context_manifest", is_async=True),
+    Feature("cairn/goalTree", "goals", "goal_tree", is_async=True),
+    Feature("cairn/goal", "goals", "goal", is_async=True),
+    Feature("cairn/compact", "compaction", "compact", is_async=True),
+    Feature("cairn/sessions", "sessions", "sessions", is_async=True),
+    Feature("cairn/fork", "sessions", "fork", is_async=True),
+    Feature("cairn/deleteSession", "sessions", "delete_session", is_async=True),
+    Feature("cairn/projectProfile", "profile", "project_profile", is_async=True),
+)
+DEBUG_FEATURE = Feature("cairn/_debug", "debug", "debug_info")
+# `workspace/executeCommand` commands → their functions in `commands.py`.
+COMMANDS = {"cairn.fix": "fix", "cairn.compact": "compact", "cairn.fork": "fork"}
+
+
+def resolve(module: str, function: str) -> Callable[..., Any]:
+    return getattr(importlib.import_module(f"{PACKAGE}.{module}"), function)
+
+
+def lazy_handler(feature: Feature) -> Callable[..., Any]:
+    """A handler with the same calling convention as the real one, loading it on first use."""
+    if feature.is_async:
+
+        async def async_handler(ls: Any, params: Any) -> Any:
+            return await resolve(feature.module, feature.function)(ls, params)
+
+        return async_handler
+
+    def handler(ls: Any, params: Any) -> Any:
+        return resolve(feature.module, feature.function)(ls, params)
+
+    return handler
+
+
+def lazy_command(function: str) -> Callable[..., Any]:
+    async def command(ls: Any, *args: Any) -> Any:
+        return await resolve("commands", function)(ls, *args)
+
+    return command
+
+
+def initialize(ls: CairnServer, params: types.InitializeParams) -> None:
+    ls.on_initialize(params)
+
+
+def register_features(server: CairnServer) -> None:
+    server.feature(types.INITIALIZE)(initialize)
+    features = FEATURES + ((DEBUG_FEATURE,) if os.environ.get(DEBUG_ENV) == "1" else ())
+    for feature in features:
+        server.feature(feature.method, feature.options)(lazy_handler(feature))
+    for name, function in COMMANDS.items():
+        server.command(name)(lazy_command(function))
