@@ -42,8 +42,10 @@ def debug_info(ls: CairnServer, raw: object) -> dict[str, Any]:
     path = document_path(ls, params.uri) if params.uri else None
     buffer = workspace.buffers.get(path) if path is not None else None
     times = list(ls.protocol.did_change_times)
+    cpu_times = list(ls.protocol.did_change_cpu_times)
     if params.reset:
         ls.protocol.did_change_times.clear()
+        ls.protocol.did_change_cpu_times.clear()
     return {
         "pid": os.getpid(),
         "litellmAtInitialize": ls.litellm_at_initialize,
@@ -56,5 +58,6 @@ def debug_info(ls: CairnServer, raw: object) -> dict[str, Any]:
             "medianMs": statistics.median(times) * MS if times else 0.0,
             "p99Ms": percentile(times, P99) * MS,
             "maxMs": max(times) * MS if times else 0.0,
+            "cpuP99Ms": percentile(cpu_times, P99) * MS,
         },
     }

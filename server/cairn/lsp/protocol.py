@@ -89,8 +89,11 @@ class CairnProtocol(LanguageServerProtocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Wall-clock and CPU (this thread) seconds per didChange: decode + handler.
         self.did_change_times: deque[float] = deque(maxlen=TIMING_WINDOW)
+        self.did_change_cpu_times: deque[float] = deque(maxlen=TIMING_WINDOW)
         self._decode_seconds = 0.0
+        self._decode_cpu_seconds = 0.0
 
     # -- decoding ------------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -105,7 +108,7 @@ class CairnProtocol(LanguageServerProtocol):
             return RawNotification(
                 method=method, jsonrpc=data["jsonrpc"], params=data.get("params")
             )
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -118,6 +121,7 @@ class CairnProtocol(LanguageServerProtocol):
             return AnsweredMessage()
         finally:
             self._decode_seconds = time.perf_counter() - started
+            self._decode_cpu_seconds = time.thread_time() - started_cpu
 
     def handle_message(self, message: RPCMessage) -> None:
         if isinstance(message, AnsweredMessage):
@@ -125,9 +129,12 @@ class CairnProtocol(LanguageServerProtocol):
         if getattr(message, "method", None) != types.TEXT_DOCUMENT_DID_CHANGE:
             super().handle_message(message)
             return
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         super().handle_message(message)
         self.did_change_times.append(time.perf_counter() - started + self._decode_seconds)
+        self.did_change_cpu_times.append(
+            time.thread_time() - started_cpu + self._decode_cpu_seconds
+        )
 
     # -- initialize ----------------------------------------------------------
     @lsp_method(types.INITIALIZE)
