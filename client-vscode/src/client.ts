@@ -50,6 +50,8 @@ class QuietLanguageClient extends LanguageClient {
 export class CairnClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private process: ChildProcess | undefined;
+  /** Settles when the current server process has exited and its output is read. */
+  private processClosed: Promise<void> = Promise.resolve();
   private stderrTail: string[] = [];
   private crashes: number[] = [];
   private everRunning = false;
@@ -57,7 +59,7 @@ export class CairnClient implements vscode.Disposable {
   private activeSession: string | undefined;
   private readonly interceptors = new Map<string, CommandInterceptor>();
 
-  state: ClientState = 'stopped';
+  private currentState: ClientState = 'stopped';
   /** The last error message shown to the user (also read by the tests). */
   lastError: string | undefined;
 
@@ -65,12 +67,25 @@ export class CairnClient implements vscode.Disposable {
   readonly onTurnEvent = new vscode.EventEmitter<TurnEvent>();
   readonly onCompaction = new vscode.EventEmitter<CompactionEvent>();
   readonly onContextStats = new vscode.EventEmitter<ContextStats>();
+  /** Fired on every state change (the status bar shows a failed server). */
+  readonly onDidChangeState = new vscode.EventEmitter<ClientState>();
   /** Fired each time a server is up (first start and every restart). */
   readonly onDidStart = new vscode.EventEmitter<void>();
   /** Fired when the active session changes (undefined: the server's default). */
   readonly onDidChangeSession = new vscode.EventEmitter<string | undefined>();
 
   constructor(private readonly output: vscode.OutputChannel) {}
+
+  get state(): ClientState {
+    return this.currentState;
+  }
+
+  private setState(state: ClientState): void {
+    if (state !== this.currentState) {
+      this.currentState = state;
+      this.onDidChangeState.fire(state);
+    }
+  }
 
   get sessionId(): string | undefined {
     return this.activeSession;
@@ -141,6 +156,7 @@ export class CairnClient implements vscode.Disposable {
     this.onContextStats.dispose();
     this.onDidStart.dispose();
     this.onDidChangeSession.dispose();
+    this.onDidChangeState.dispose();
   }
 
   private withSession(params: object): object {
@@ -172,7 +188,7 @@ export class CairnClient implements vscode.Disposable {
       this.fail(notFoundMessage(launch));
       return false;
     }
-    this.state = 'starting';
+    this.setState('starting');
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: userServerSettings(config),
@@ -209,7 +225,7 @@ export class CairnClient implements vscode.Disposable {
       this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null));
       return false;
     }
-    this.state = 'running';
+    this.setState('running');
     this.everRunning = true;
     this.output.appendLine(`Cairn: server started (${launch.display})`);
     this.onDidStart.fire();
@@ -219,7 +235,7 @@ export class CairnClient implements vscode.Disposable {
   private async doStop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    this.state = 'stopped';
+    this.setState('stopped');
     if (client) {
       try {
         await client.stop();
@@ -243,6 +259,7 @@ export class CairnClient implements vscode.Disposable {
     return new Promise((resolve, reject) => {
       const child = spawn(launch.command, launch.args, { cwd, env: process.env, stdio: 'pipe' });
       this.process = child;
+      this.processClosed = new Promise((resolve) => child.once('close', () => resolve()));
       child.once('spawn', () => resolve(child));
       child.once('error', (error) => reject(error));
       child.stderr?.on('data', (chunk: Buffer) => {
@@ -254,18 +271,9 @@ export class CairnClient implements vscode.Disposable {
     });
   }
 
+  /** Waits (a bounded time) until the server process is gone and its stderr fully read. */
   private waitForExit(): Promise<void> {
-    const child = this.process;
-    if (!child || child.exitCode !== null || child.signalCode !== null) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, EXIT_WAIT_MS);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return Promise.race([this.processClosed, new Promise<void>((resolve) => setTimeout(resolve, EXIT_WAIT_MS))]);
   }
 
   private errorHandler(launch: ServerLaunch): ErrorHandler {
@@ -275,7 +283,8 @@ export class CairnClient implements vscode.Disposable {
         const action = (count ?? 0) <= MAX_TRANSPORT_ERRORS ? ErrorAction.Continue : ErrorAction.Shutdown;
         return { action, handled: true };
       },
-      closed: (): CloseHandlerResult => {
+      closed: async (): Promise<CloseHandlerResult> => {
+        await this.waitForExit();
         if (!this.everRunning) {
           // A server that never came up: start() explains why; retrying will not help.
           return { action: CloseAction.DoNotRestart, handled: true };
@@ -283,12 +292,12 @@ export class CairnClient implements vscode.Disposable {
         const now = Date.now();
         this.crashes = [...this.crashes.filter((t) => now - t < RESTART_WINDOW_MS), now];
         if (this.crashes.length > MAX_RESTARTS) {
-          this.state = 'failed';
+          this.setState('failed');
           this.fail(crashLoopMessage(launch, this.crashes.length, this.stderrTail));
           return { action: CloseAction.DoNotRestart, handled: true };
         }
         this.output.appendLine(`Cairn: the server exited; restarting (${this.crashes.length}/${MAX_RESTARTS}).`);
-        this.state = 'starting';
+        this.setState('starting');
         this.everRunning = false;
         this.watchRestart(launch);
         return { action: CloseAction.Restart, handled: true };
@@ -302,13 +311,18 @@ export class CairnClient implements vscode.Disposable {
     if (!client) {
       return;
     }
+    // The client passes through Stopped (its "initial" state) before Starting: only a Stopped
+    // after Starting means the restart failed.
+    let starting = false;
     const subscription = client.onDidChangeState((event) => {
-      if (event.newState === State.Running) {
+      if (event.newState === State.Starting) {
+        starting = true;
+      } else if (event.newState === State.Running) {
         subscription.dispose();
-        this.state = 'running';
+        this.setState('running');
         this.everRunning = true;
         this.onDidStart.fire();
-      } else if (event.newState === State.Stopped && this.client === client) {
+      } else if (event.newState === State.Stopped && starting && this.client === client) {
         subscription.dispose();
         void this.waitForExit().then(() =>
           this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null)),
@@ -318,7 +332,7 @@ export class CairnClient implements vscode.Disposable {
   }
 
   private fail(message: string): void {
-    this.state = 'failed';
+    this.setState('failed');
     this.lastError = message;
     this.output.appendLine(message);
     void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {

@@ -27,7 +27,8 @@ export interface CairnApi {
 let client: CairnClient | undefined;
 
 export function activate(context: vscode.ExtensionContext): CairnApi {
-  const output = vscode.window.createOutputChannel(CLIENT_NAME);
+  // A log channel: VS Code also keeps it as a file in the window's log folder.
+  const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
   client = new CairnClient(output);
   const chat = new ChatPanel(context.extensionUri, client);
   const goals = new GoalTreeProvider(client);
@@ -45,15 +46,11 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
     ...registerCommands(client, chat),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(CONFIG_SECTION) && needsRestart(event)) {
-        void client?.restart().then(() => meter.render());
+        void client?.restart();
       }
     }),
   );
-  const ready = client.start().then((running) => {
-    meter.render();
-    return running;
-  });
-  return { client, chat, goals, sessions, meter, ready };
+  return { client, chat, goals, sessions, meter, ready: client.start() };
 }
 
 export async function deactivate(): Promise<void> {

@@ -46,6 +46,7 @@ export class ContextMeter implements vscode.Disposable {
         this.render();
       }),
       client.onDidStart.event(() => void this.refresh()),
+      client.onDidChangeState.event(() => this.render()),
       client.onDidChangeSession.event(() => void this.refresh()),
     ];
     this.render();
@@ -71,7 +72,7 @@ export class ContextMeter implements vscode.Disposable {
     this.render();
   }
 
-  /** Shows the server as down (called when the client fails). */
+  /** Redraws the item from the stats, the compactions in progress and the client's state. */
   render(): void {
     const stats = this.stats;
     const busy = this.compacting.size > 0 || stats?.compaction.inProgress === true;

@@ -3,7 +3,7 @@
 // Debian Chromium driven by playwright-core. Paths come from the environment
 // (set by .ci/vscode) with defaults relative to this repository.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -120,6 +120,18 @@ export async function launchBrowser() {
     args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run',
       '--disable-gpu', '--disable-dev-shm-usage'],
   });
+}
+
+const LOG_TAIL_LINES = 80;
+
+/** Prints the tail of the extension's "Cairn" log channel (kept by VS Code under the run's logs). */
+export function printClientLogs(run) {
+  const files = readdirSync(run.dir, { recursive: true }).filter((f) => String(f).endsWith('Cairn.log'));
+  for (const file of files) {
+    const lines = readFileSync(join(run.dir, String(file)), 'utf8').trimEnd().split('\n');
+    console.log(`---- ${file} (last ${LOG_TAIL_LINES} lines)`);
+    console.log(lines.slice(-LOG_TAIL_LINES).join('\n'));
+  }
 }
 
 /** Prints per-test lines and the `SUMMARY <passed> <failed>` line .ci/vscode adds up. */

@@ -3,7 +3,9 @@
 // exit code through window.codeAutomationExit (enable-smoke-test-driver).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXTENSION_DIR, launchBrowser, prepareRun, report, startCodeServer, step } from './codeServer.mjs';
+import {
+  EXTENSION_DIR, launchBrowser, prepareRun, printClientLogs, report, startCodeServer, step,
+} from './codeServer.mjs';
 
 const SUITE_TIMEOUT_MS = 240_000;
 const BARE_PYTHON = process.env.CAIRN_TEST_BARE_PYTHON ?? '/usr/bin/python3';
@@ -47,6 +49,7 @@ try {
 } finally {
   if (browser) await browser.close();
   if (server) await server.stop();
+  if (results.some((r) => !r.ok)) printClientLogs(run);
   run.cleanup();
 }
 process.exit(report('in-host', results) ? 0 : 1);

@@ -4,6 +4,7 @@
  * test/workspace (script.jsonl is consumed in order: the tests run in order).
  */
 import * as assert from 'assert';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
 import { toWireDiagnostic } from '../../src/diagnostics';
@@ -15,6 +16,9 @@ const EXTENSION_ID = 'cairn-dev.cairn';
 const SCRIPTED_ANSWER = 'Hello from the script: all done.';
 const SLOW_LAST_WORD = 'word60';
 const SLOW_FIRST_WORD = 'word1';
+const CRASH_LOOP_TIMEOUT_MS = 60_000;
+/** test/fixtures (this file runs from out/test/suite). */
+const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures');
 
 let api: CairnApi;
 let firstSessionId: string;
@@ -281,6 +285,29 @@ const tests: TestCase[] = [
       assert.ok(error.includes(`has no module \`cairn\``), error);
       assert.ok(error.includes(`${python} -m pip install cairn`), error);
       await config.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the server to run again', () => api.client.state === 'running');
+    },
+  ],
+  [
+    'a crash loop stops restarting and says so',
+    async () => {
+      const config = vscode.workspace.getConfiguration('cairn');
+      const original = config.inspect<string[]>('server.command')?.workspaceValue;
+      const python = process.env.CAIRN_TEST_BARE_PYTHON;
+      assert.ok(python, 'CAIRN_TEST_BARE_PYTHON names a Python');
+      // A server that initializes and exits right away, on every start.
+      const crashing = [python, path.join(FIXTURES, 'crashing_server.py')];
+      await config.update('server.command', crashing, vscode.ConfigurationTarget.Workspace);
+      const error = await waitFor(
+        () => `the crash-loop message (state ${api.client.state}, last error ${api.client.lastError ?? 'none'})`,
+        () => (api.client.state === 'failed' ? api.client.lastError : undefined),
+        CRASH_LOOP_TIMEOUT_MS,
+      );
+      assert.match(error, /crashed 5 times in 3 minutes and will not be restarted/);
+      assert.match(error, /Cairn: Restart Server/);
+      assert.match(error, /crashing on purpose/);
+      assert.match(api.meter.text, /error/);
+      await config.update('server.command', original, vscode.ConfigurationTarget.Workspace);
       await waitFor('the server to run again', () => api.client.state === 'running');
     },
   ],
