@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cairn.llm import ModelReply
 from cairn.models.messages import TextPart, ToolCallPart, ToolResultPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
@@ -116,4 +119,50 @@ async def test_user_message_records_focused_goal(project: Path) -> None:
     second = [m for m in messages if m.turn_id == result.turn_id]
     assert [m.goal_id for m in second] == ["1", "1"]
     assert isinstance(second[0].parts[0], TextPart)
+    engine.close()
+
+
+async def test_fix_turn_carries_the_diagnostic_its_lines_and_nearer_rules(project: Path) -> None:
+    from cairn.agent.api import FixTarget
+    from cairn.agent.inputs import FIX_CONTEXT_LINES
+    from cairn.models.diagnostics import Diagnostic, Position, Range
+
+    sub = project / "pkg"
+    sub.mkdir()
+    (sub / "AGENTS.md").write_text("# pkg rules\nNever rename public functions.\n")
+    lines = [f"value_{i} = {i}" for i in range(60)]
+    lines[30] = "value_30 = undefined_name"
+    (sub / "mod.py").write_text("\n".join(lines) + "\n")
+    diagnostic = Diagnostic(
+        range=Range(start=Position(line=30, character=11), end=Position(line=30, character=25)),
+        message='"undefined_name" is not defined',
+        severity=1,
+        source="pyright",
+    )
+    seen: list[list[Mapping[str, Any]]] = []
+    engine = make_engine(project, [reply("I will define it.")])
+    inner = engine.runtime.complete
+
+    async def spy(
+        model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
+    ) -> ModelReply:
+        seen.append(list(messages))
+        return await inner(model, messages, tools, **kw)
+
+    engine.runtime.complete = spy  # type: ignore[method-assign]
+    result = await engine.turn("", fix=FixTarget(sub / "mod.py", diagnostic))
+    assert result.finish_reason == "stop"
+    manifest = engine.store.open(result.session_id).manifests()[-1]
+    refs = {(b.source, b.ref) for b in manifest.blocks if b.included}
+    assert ("diagnostics", "pkg/mod.py") in refs
+    assert ("rules", "pkg/AGENTS.md") in refs
+    system = str(seen[0][0]["content"])
+    block = system.split("## Fix this diagnostic")[1].split("```")[1]
+    assert 'pkg/mod.py:31:12: error [pyright]: "undefined_name" is not defined' in system
+    assert f"{31 - FIX_CONTEXT_LINES}| value_{30 - FIX_CONTEXT_LINES} =" in block
+    assert f"{31 + FIX_CONTEXT_LINES}| value_{30 + FIX_CONTEXT_LINES} =" in block
+    assert f"value_{30 + FIX_CONTEXT_LINES + 1} =" not in block
+    assert f"value_{30 - FIX_CONTEXT_LINES - 1} =" not in block
+    user = engine.store.open(result.session_id).messages()[0]
+    assert user.text() == 'Fix this diagnostic: "undefined_name" is not defined'
     engine.close()
