@@ -244,3 +244,47 @@ async def test_threshold_triggers_compaction_during_a_turn(tmp_path: Path) -> No
     assert ("summary", "start") in kinds and ("summary", "done") in kinds
     assert summaries(engine, result.session_id)
     engine.close()
+
+
+class Timeline(Recorder):
+    """Keeps turn and compaction events in one ordered list."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[str] = []
+
+    def on_turn_event(self, event: Any) -> None:
+        super().on_turn_event(event)
+        if event.kind in ("toolStart", "toolEnd"):
+            self.order.append(f"{event.kind}:{event.tool}")
+
+    def on_compaction(self, event: Any) -> None:
+        super().on_compaction(event)
+        self.order.append(f"{event.kind}:{event.stage}")
+
+
+async def test_summary_is_prepared_in_the_background_while_tools_run(tmp_path: Path) -> None:
+    project(tmp_path)
+    timeline = Timeline()
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("read_file", path="big.txt")),
+            reply("", call("read_file", path="calc.py")),
+            reply("Done."),
+        ],
+        timeline,
+        context_window=12_000,
+        max_output_tokens=500,
+        safety_margin=200,
+        compaction_threshold=0.6,
+    )
+    result = await engine.turn("read")
+    assert result.finish_reason == "stop"
+    order = timeline.order
+    start, done = order.index("summary:start"), order.index("summary:done")
+    # Started ahead of the threshold, after the reply asked for calc.py; recorded only
+    # once that tool had run, before the next call.
+    assert order[start + 1 : done] == ["toolStart:read_file", "toolEnd:read_file"]
+    assert summaries(engine, result.session_id)
+    engine.close()

@@ -70,7 +70,7 @@ def is_test_command(command: str, known: Collection[str] = ()) -> bool:
     return any(tuple(words[: len(runner)]) == runner for runner in TEST_RUNNERS)
 
 
-def test_status(exit_code: int | None) -> TestStatus:
+def run_status(exit_code: int | None) -> TestStatus:
     """passed / failed from the exit code; error when the command did not finish."""
     if exit_code is None:
         return "error"
@@ -128,7 +128,7 @@ def tests_run(messages: Iterable[Message]) -> list[TestRecord]:
         if part.name != COMMAND_TOOL or not data.get(KEY_IS_TEST):
             continue
         code = data.get(KEY_EXIT_CODE)
-        status = test_status(code if isinstance(code, int) else None)
+        status = run_status(code if isinstance(code, int) else None)
         out.append(
             TestRecord(
                 command=str(data.get(KEY_COMMAND, "")),
