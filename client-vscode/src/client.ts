@@ -27,10 +27,10 @@ import {
 } from './constants';
 import { CompactionEvent, ContextStats, GoalTreeView, TurnEvent } from './protocol';
 import { ServerLaunch, findExecutable, serverLaunch, userServerSettings } from './settings';
+import { crashLoopMessage, notFoundMessage, startFailureMessage } from './startErrors';
 
 /** How long to wait for a failed server's exit (and last stderr) before explaining it. */
 const EXIT_WAIT_MS = 2000;
-const MS_PER_MINUTE = 60_000;
 
 export type ClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -343,42 +343,4 @@ export class CairnClient implements vscode.Disposable {
       }
     });
   }
-}
-
-function notFoundMessage(launch: ServerLaunch): string {
-  if (launch.pythonPath) {
-    return (
-      `Cairn: could not start \`${launch.display}\`: the Python interpreter \`${launch.pythonPath}\` ` +
-      'does not exist. Fix cairn.server.pythonPath (or clear it to use cairn.server.command).'
-    );
-  }
-  return (
-    `Cairn: could not start \`${launch.display}\`: \`${launch.command}\` was not found. ` +
-    'Install the server with `pip install cairn` (or `pip install -e .` in a Cairn checkout), ' +
-    'or set cairn.server.pythonPath to a Python that has Cairn installed.'
-  );
-}
-
-function startFailureMessage(launch: ServerLaunch, stderr: string[], exitCode: number | null): string {
-  const noModule = stderr.some((line) => /No module named '?cairn'?/.test(line));
-  if (noModule) {
-    const python = launch.pythonPath ?? launch.command;
-    return (
-      `Cairn: could not start \`${launch.display}\`: \`${python}\` has no module \`cairn\`. ` +
-      `Install it there with \`${python} -m pip install cairn\`, or set cairn.server.pythonPath ` +
-      'to the Python of the environment where Cairn is installed.'
-    );
-  }
-  const last = stderr.length > 0 ? ` Last output: ${stderr[stderr.length - 1]}` : '';
-  const code = exitCode === null ? '' : ` (exit code ${exitCode})`;
-  return `Cairn: could not start \`${launch.display}\`${code}: the server did not complete initialization.${last} See the Cairn output for details.`;
-}
-
-function crashLoopMessage(launch: ServerLaunch, crashes: number, stderr: string[]): string {
-  const minutes = Math.round(RESTART_WINDOW_MS / MS_PER_MINUTE);
-  const last = stderr.length > 0 ? ` Last output: ${stderr[stderr.length - 1]}` : '';
-  return (
-    `Cairn: \`${launch.display}\` crashed ${crashes} times in ${minutes} minutes and will not be restarted.${last} ` +
-    'Fix the problem, then run "Cairn: Restart Server".'
-  );
 }

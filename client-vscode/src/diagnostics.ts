@@ -1,7 +1,7 @@
 /**
  * Forwards the editor's diagnostics from every provider to the server as
- * `cairn/diagnostics` (debounced, one notification per changed uri), and resends all of them whenever a
- * (re)started server comes up.
+ * `cairn/diagnostics` (debounced; one notification per changed uri, an empty
+ * list when cleared), and resends all of them whenever a server comes up.
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';

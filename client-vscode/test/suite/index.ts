@@ -7,6 +7,7 @@ import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
+import { mentions } from '../../src/chat';
 import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
 import type { CompactResult, Goal, GoalTreeView, Manifest, TurnEvent, TurnResult } from '../../src/protocol';
@@ -88,6 +89,13 @@ const tests: TestCase[] = [
     },
   ],
   [
+    '@path mentions become references (trailing punctuation dropped, e-mail addresses ignored)',
+    async () => {
+      assert.deepStrictEqual(mentions('see @src/a.py, and @b.md. mail me@example.com'), ['src/a.py', 'b.md']);
+      assert.deepStrictEqual(mentions('@a.py @a.py'), ['a.py']);
+    },
+  ],
+  [
     'diagnostics from any provider reach the server, and clearing them reaches it too',
     async () => {
       const range = new vscode.Range(4, 4, 4, 10);
@@ -163,6 +171,20 @@ const tests: TestCase[] = [
     },
   ],
   [
+    'a running compaction spins the status bar and is shown in the chat (cairn/compaction handling)',
+    async () => {
+      const base = { sessionId: firstSessionId, kind: 'summary' as const, tokensBefore: 90_000 };
+      api.client.onCompaction.fire({ ...base, stage: 'start' });
+      assert.ok(api.meter.text.startsWith('$(sync~spin) Cairn'), api.meter.text);
+      api.client.onCompaction.fire({ ...base, stage: 'done', tokensAfter: 12_000 });
+      assert.ok(!api.meter.text.includes('sync~spin'), api.meter.text);
+      const stages = api.chat
+        .transcript()
+        .flatMap((e) => (e.kind === 'compaction' ? [`${e.event.stage}:${e.event.tokensAfter ?? ''}`] : []));
+      assert.deepStrictEqual(stages.slice(-2), ['start:', 'done:12000']);
+    },
+  ],
+  [
     'Stop cancels a slow turn ($/cancelRequest) and the session stays usable',
     async () => {
       const before = api.chat.transcript().length;
@@ -228,6 +250,16 @@ const tests: TestCase[] = [
       assert.ok(result, 'cairn/compact answered');
       assert.ok(['prune', 'summary', 'none'].includes(result.kind), result.kind);
       assert.strictEqual(result.sessionId, firstSessionId);
+      if (result.kind !== 'none') {
+        // The server announced it: cairn/compaction start and done, shown in the chat.
+        await waitFor(`cairn/compaction start + done for a ${result.kind} compaction`, () => {
+          const stages = api.chat
+            .transcript()
+            .flatMap((e) => (e.kind === 'compaction' && e.event.sessionId === result.sessionId ? [e.event.stage] : []));
+          return stages.includes('start') && stages.includes('done');
+        });
+      }
+      assert.ok(!api.meter.text.includes('sync~spin'), 'no spinner once compaction is over');
     },
   ],
   [
