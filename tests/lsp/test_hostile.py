@@ -1,16 +1,19 @@
 """Hostile input over raw stdio: garbage frames, wrong types, missing/huge params, unknown
-methods, a 10 MB didOpen — each followed by a normal request that is answered correctly,
-with no popup storm (errors go to the log, not window/showMessage)."""
+methods, a handler raising unexpectedly (logged with its traceback, answered -32603), a
+10 MB didOpen — each followed by a normal request that is answered correctly, with no
+popup storm (errors go to the log, not window/showMessage)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.lsp.debug import DELIBERATE_FAILURE
 from cairn.lsp.params import MAX_MESSAGE_CHARS
 from cairn.workspace import path_to_uri
 from tests.lsp.harness import write_workspace
 from tests.lsp.raw_client import RawServer, frame
 
+INTERNAL_ERROR = -32603
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 TEN_MB = 10 * 1024 * 1024
@@ -63,6 +66,11 @@ async def test_garbage_and_bad_requests_never_stop_the_server(tmp_path: Path) ->
         assert huge["error"]["code"] == INVALID_PARAMS
         assert "message" in huge["error"]["message"]
 
+        crash = await server.request("cairn/_debug", {"fail": True})
+        assert crash["error"]["code"] == INTERNAL_ERROR
+        assert DELIBERATE_FAILURE in crash["error"]["message"]
+        await assert_still_serving(server)
+
         unknown = await server.request("cairn/doesNotExist", {"a": 1})
         assert unknown["error"]["code"] == METHOD_NOT_FOUND
         unknown_standard = await server.request("textDocument/noSuchThing", {})
@@ -87,3 +95,5 @@ async def test_garbage_and_bad_requests_never_stop_the_server(tmp_path: Path) ->
             server.process.kill()
     log = server.stderr.read_text(encoding="utf-8", errors="replace")
     assert "Unable to handle message" in log  # the garbage was logged, not shown
+    failure = log.index(DELIBERATE_FAILURE)
+    assert "Traceback" in log[log.rindex("Exception occurred", 0, failure) : failure]

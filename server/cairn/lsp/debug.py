@@ -3,7 +3,9 @@
 Answers whether litellm was loaded when `initialize` was answered (it must not
 be) and the server-side handling times of didChange notifications (decode +
 handler), which the tests and `bench/lsp_bench.py` read, and the server's copy
-of an open document (`{uri}`), to check incremental sync end to end.
+of an open document (`{uri}`), to check incremental sync end to end. `{fail: true}`
+raises an unexpected exception, to check that one is logged with its traceback,
+answered as an internal error, and that the server keeps serving.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
 DEBUG = "cairn/_debug"
+DELIBERATE_FAILURE = "cairn/_debug: a deliberate failure"
 MS = 1000.0
 P99 = 0.99
 
@@ -38,6 +41,8 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def debug_info(ls: CairnServer, raw: object) -> dict[str, Any]:
     params = parse_params(DEBUG, DebugParams, raw)
+    if params.fail:
+        raise RuntimeError(DELIBERATE_FAILURE)
     workspace = ls.host.workspace
     path = document_path(ls, params.uri) if params.uri else None
     buffer = workspace.buffers.get(path) if path is not None else None

@@ -114,10 +114,11 @@ class DiagnosticsParams(CairnParams):
 
 
 class DebugParams(CairnParams):
-    """`cairn/_debug` (test builds only): `{reset?, uri?}`."""
+    """`cairn/_debug` (test builds only): `{reset?, uri?, fail?}`."""
 
     reset: bool = False
     uri: str | None = None
+    fail: bool = False
 
 
 def wire_diagnostic(raw: Any) -> Diagnostic:
