@@ -37,6 +37,7 @@ from cairn.compaction.narrative import (
 from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary import build_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
+from cairn.context.builder import BuiltContext
 from cairn.context.tokens import count_tokens
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
@@ -143,16 +144,14 @@ class Compactor:
 
     # -- summary ---------------------------------------------------------------
 
-    def _cut(
-        self, session: Session, inputs: TurnInputs, messages: Sequence[Message]
-    ) -> tuple[int, int] | None:
+    @staticmethod
+    def _cut(model: str, messages: Sequence[Message], available: int) -> tuple[int, int] | None:
         """The index the next summary would cover up to, and what that part costs now."""
         state = read_state(messages)
 
         def count(text: str) -> int:
-            return count_tokens(text, inputs.model)
+            return count_tokens(text, model)
 
-        available = self.contexts.build(session, inputs, messages=messages).stats.available_input
         index = choose_watermark(
             messages,
             state,
@@ -166,14 +165,14 @@ class Compactor:
 
     def worth_it(self, session: Session, inputs: TurnInputs, demand: Demand) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
-        cut = self._cut(session, inputs, session.messages())
+        cut = self._cut(inputs.model, session.messages(), demand.available)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
-        self, session: Session, inputs: TurnInputs, messages: Sequence[Message]
+        self, session: Session, inputs: TurnInputs, messages: Sequence[Message], available: int
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
-        cut = self._cut(session, inputs, messages)
+        cut = self._cut(inputs.model, messages, available)
         if cut is None:
             return None
         index = cut[0]
@@ -240,18 +239,17 @@ class Compactor:
     async def summarize(self, session: Session, inputs: TurnInputs) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
         messages = session.messages()
-        before = self.contexts.demand(session, inputs, messages).tokens
-        self._event(session, "start", "summary", before)
-        part = await self.prepare_summary(session, inputs, messages)
+        before = self.contexts.demand(session, inputs, messages)
+        self._event(session, "start", "summary", before.tokens)
+        part = await self.prepare_summary(session, inputs, messages, before.available)
         return self.record_summary(session, inputs, part)
 
     # -- background --------------------------------------------------------------
 
     def start_background(self, session: Session, inputs: TurnInputs, demand: Demand) -> None:
         """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
-        window = self.contexts.build(session, inputs).stats.context_window
         if session.compacting or not policy.should_start_early(
-            demand.tokens, window, self.settings.compaction_threshold
+            demand.tokens, demand.window, self.settings.compaction_threshold
         ):
             return
         messages = session.messages()
@@ -261,7 +259,8 @@ class Compactor:
             return
         self._event(session, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
-            self.prepare_summary(session, inputs, messages), name=f"compaction-{session.id}"
+            self.prepare_summary(session, inputs, messages, demand.available),
+            name=f"compaction-{session.id}",
         )
 
     async def join(self, session: Session, inputs: TurnInputs) -> None:
@@ -279,21 +278,24 @@ class Compactor:
 
     # -- before each call --------------------------------------------------------
 
-    async def before_call(self, session: Session, inputs: TurnInputs) -> Demand:
-        """Join, prune, and summarise when the next call would pass the threshold."""
+    async def before_call(self, session: Session, inputs: TurnInputs) -> BuiltContext:
+        """Join, prune, summarise when the next call would pass the threshold; its context."""
         await self.join(session, inputs)
         self.prune(session, inputs)
         built = self.contexts.build(session, inputs)
         demand = demand_of(built)
-        window = built.stats.context_window
         over = policy.needs_summary(
-            demand.tokens, window, self.settings.compaction_threshold, demand.overflow
+            demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
         )
         retry = policy.may_summarise_again(len(session.messages()), session.summarised_at)
-        if over and retry and self.worth_it(session, inputs, demand):
-            await self.summarize(session, inputs)
-            demand = self.contexts.demand(session, inputs)
-        return demand
+        if (
+            over
+            and retry
+            and self.worth_it(session, inputs, demand)
+            and await self.summarize(session, inputs)
+        ):
+            built = self.contexts.build(session, inputs)
+        return built
 
     # -- forced ------------------------------------------------------------------
 

@@ -24,17 +24,24 @@ from cairn.workspace import Workspace
 
 @dataclass(frozen=True)
 class Demand:
-    """Tokens the next call wants, and whether they did not all fit."""
+    """Tokens the next call wants, whether they did not all fit, and the call's budget."""
 
     tokens: int
     overflow: bool
+    window: int
+    available: int
 
 
 def demand_of(built: BuiltContext) -> Demand:
     blocks = built.manifest.blocks
     wanted = sum(b.tokens for b in blocks) + built.stats.tool_schema_tokens
     dropped = any(not b.included and b.source in ("history", "summary") for b in blocks)
-    return Demand(tokens=wanted, overflow=dropped)
+    return Demand(
+        tokens=wanted,
+        overflow=dropped,
+        window=built.stats.context_window,
+        available=built.stats.available_input,
+    )
 
 
 class Contexts:
@@ -64,7 +71,6 @@ class Contexts:
         inputs: TurnInputs,
         *,
         messages: Sequence[Message] | None = None,
-        call_id: str | None = None,
     ) -> BuiltContext:
         """The context of the next call (over `messages` when given, else the trace's)."""
         history = list(messages) if messages is not None else session.messages()
@@ -80,7 +86,6 @@ class Contexts:
             files_in_play=files_in_play(self.workspace, inputs),
             extra_blocks=extra,
             tool_schemas=self.registry.schemas(self.tool_names(inputs)),
-            call_id=call_id,
             store_artifact=session.trace.write_artifact,
         )
         built = self.builder.build(request)

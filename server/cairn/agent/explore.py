@@ -48,6 +48,7 @@ BranchTurn = Callable[[Session, TurnInputs, str, str], Awaitable[TurnResult]]
 class BranchReport:
     branch: str
     index: int
+    # The branch's trace name under the parent, then its full id once created.
     trace: str
     status: BranchStatus = "completed"
     conclusion: str = ""
@@ -103,7 +104,7 @@ class Explorer:
     ) -> BranchReport:
         async with gate:
             report.started_at = utc_now().isoformat()
-            branch = Session(parent.trace.branch(report.trace.rsplit("/", 1)[-1]))
+            branch = Session(parent.trace.branch(report.trace))
             report.trace = branch.id
             branch_inputs = TurnInputs(model=inputs.model, mode=inputs.mode)
             try:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cairn.agent.compactor import Compactor
-from cairn.agent.contexts import Contexts
+from cairn.agent.contexts import Contexts, demand_of
 from cairn.agent.ids import new_id
 from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
@@ -127,11 +127,11 @@ class TurnLoop:
     # -- the loop --------------------------------------------------------------
 
     async def _call(self) -> ModelReply:
-        demand = None
         if self.compactor is not None:
-            demand = await self.compactor.before_call(self.session, self.inputs)
-        call_id = new_id("call")
-        built = self.contexts.build(self.session, self.inputs, call_id=call_id)
+            built = await self.compactor.before_call(self.session, self.inputs)
+        else:
+            built = self.contexts.build(self.session, self.inputs)
+        built.manifest.call_id = new_id("call")
         self.session.trace.append_manifest(built.manifest)
         self.listener.on_context_stats(built.stats)
         schemas = self.contexts.registry.schemas(self.contexts.tool_names(self.inputs))
@@ -144,8 +144,8 @@ class TurnLoop:
             on_reasoning=self._on_reasoning,
         )
         self.usage = self.usage.add(reply.usage)
-        if reply.tool_calls and self.compactor is not None and demand is not None:
-            self.compactor.start_background(self.session, self.inputs, demand)
+        if reply.tool_calls and self.compactor is not None:
+            self.compactor.start_background(self.session, self.inputs, demand_of(built))
         return reply
 
     async def steps(self) -> TurnOutcome:
