@@ -166,3 +166,34 @@ async def test_fix_turn_carries_the_diagnostic_its_lines_and_nearer_rules(projec
     user = engine.store.open(result.session_id).messages()[0]
     assert user.text() == 'Fix this diagnostic: "undefined_name" is not defined'
     engine.close()
+
+
+async def test_turn_records_the_git_snapshot_it_started_from(project: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(project), *args], capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    git("init", "-q")
+    git("-c", "user.email=t@e", "-c", "user.name=t", "add", "app.py", "AGENTS.md")
+    git("-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "-m", "start")
+    engine = make_engine(project, [reply("clean"), reply("dirty")])
+    first = await engine.turn("one")
+    (project / "app.py").write_text("changed = True\n")
+    await engine.turn("two", session_id=first.session_id)
+    clean, dirty = engine.store.open(first.session_id).meta().turns
+    assert clean.start_head == dirty.start_head == git("rev-parse", "HEAD")
+    assert clean.start_dirty_hash is not None and dirty.start_dirty_hash is not None
+    assert clean.start_dirty_hash != dirty.start_dirty_hash
+    engine.close()
+
+
+async def test_outside_git_the_snapshot_is_empty(project: Path) -> None:
+    engine = make_engine(project, [reply("ok")])
+    result = await engine.turn("one")
+    turn = engine.store.open(result.session_id).meta().turns[0]
+    assert turn.start_head is None and turn.start_dirty_hash is None
+    engine.close()

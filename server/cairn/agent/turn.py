@@ -221,4 +221,7 @@ async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) ->
         on_cancel()
         finish_turn(loop, turn, TurnOutcome("cancelled", "cancelled by the user"))
         raise
+    if loop.compactor is not None:
+        # Goals the user finished while the last step ran are folded now.
+        loop.compactor.flush_folds(loop.session, loop.inputs)
     return finish_turn(loop, turn, outcome)
