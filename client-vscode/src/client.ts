@@ -31,6 +31,8 @@ import { crashLoopMessage, notFoundMessage, startFailureMessage } from './startE
 
 /** How long to wait for a failed server's exit (and last stderr) before explaining it. */
 const EXIT_WAIT_MS = 2000;
+/** How long a request waits for a server that is (re)starting. */
+const START_WAIT_MS = 30_000;
 
 export type ClientState = 'stopped' | 'starting' | 'running' | 'failed';
 
@@ -118,14 +120,14 @@ export class CairnClient implements vscode.Disposable {
 
   /** A custom request; the active session id is added unless params carry one. */
   async request<R>(method: string, params: object = {}, token?: vscode.CancellationToken): Promise<R> {
-    const client = this.requireClient();
+    const client = await this.requireClient();
     const withSession = this.withSession(params);
     return token ? client.sendRequest<R>(method, withSession, token) : client.sendRequest<R>(method, withSession);
   }
 
   /** A request sent exactly as given (no session id added). */
   async requestRaw<R>(method: string, params: object): Promise<R> {
-    return this.requireClient().sendRequest<R>(method, params);
+    return (await this.requireClient()).sendRequest<R>(method, params);
   }
 
   async notify(method: string, params: object): Promise<void> {
@@ -145,7 +147,7 @@ export class CairnClient implements vscode.Disposable {
 
   /** `workspace/executeCommand` on the server. */
   async executeCommand<R>(command: string, args: unknown[]): Promise<R> {
-    return this.requireClient().sendRequest<R>('workspace/executeCommand', { command, arguments: args });
+    return (await this.requireClient()).sendRequest<R>('workspace/executeCommand', { command, arguments: args });
   }
 
   dispose(): void {
@@ -166,7 +168,19 @@ export class CairnClient implements vscode.Disposable {
     return { ...params, sessionId: this.activeSession };
   }
 
-  private requireClient(): LanguageClient {
+  /** The running client; while a (re)start is under way, waits for it (a bounded time). */
+  private async requireClient(): Promise<LanguageClient> {
+    if (this.state === 'starting') {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, START_WAIT_MS);
+        const subscription = this.onDidChangeState.event((state) => state !== 'starting' && done());
+        function done(): void {
+          clearTimeout(timer);
+          subscription.dispose();
+          resolve();
+        }
+      });
+    }
     if (!this.client || this.state !== 'running') {
       throw new Error(this.lastError ?? 'Cairn: the server is not running (run "Cairn: Restart Server").');
     }
