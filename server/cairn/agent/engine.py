@@ -61,25 +61,16 @@ class Engine:
         self.workspace = Workspace(list(folders))
         self.settings = settings
         self.listener = SafeListener(listener)
-        self.approver = approver
-        self.apply_edit = apply_edit
         self.store = TraceStore(self.workspace.root / settings.trace_dir)
-        self._profiles: ProfileManager | None = None
         self._sessions: dict[str, Session] = {}
         self._active: str | None = None
-        self._repomap: RepoMap | None = None
-        self._wire(settings)
-
-    def _wire(self, settings: Settings) -> None:
-        """(Re)build the parts that hold the settings."""
         self.runtime = ModelRuntime(settings, self.workspace.root)
         self.registry = default_registry()
         self.builder = ContextBuilder(self.workspace, settings, profile_provider=self._profile)
-        self.builder.repomap = self._repo_map(self.builder.ignore_rules())
-        if self._profiles is None:
-            self._profiles = ProfileManager(
-                self.workspace.root, self.store, self.builder.ignore_rules()
-            )
+        ignore = self.builder.ignore_rules()
+        self.profiles = ProfileManager(self.workspace.root, self.store, ignore)
+        self.repomap = self._repo_map(ignore)
+        self.builder.repomap = self.repomap
         self.contexts = Contexts(self.workspace, settings, self.builder, self.registry)
         self.compactor = Compactor(settings, self.runtime, self.contexts, self.listener)
         self.runner = TurnRunner(
@@ -89,8 +80,8 @@ class Engine:
             registry=self.registry,
             contexts=self.contexts,
             compactor=self.compactor,
-            approver=self.approver,
-            apply_edit=self.apply_edit,
+            approver=approver,
+            apply_edit=apply_edit,
             allowed_commands=self._allowed_commands,
             ignore=self.builder.ignore_rules,
         )
@@ -98,15 +89,12 @@ class Engine:
         self.runner.explore = self.explorer.explore
 
     def _repo_map(self, ignore: IgnoreRules) -> RepoMap | None:
-        """The repository map (made once; optional: without it the map section is absent)."""
-        if self._repomap is None:
-            try:
-                self._repomap = RepoMap(
-                    self.workspace.root, ignore, self.store.cache_dir(REPOMAP_CACHE)
-                )
-            except (OSError, ValueError) as exc:
-                logger.warning("repository map unavailable: %s", exc)
-        return self._repomap
+        """The repository map (optional: without it the map section is absent)."""
+        try:
+            return RepoMap(self.workspace.root, ignore, self.store.cache_dir(REPOMAP_CACHE))
+        except (OSError, ValueError) as exc:
+            logger.warning("repository map unavailable: %s", exc)
+            return None
 
     def _allowed_commands(self) -> list[str]:
         if self.settings.allowed_commands is not None:
@@ -114,8 +102,7 @@ class Engine:
         return list(self._profile().test_suites.values())
 
     def _profile(self) -> ProjectProfile:
-        assert self._profiles is not None
-        return self._profiles.get()
+        return self.profiles.get()
 
     # -- sessions ----------------------------------------------------------------
 
@@ -218,8 +205,8 @@ class Engine:
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(model, mode, message, references, fix)
         self._set_mission(session, message)
-        if self._repomap is not None:
-            self._repomap.refresh()
+        if self.repomap is not None:
+            self.repomap.refresh()
         self.builder.ignore_rules().refresh()
         return await self.runner.run(
             session, inputs, self._user_parts(message, references), self.listener
@@ -287,13 +274,20 @@ class Engine:
 
     def project_profile(self, refresh: bool = False) -> ProjectProfile:
         """The project profile (`.cairn/profile.json`); `refresh` rescans now."""
-        assert self._profiles is not None
-        return self._profiles.refresh(force=True) if refresh else self._profiles.get()
+        return self.profiles.refresh(force=True) if refresh else self.profiles.get()
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""
         self.settings = settings
-        self._wire(settings)
+        for part in (
+            self.runtime,
+            self.builder,
+            self.contexts,
+            self.compactor,
+            self.runner,
+            self.explorer,
+        ):
+            part.settings = settings
 
     def close(self) -> None:
         for session in self._sessions.values():
