@@ -24,6 +24,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+DEFAULT_SERVE_PORT = 2087
+
 trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 
@@ -125,7 +127,7 @@ def demo(
 @app.command()
 def serve(
     tcp: Annotated[bool, typer.Option("--tcp", help="Serve over TCP on 127.0.0.1.")] = False,
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 2087,
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = DEFAULT_SERVE_PORT,
 ) -> None:
     """Run the language server (stdio by default)."""
     from cairn.commands.serve import serve as _serve
@@ -133,8 +135,32 @@ def serve(
     _serve(tcp=tcp, port=port)
 
 
+def _fast_serve(args: list[str]) -> bool:
+    """`cairn serve [--tcp] [--port N]` without typer's parsing (its pydantic adapters cost
+    ~0.1-0.2 s before the editor's `initialize` can be answered). False for anything else
+    (e.g. `--help`), which typer then handles."""
+    tcp, port, rest = False, DEFAULT_SERVE_PORT, list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--tcp":
+            tcp = True
+        elif arg == "--port" and rest and rest[0].isdigit():
+            port = int(rest.pop(0))
+        elif arg.startswith("--port=") and arg[len("--port=") :].isdigit():
+            port = int(arg[len("--port=") :])
+        else:
+            return False
+    from cairn.commands.serve import serve as _serve
+
+    _serve(tcp=tcp, port=port)
+    return True
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning every error into one line on stderr."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"] and _fast_serve(args[1:]):
+        return
     command = typer.main.get_command(app)
     try:
         command.main(args=argv, prog_name="cairn", standalone_mode=False)
