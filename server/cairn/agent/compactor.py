@@ -17,8 +17,8 @@ not even attempted when what it would cover is too small to matter.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
+from typing import Literal
 
 from cairn.agent.contexts import Contexts, Demand, demand_of
 from cairn.agent.inputs import TurnInputs
@@ -43,11 +43,11 @@ from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
 from cairn.models.events import CompactionEvent, CompactResult
-from cairn.models.messages import CompactionPart, Message
+from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.models.summary import SessionSummary
 from cairn.settings import Settings
 
-logger = logging.getLogger(__name__)
+Stage = Literal["start", "done", "failed"]
 
 # Tokens of the compaction call's input left for its prompt and the previous summary.
 COMPACTION_PROMPT_RESERVE = 2_000
@@ -73,22 +73,20 @@ class Compactor:
     def _event(
         self,
         session: Session,
-        stage: str,
-        kind: str,
+        stage: Stage,
+        kind: CompactionKind,
         before: int,
         after: int | None = None,
         error: str | None = None,
     ) -> None:
         self.listener.on_compaction(
-            CompactionEvent.model_validate(
-                {
-                    "session_id": session.id,
-                    "stage": stage,
-                    "kind": kind,
-                    "tokens_before": before,
-                    "tokens_after": after,
-                    "error": error,
-                }
+            CompactionEvent(
+                session_id=session.id,
+                stage=stage,
+                kind=kind,
+                tokens_before=before,
+                tokens_after=after,
+                error=error,
             )
         )
 

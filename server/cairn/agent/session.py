@@ -18,7 +18,14 @@ from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
 from cairn.models.events import GoalTreeView
 from cairn.models.goals import GoalTree
-from cairn.models.messages import CompactionPart, Message, Part, SubtaskPart, ToolCallPart
+from cairn.models.messages import (
+    CompactionPart,
+    Message,
+    Part,
+    Role,
+    SubtaskPart,
+    ToolCallPart,
+)
 from cairn.models.session import SessionMeta, Turn, Usage
 from cairn.trace import Trace
 
@@ -85,7 +92,7 @@ class Session:
 
     def append(
         self,
-        role: str,
+        role: Role,
         parts: Sequence[Part],
         *,
         goal_id: str | None = None,
@@ -94,15 +101,13 @@ class Session:
     ) -> Message:
         """Record a message of the current turn; `goal_id` defaults to the focused goal."""
         goal = goal_id if goal_id is not None or not use_focus else self.focused_goal()
-        message = Message.model_validate(
-            {
-                "id": message_id(),
-                "role": role,
-                "parts": list(parts),
-                "goal_id": goal,
-                "turn_id": self.current_turn_id,
-                "agent": agent,
-            }
+        message = Message(
+            id=message_id(),
+            role=role,
+            parts=list(parts),
+            goal_id=goal,
+            turn_id=self.current_turn_id,
+            agent=agent,
         )
         self.trace.append_message(message)
         return message

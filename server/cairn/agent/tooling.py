@@ -18,7 +18,7 @@ from cairn.agent.session import Session
 from cairn.agent.snapshot import EditLog
 from cairn.agent.tools import ToolContext, ToolOutcome, ToolRegistry
 from cairn.llm import ToolCall
-from cairn.models.events import TurnEvent
+from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolResultPart
 
 EmitEvent = Callable[[TurnEvent], None]
@@ -51,18 +51,18 @@ class ToolRunner:
     # Files the turn edited (files in play for the next context builds).
     edited: list[Path]
 
-    def _event(self, kind: str, call: ToolCall, ok: bool | None, text: str | None) -> None:
+    def _event(
+        self, kind: TurnEventKind, call: ToolCall, ok: bool | None, text: str | None
+    ) -> None:
         self.emit(
-            TurnEvent.model_validate(
-                {
-                    "session_id": self.session.id,
-                    "turn_id": self.session.current_turn_id or "",
-                    "kind": kind,
-                    "tool": call.name,
-                    "call_id": call.call_id,
-                    "ok": ok,
-                    "text": text,
-                }
+            TurnEvent(
+                session_id=self.session.id,
+                turn_id=self.session.current_turn_id or "",
+                kind=kind,
+                tool=call.name,
+                call_id=call.call_id,
+                ok=ok,
+                text=text,
             )
         )
 

@@ -26,7 +26,7 @@ from cairn.agent.tooling import ToolRunner
 from cairn.errors import CairnError
 from cairn.llm import ModelReply, ModelRuntime, ToolCall
 from cairn.models.base import utc_now
-from cairn.models.events import TokenUsage, TurnEvent, TurnResult
+from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
 from cairn.models.session import FinishReason, Turn, Usage
 
@@ -63,15 +63,13 @@ class TurnLoop:
 
     # -- events --------------------------------------------------------------
 
-    def emit(self, kind: str, text: str | None = None) -> None:
+    def emit(self, kind: TurnEventKind, text: str | None = None) -> None:
         self.listener.on_turn_event(
-            TurnEvent.model_validate(
-                {
-                    "session_id": self.session.id,
-                    "turn_id": self.session.current_turn_id or "",
-                    "kind": kind,
-                    "text": text,
-                }
+            TurnEvent(
+                session_id=self.session.id,
+                turn_id=self.session.current_turn_id or "",
+                kind=kind,
+                text=text,
             )
         )
 
