@@ -1,7 +1,9 @@
-// Bundles the extension (and vscode-languageclient) into dist/extension.js.
+// Bundles the extension (and vscode-languageclient) into dist/extension.js;
+// `--production` (run by vsce before packaging) minifies it.
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
 const options = {
   entryPoints: ['src/extension.ts'],
   bundle: true,
@@ -11,6 +13,7 @@ const options = {
   platform: 'node',
   target: 'node20',
   sourcemap: true,
+  minify: production,
   logLevel: 'info',
 };
 

@@ -269,4 +269,5 @@
   mode.addEventListener('change', () => vscode.setState({ mode: mode.value }));
 
   vscode.postMessage({ type: 'ready' });
+  document.body.dataset.ready = 'true';
 })();

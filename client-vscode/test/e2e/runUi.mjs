@@ -20,7 +20,8 @@ async function chatFrame(page) {
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
       if (!frame.url().includes('fake.html')) continue;
-      if ((await frame.locator('#prompt').count().catch(() => 0)) > 0) return frame;
+      // body[data-ready] is set once media/chat.js has wired its listeners.
+      if ((await frame.locator('body[data-ready="true"] #prompt').count().catch(() => 0)) > 0) return frame;
     }
     await page.waitForTimeout(POLL_MS);
   }
