@@ -67,7 +67,9 @@ class TurnRunner:
     ignore: Callable[[], IgnoreRules]
     explore: ExploreFn | None = None
 
-    def _goal_handler(self, session: Session, listener: SafeListener) -> Callable[[dict], str]:
+    def _goal_handler(
+        self, session: Session, listener: SafeListener
+    ) -> Callable[[dict[str, Any]], str]:
         def handle(args: dict[str, Any]) -> str:
             fold = change_goal(session, listener, **goal_arguments(args))
             if fold is not None:
