@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from cairn.agent.inputs import TurnInputs
 from cairn.compaction.prune import plan_prune
 from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
+from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 
 def count(text: str) -> int:
@@ -103,3 +107,33 @@ def test_failed_calls_and_outputs_without_artifact_stay() -> None:
         update={"parts": [result.model_copy(update={"artifact_id": None})]}
     )
     assert plan_prune(messages, count, minimum=0, protect=200) is None
+
+
+async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> None:
+    for name in ("a", "b", "c", "d"):
+        body = "\n".join(f"{name} line {i}: some recorded output" for i in range(40))
+        (tmp_path / f"{name}.txt").write_text(body)
+    script = []
+    for name in ("a", "b", "c", "d"):
+        script += [reply("", call("read_file", path=f"{name}.txt")), reply(f"read {name}")]
+    recorder = Recorder()
+    engine = make_engine(tmp_path, script, recorder, prune_minimum=200, prune_protect=300)
+    sid = (await engine.turn("read a")).session_id
+    for name in ("b", "c", "d"):
+        await engine.turn(f"read {name}", session_id=sid)
+
+    session = engine.session(sid)
+    markers = [p for m in session.messages() for p in m.parts if isinstance(p, CompactionPart)]
+    pruned = {c for p in markers if p.kind == "prune" for c in p.pruned_call_ids}
+    results = {
+        p.call_id: p for m in session.messages() for p in m.parts if isinstance(p, ToolResultPart)
+    }
+    assert pruned and all(results[c].artifact_id for c in pruned)
+    built = engine.contexts.build(session, TurnInputs(model=engine.settings.model, mode="build"))
+    context = "\n".join(str(m.get("content") or "") for m in built.messages)
+    assert "[output pruned:" in context
+    assert "a line 7: some recorded output" not in context
+    assert "d line 7: some recorded output" in context  # the last turns are never pruned
+    done = [e for e in recorder.compactions if e.kind == "prune" and e.stage == "done"]
+    assert done and all((e.tokens_after or 0) < e.tokens_before for e in done)
+    engine.close()
