@@ -158,7 +158,7 @@ async def test_fix_turn_carries_the_diagnostic_its_lines_and_nearer_rules(projec
     assert ("rules", "pkg/AGENTS.md") in refs
     system = str(seen[0][0]["content"])
     block = system.split("## Fix this diagnostic")[1].split("```")[1]
-    assert 'pkg/mod.py:31:12: error [pyright]: "undefined_name" is not defined' in system
+    assert 'pkg/mod.py:31:12: error: "undefined_name" is not defined [pyright]' in system
     assert f"{31 - FIX_CONTEXT_LINES}| value_{30 - FIX_CONTEXT_LINES} =" in block
     assert f"{31 + FIX_CONTEXT_LINES}| value_{30 + FIX_CONTEXT_LINES} =" in block
     assert f"value_{30 + FIX_CONTEXT_LINES + 1} =" not in block

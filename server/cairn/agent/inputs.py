@@ -14,14 +14,14 @@ from pathlib import Path
 from cairn.agent.api import FixTarget
 from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
-from cairn.context.tokens import count_tokens
+from cairn.context.sources.diagnostics import format_diagnostic
+from cairn.context.tokens import counter_for
 from cairn.errors import CairnError
 from cairn.models.context import ContextBlock
 from cairn.settings import Mode
 from cairn.workspace import Workspace
 
 FIX_CONTEXT_LINES = 20
-SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 @dataclass
@@ -72,19 +72,13 @@ def fix_block(workspace: Workspace, fix: FixTarget, model: str) -> ContextBlock:
     last = min(line + FIX_CONTEXT_LINES, len(lines) - 1)
     width = len(str(last + 1))
     excerpt = "\n".join(f"{n + 1:>{width}}| {lines[n]}" for n in range(first, last + 1))
-    severity = SEVERITY_NAMES.get(diagnostic.severity or 1, "error")
-    origin = " ".join(str(x) for x in (diagnostic.source, diagnostic.code) if x is not None)
     rel = workspace.relative(fix.path)
-    text = (
-        f"## Fix this diagnostic\n{rel}:{line + 1}:{diagnostic.range.start.character + 1}: "
-        f"{severity}{f' [{origin}]' if origin else ''}: {diagnostic.message}\n"
-        f"```\n{excerpt}\n```"
-    )
+    text = f"## Fix this diagnostic\n{format_diagnostic(diagnostic, rel)}\n```\n{excerpt}\n```"
     return make_block(
         "diagnostics",
         PRIORITY_REFERENCE,
         text,
-        count=lambda t: count_tokens(t, model),
+        count=counter_for(model),
         ref=rel,
         required=True,
     )
