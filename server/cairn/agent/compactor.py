@@ -38,7 +38,7 @@ from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary import build_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
 from cairn.context.builder import BuiltContext
-from cairn.context.tokens import count_tokens
+from cairn.context.tokens import counter_for
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
@@ -124,7 +124,7 @@ class Compactor:
         messages = session.messages()
         plan = plan_prune(
             messages,
-            lambda text: count_tokens(text, inputs.model),
+            counter_for(inputs.model),
             minimum=self.settings.prune_minimum,
             protect=self.settings.prune_protect,
             protected_tools=self.settings.protected_tools,
@@ -147,8 +147,7 @@ class Compactor:
         """The index the next summary would cover up to, and what that part costs now."""
         state = read_state(messages)
 
-        def count(text: str) -> int:
-            return count_tokens(text, model)
+        count = counter_for(model)
 
         index = choose_watermark(
             messages,
@@ -176,8 +175,7 @@ class Compactor:
         index = cut[0]
         state = read_state(messages)
 
-        def count(text: str) -> int:
-            return count_tokens(text, inputs.model)
+        count = counter_for(inputs.model)
 
         new = messages[state.watermark_index + 1 : index + 1]
         transcript = render_transcript(new, state, count)
