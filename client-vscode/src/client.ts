@@ -6,6 +6,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as vscode from 'vscode';
 import {
+  ApplyWorkspaceEditRequest,
   CloseAction,
   CloseHandlerResult,
   ErrorAction,
@@ -25,6 +26,7 @@ import {
   RESTART_WINDOW_MS,
   STDERR_TAIL_LINES,
 } from './constants';
+import { EditApplier } from './applyEdit';
 import { CompactionEvent, ContextStats, GoalTreeView, TurnEvent } from './protocol';
 import { ServerLaunch, findExecutable, serverLaunch, userServerSettings } from './settings';
 import { crashLoopMessage, notFoundMessage, startFailureMessage } from './startErrors';
@@ -60,6 +62,8 @@ export class CairnClient implements vscode.Disposable {
   private queue: Promise<unknown> = Promise.resolve();
   private activeSession: string | undefined;
   private readonly interceptors = new Map<string, CommandInterceptor>();
+  /** Applies the server's `workspace/applyEdit` requests and saves them (see applyEdit.ts). */
+  private readonly edits: EditApplier;
 
   private currentState: ClientState = 'stopped';
   /** The last error message shown to the user (also read by the tests). */
@@ -76,7 +80,9 @@ export class CairnClient implements vscode.Disposable {
   /** Fired when the active session changes (undefined: the server's default). */
   readonly onDidChangeSession = new vscode.EventEmitter<string | undefined>();
 
-  constructor(private readonly output: vscode.OutputChannel) {}
+  constructor(private readonly output: vscode.OutputChannel) {
+    this.edits = new EditApplier((line) => output.appendLine(line));
+  }
 
   get state(): ClientState {
     return this.currentState;
@@ -239,6 +245,7 @@ export class CairnClient implements vscode.Disposable {
       this.fail(startFailureMessage(launch, this.stderrTail, this.process?.exitCode ?? null));
       return false;
     }
+    this.handleEdits(client);
     this.setState('running');
     this.everRunning = true;
     this.output.appendLine(`Cairn: server started (${launch.display})`);
@@ -265,6 +272,20 @@ export class CairnClient implements vscode.Disposable {
     client.onNotification(Method.turnEvent, (p: TurnEvent) => this.onTurnEvent.fire(p));
     client.onNotification(Method.compaction, (p: CompactionEvent) => this.onCompaction.fire(p));
     client.onNotification(Method.contextStatsChanged, (p: ContextStats) => this.onContextStats.fire(p));
+  }
+
+  /**
+   * Takes over `workspace/applyEdit` from the client's built-in handler, which
+   * leaves the edited documents unsaved. Registered once the client runs: the
+   * client installs its own handler while starting, and a handler registered
+   * later replaces it (vscode-languageclient 9 also re-installs registered
+   * handlers after its own on an automatic restart; registering again after
+   * one keeps that true whatever the library version).
+   */
+  private handleEdits(client: LanguageClient): void {
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params) =>
+      this.edits.handle(params, client.protocol2CodeConverter),
+    );
   }
 
   private spawn(launch: ServerLaunch): Promise<ChildProcess> {
@@ -333,6 +354,7 @@ export class CairnClient implements vscode.Disposable {
         starting = true;
       } else if (event.newState === State.Running) {
         subscription.dispose();
+        this.handleEdits(client);
         this.setState('running');
         this.everRunning = true;
         this.onDidStart.fire();

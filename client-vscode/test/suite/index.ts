@@ -4,6 +4,7 @@
  * test/workspace (script.jsonl is consumed in order: the tests run in order).
  */
 import * as assert from 'assert';
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
@@ -33,6 +34,29 @@ function folderUri(): vscode.Uri {
 
 function sampleUri(): vscode.Uri {
   return vscode.Uri.joinPath(folderUri(), 'sample.py');
+}
+
+function workspaceUri(name: string): vscode.Uri {
+  return vscode.Uri.joinPath(folderUri(), name);
+}
+
+function onDisk(uri: vscode.Uri): string {
+  return fs.readFileSync(uri.fsPath, 'utf8');
+}
+
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+}
+
+/** Runs `turn` and returns it with the workspace-relative names of the documents saved meanwhile. */
+async function recordingSaves<T>(turn: () => Thenable<T>): Promise<[T, string[]]> {
+  const saved: string[] = [];
+  const subscription = vscode.workspace.onDidSaveTextDocument((doc) => saved.push(vscode.workspace.asRelativePath(doc.uri)));
+  try {
+    return [await turn(), saved];
+  } finally {
+    subscription.dispose();
+  }
 }
 
 function events(turnId: string): TurnEvent[] {
@@ -260,6 +284,63 @@ const tests: TestCase[] = [
         });
       }
       assert.ok(!api.meter.text.includes('sync~spin'), 'no spinner once compaction is over');
+    },
+  ],
+  [
+    "the agent's edit_file edits are saved: the files on disk change and no document is left dirty",
+    async () => {
+      const sample = sampleUri();
+      const version = workspaceUri('version.py');
+      assert.strictEqual(openDocument(sample)?.isDirty, false, 'sample.py is open (earlier tests) and saved');
+      assert.strictEqual(openDocument(version), undefined, 'version.py is not open');
+      const [result, saved] = await recordingSaves(() =>
+        vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Use an f-string and bump the version'),
+      );
+      assert.ok(result, 'the turn answered');
+      assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+      const edits = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+      assert.deepStrictEqual(edits.map((e) => e.ok), [true, true], 'both edit_file calls succeeded');
+      // Saved by the extension (a server writing the disk itself would not fire onDidSave).
+      assert.deepStrictEqual([...saved].sort(), ['sample.py', 'version.py']);
+      assert.ok(onDisk(sample).includes('return f"hello {name}"'), onDisk(sample));
+      assert.ok(!onDisk(sample).includes('"hello " + name'), onDisk(sample));
+      assert.ok(onDisk(version).includes('VERSION = "0.2.0"'), onDisk(version));
+      for (const uri of [sample, version]) {
+        // VS Code may unload the saved version.py (no editor shows it): openTextDocument gets it either way.
+        const doc = openDocument(uri) ?? (await vscode.workspace.openTextDocument(uri));
+        assert.strictEqual(doc.isDirty, false, `${uri.fsPath} is not dirty`);
+        assert.strictEqual(doc.getText(), onDisk(uri));
+      }
+    },
+  ],
+  [
+    "an edit to a document with the user's unsaved changes is applied on top and left unsaved",
+    async () => {
+      const sample = sampleUri();
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(sample));
+      const diskBefore = onDisk(sample);
+      const userNote = '# unsaved note from the user\n';
+      assert.ok(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), userNote)));
+      assert.strictEqual(editor.document.isDirty, true, 'the user left sample.py unsaved');
+      const [result, saved] = await recordingSaves(() =>
+        vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Give greet a default name'),
+      );
+      try {
+        assert.ok(result, 'the turn answered');
+        assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+        const edits = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.deepStrictEqual(edits.map((e) => e.ok), [true], 'the edit_file call succeeded');
+        const text = editor.document.getText();
+        assert.ok(text.startsWith(userNote), `the user's edit is kept: ${text}`);
+        assert.ok(text.includes('def greet(name: str = "world") -> str:'), `the agent's edit is applied: ${text}`);
+        assert.strictEqual(editor.document.isDirty, true, 'sample.py is still unsaved');
+        assert.deepStrictEqual(saved, [], 'nothing was saved');
+        assert.strictEqual(onDisk(sample), diskBefore, 'the file on disk is unchanged');
+      } finally {
+        await vscode.window.showTextDocument(editor.document);
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+      }
+      assert.strictEqual(editor.document.isDirty, false, 'reverted for the next tests');
     },
   ],
   [
