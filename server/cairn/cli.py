@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="cairn", standalone_mode=False)
+        # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
+        code = command.main(args=argv, prog_name="cairn", standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except NoArgsIsHelpError as exc:
@@ -189,3 +190,5 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # last resort: never a traceback for the user
         sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n")
         sys.exit(2)
+    if isinstance(code, int) and code != 0:
+        sys.exit(code)
