@@ -107,6 +107,13 @@ class EngineApi(Protocol):
 
     def delete_session(self, session_id: str) -> None: ...
 
+    def files_changed(self, paths: Sequence[Path]) -> None:
+        """Files were created, changed or deleted outside the agent (the editor's file
+        watcher, a save). Cheap: the paths are recorded and applied once before the next
+        context build, so glob/grep, `@dir` listings, the repository map, the rules files
+        and the project profile see them; a burst of events costs one file listing."""
+        ...
+
     def project_profile(self, refresh: bool = False) -> ProjectProfile: ...
 
     def update_settings(self, settings: Settings) -> None: ...

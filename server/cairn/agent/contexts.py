@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cairn.agent.filesync import FileSync
 from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
@@ -53,11 +54,13 @@ class Contexts:
         settings: Settings,
         builder: ContextBuilder,
         registry: ToolRegistry,
+        files: FileSync | None = None,
     ) -> None:
         self.workspace = workspace
         self.settings = settings
         self.builder = builder
         self.registry = registry
+        self.files = files
 
     def tool_names(self, inputs: TurnInputs) -> list[str]:
         """The turn's tools, or the mode's allowlist (`MODE_TOOLS`) the registry has."""
@@ -72,7 +75,12 @@ class Contexts:
         *,
         messages: Sequence[Message] | None = None,
     ) -> BuiltContext:
-        """The context of the next call (over `messages` when given, else the trace's)."""
+        """The context of the next call (over `messages` when given, else the trace's).
+
+        File events and editor buffers that arrived since the last build are applied first.
+        """
+        if self.files is not None:
+            self.files.sync()
         history = list(messages) if messages is not None else session.messages()
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         request = ContextRequest(

@@ -21,6 +21,7 @@ from cairn.agent.api import Approver, EditApplier, EngineListener, FixTarget
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
 from cairn.agent.explore import Explorer, branch_listener
+from cairn.agent.filesync import FileSync
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
@@ -71,7 +72,10 @@ class Engine:
         self.profiles = ProfileManager(self.workspace.root, self.store, ignore)
         self.repomap = self._repo_map(ignore)
         self.builder.repomap = self.repomap
-        self.contexts = Contexts(self.workspace, settings, self.builder, self.registry)
+        self.files = FileSync(self.workspace, self.builder.ignore_rules, self.repomap)
+        self.contexts = Contexts(
+            self.workspace, settings, self.builder, self.registry, files=self.files
+        )
         self.compactor = Compactor(settings, self.runtime, self.contexts, self.listener)
         self.runner = TurnRunner(
             workspace=self.workspace,
@@ -205,9 +209,7 @@ class Engine:
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(model, mode, message, references, fix)
         self._set_mission(session, message)
-        if self.repomap is not None:
-            self.repomap.refresh()
-        self.builder.ignore_rules().refresh()
+        self.files.refresh_all()
         return await self.runner.run(
             session, inputs, self._user_parts(message, references), self.listener
         )
@@ -261,6 +263,12 @@ class Engine:
             else:
                 self.compactor.fold(session, self._inputs(), fold)
         return session.goal_view()
+
+    # -- files -------------------------------------------------------------------
+
+    def files_changed(self, paths: Sequence[Path]) -> None:
+        """Files were created, changed or deleted outside the agent (see `FileSync`)."""
+        self.files.files_changed(paths)
 
     # -- compaction --------------------------------------------------------------
 

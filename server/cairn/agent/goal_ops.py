@@ -2,7 +2,10 @@
 
 Every change is saved to the trace and followed by `on_goal_tree_changed`.
 `done` / `abandon` also yield a `PendingFold` for the goal that was focused,
-which the caller folds right away or at the end of the current step.
+which the caller folds right away or at the end of the current step. The
+`goal` tool answers with a one-line summary of the change ("added 3.1, 3.2",
+"done 2: <summary>", "focus 3") above the tree, so the first line of its
+output (what activity lines show) says what the call did.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from cairn.agent.listener import SafeListener
 from cairn.agent.session import PendingFold, Session
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.errors import GoalError
-from cairn.goals import apply_goal, render_tree
+from cairn.goals import apply_goal, iter_goals, render_tree
+from cairn.models.goals import GoalTree
 
 GOAL_VERBS = ("add", "done", "abandon", "focus")
 
@@ -57,6 +61,22 @@ def goal_arguments(args: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def tool_reply(session: Session) -> str:
-    """What the `goal` tool answers: the tree after the change."""
-    return render_tree(session.goals())
+def describe_change(before: GoalTree, after: GoalTree, verbs: dict[str, str]) -> str:
+    """One line saying what a verb did: the goals it added, finished or focused."""
+    if "add" in verbs:
+        known = {goal.id for goal in iter_goals(before.goals)}
+        added = [goal.id for goal in iter_goals(after.goals) if goal.id not in known]
+        return f"added {', '.join(added)}"
+    if "focus" in verbs:
+        return f"focus {after.current_id}"
+    verb, text = ("done", verbs["done"]) if "done" in verbs else ("abandoned", verbs["abandon"])
+    lines = text.strip().splitlines()
+    line = f"{verb} {before.current_id}: {lines[0] if lines else ''}"
+    if after.current_id is not None:
+        line += f" (focus {after.current_id})"
+    return line
+
+
+def tool_reply(session: Session, change: str) -> str:
+    """What the `goal` tool answers: the change in one line, then the tree after it."""
+    return f"{change}\n{render_tree(session.goals())}"

@@ -17,7 +17,7 @@ from typing import Any
 from cairn.agent.api import Approver, EditApplier
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
-from cairn.agent.goal_ops import change_goal, goal_arguments, tool_reply
+from cairn.agent.goal_ops import change_goal, describe_change, goal_arguments, tool_reply
 from cairn.agent.ids import turn_id
 from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
@@ -71,10 +71,12 @@ class TurnRunner:
         self, session: Session, listener: SafeListener
     ) -> Callable[[dict[str, Any]], str]:
         def handle(args: dict[str, Any]) -> str:
-            fold = change_goal(session, listener, **goal_arguments(args))
+            verbs = goal_arguments(args)
+            before = session.goals()
+            fold = change_goal(session, listener, **verbs)
             if fold is not None:
                 session.pending_folds.append(fold)
-            return tool_reply(session)
+            return tool_reply(session, describe_change(before, session.goals(), verbs))
 
         return handle
 

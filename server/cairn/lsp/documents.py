@@ -4,7 +4,10 @@ Open documents inside the workspace folders are mirrored into the engine's
 `Workspace` with incremental edits (the editor's text wins over the disk).
 Documents outside the folders or with a non-file scheme are ignored. Handlers
 are plain functions: they run in arrival order and take microseconds.
-A change to `cairn.toml` reloads the settings.
+Saves and watched-file events (created, changed, deleted) go to the engine's
+`files_changed`, which records them for the next context build; a change to
+`cairn.toml` reloads the settings. When the client can register watchers
+dynamically, the server asks it to watch every file (`WATCH_PATTERNS`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FILE_SCHEME = "file:"
-WATCH_PATTERNS = (f"**/{SETTINGS_FILE}",)
+# Every file: new and deleted files change glob/grep and `@dir` listings and the repository
+# map, `.gitignore` changes the listing, `AGENTS.md` the rules and the profile.
+WATCH_PATTERNS = ("**/*",)
 WATCHER_REGISTRATION_ID = "cairn-watched-files"
 
 
@@ -85,6 +90,7 @@ def did_save(ls: CairnServer, params: types.DidSaveTextDocumentParams) -> None:
     if params.text is not None and path in workspace.buffers:
         buffer = workspace.buffers[path]
         buffer.apply(TextChange(params.text))
+    notify_engine(ls, [path])
     if path.name == SETTINGS_FILE and path.parent == workspace.root:
         reload_settings(ls)
 
@@ -111,14 +117,26 @@ def did_change_watched_files(ls: CairnServer, params: types.DidChangeWatchedFile
     workspace = ls.host.workspace
     settings_file = workspace.root / SETTINGS_FILE
     reload = False
+    paths: list[Path] = []
     for event in params.changes:
+        if not event.uri.startswith(FILE_SCHEME):
+            continue
         path = uri_to_path(event.uri)
+        paths.append(path)
         if event.type == types.FileChangeType.Deleted:
             workspace.set_diagnostics(path, [])
         if path == settings_file:
             reload = True
+    notify_engine(ls, paths)
     if reload:
         reload_settings(ls)
+
+
+def notify_engine(ls: CairnServer, paths: list[Path]) -> None:
+    """Tell a ready engine about changed files (one still loading lists the files afresh)."""
+    engine = ls.host.ready
+    if engine is not None and paths:
+        engine.files_changed(paths)
 
 
 def reload_settings(ls: CairnServer) -> None:
@@ -131,7 +149,7 @@ def reload_settings(ls: CairnServer) -> None:
 
 
 def register_watchers(ls: CairnServer) -> None:
-    """Ask the client to watch `cairn.toml` when it supports dynamic registration."""
+    """Ask the client to watch the workspace files when it supports dynamic registration."""
     if not ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(

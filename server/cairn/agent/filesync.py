@@ -1,0 +1,135 @@
+"""Keeping the engine's cached views of the workspace files current.
+
+The engine caches what it knows about the files: the root folder's
+`IgnoreRules` cache the non-ignored file list (glob, grep, `@dir` listings,
+the repository map and the profile's rules files all read it), and the
+repository map keeps the tags of every source file. Two kinds of news reach
+them through `FileSync`:
+
+- `files_changed(paths)` (the editor's file watcher, a save) only records the
+  paths. The next `sync()` (before every context build) looks at them once:
+  a created or deleted file, a new folder, or a changed `.gitignore` refreshes
+  the folder's ignore rules (one file listing however many events came in);
+  a content change of a file already listed needs nothing here, because the
+  repository map notices changed stamps on its own stat pass and the rules
+  files and the profile are re-read by hash on every build.
+- `sync()` also hands the open editor buffers whose version changed since the
+  last sync to the repository map (`RepoMap.update_buffer`), and sends closed
+  ones back to their disk copy. Nothing changed: one dict comparison per
+  open buffer.
+
+`refresh_all()` is the turn-start safety net for clients without a watcher
+(the CLI): every cached listing is rebuilt and the map re-stats its files.
+Secondary workspace folders are not cached across calls (tools and
+references load their rules per turn or per call), so only the root's rules
+live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Protocol
+
+from cairn.context.ignore import GITIGNORE_NAME, IgnoreRules, has_always_ignored_part
+from cairn.workspace import Buffer, Workspace
+
+
+class BufferMap(Protocol):
+    """What the sync needs of `cairn.context.repomap.RepoMap`."""
+
+    def update_buffer(self, path: Path, text: str | None) -> None: ...
+
+    def refresh(self) -> None: ...
+
+
+class FileSync:
+    """Pending file events and buffer versions of one engine (used on one thread)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        root_rules: Callable[[], IgnoreRules],
+        repomap: BufferMap | None,
+    ) -> None:
+        self.workspace = workspace
+        self._root_rules = root_rules
+        self.repomap = repomap
+        self._pending: set[Path] = set()
+        # The root's listed files and their folders as of its last refresh (built on demand).
+        self._known: tuple[frozenset[Path], frozenset[Path]] | None = None
+        # Open buffers as last handed to the map: path → (buffer object, version).
+        self._synced: dict[Path, tuple[Buffer, int]] = {}
+        self.listing_refreshes = 0
+
+    def files_changed(self, paths: Iterable[Path]) -> None:
+        """Record changed, created or deleted paths; applied by the next `sync()`."""
+        for path in paths:
+            absolute = path if path.is_absolute() else self.workspace.root / path
+            # The folder resolved like the workspace's own paths; the name kept (it may be gone).
+            self._pending.add(absolute.parent.resolve() / absolute.name)
+
+    def sync(self) -> None:
+        """Apply the recorded file events, then the changed open buffers."""
+        if self._pending:
+            pending, self._pending = self._pending, set()
+            rules = self._root_rules()
+            if any(self._changes_listing(rules, path) for path in pending):
+                self._refresh_listing(rules)
+        self._sync_buffers()
+
+    def refresh_all(self) -> None:
+        """Rebuild the root's file listing and re-stat the map's files (no event needed)."""
+        self._pending.clear()
+        self._refresh_listing(self._root_rules())
+        if self.repomap is not None:
+            self.repomap.refresh()
+        self._sync_buffers()
+
+    # -- file events -------------------------------------------------------------
+    def _changes_listing(self, rules: IgnoreRules, path: Path) -> bool:
+        """True when `path`'s event can change which files the root folder lists."""
+        relative = rules.relative(path)
+        if not relative or has_always_ignored_part(relative):
+            return False
+        if path.name == GITIGNORE_NAME:
+            return True
+        files, folders = self._listed(rules)
+        if not path.exists():  # deleted: the listing must drop it (or what was below it)
+            return path in files or path in folders
+        if path.is_dir():
+            return path not in folders and not rules.is_ignored(path)
+        return path not in files and not rules.is_ignored(path)
+
+    def _listed(self, rules: IgnoreRules) -> tuple[frozenset[Path], frozenset[Path]]:
+        """(listed files, every folder holding one) of the root's current listing."""
+        if self._known is None:
+            files = frozenset(rules.files())
+            folders: set[Path] = set()
+            for path in files:
+                for parent in path.parents:
+                    if parent in folders or parent == rules.root:
+                        break
+                    folders.add(parent)
+            self._known = (files, frozenset(folders))
+        return self._known
+
+    def _refresh_listing(self, rules: IgnoreRules) -> None:
+        rules.refresh()
+        self._known = None
+        self.listing_refreshes += 1
+
+    # -- buffers -----------------------------------------------------------------
+    def _sync_buffers(self) -> None:
+        if self.repomap is None:
+            return
+        buffers = self.workspace.buffers
+        for path, buffer in buffers.items():
+            seen = self._synced.get(path)
+            if seen is not None and seen[0] is buffer and seen[1] == buffer.version:
+                continue
+            self.repomap.update_buffer(path, buffer.text)
+            self._synced[path] = (buffer, buffer.version)
+        for path in [path for path in self._synced if path not in buffers]:
+            del self._synced[path]
+            self.repomap.update_buffer(path, None)
