@@ -11,6 +11,12 @@ iteration several times cheaper; the per-identifier flow is computed once, for s
 Everything is ordered (files by path, identifiers by name, groups by first identifier),
 so the same tags always give the same floats. One file's uses can be replaced in place
 (`update_file`) with exactly the floats a rebuild would give.
+
+The sums run mostly in C: a row used by several files gathers its values with one
+`itemgetter` call, and rows are arranged once (`Layout`) so that an iteration is a few
+`map` passes plus one `sum` per such row; after `update_file` only the touched rows of
+the arrangement are patched (additions happen in the same order, so the floats are the
+same as before the arrangement existed).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from operator import mul
+from dataclasses import dataclass
+from operator import itemgetter, mul
 
 from cairn.context.repomap_tags import FileTags
 
@@ -30,8 +37,23 @@ COMMON_WEIGHT = 0.1
 COMMON_DEFINERS = 5
 """An identifier defined in more files than this is common (weight COMMON_WEIGHT)."""
 
-Layout = tuple[list[int], list[int], list[float], list[int]]
-"""Rows used by one file only (row ids, that file, its weight) and rows used by several."""
+Gather = Callable[[list[float]], tuple[float, ...]]
+"""An `itemgetter` of a row's files: their values in one C call."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The rows of a graph table arranged for sums done mostly in C.
+
+    Rows used by one file (`single_src`, `single_weight`), rows used by several (an
+    `itemgetter` of their files and their weights), and for every row its position in
+    the list [single sums..., multiple sums..., 0.0] (rows nobody uses point at the 0.0).
+    """
+
+    single_src: list[int]
+    single_weight: list[float]
+    multiple: list[tuple[Gather, list[float]]]
+    positions: list[int]
 
 
 def identifier_weight(name: str, definers: int) -> float:
@@ -49,27 +71,60 @@ def identifier_weight(name: str, definers: int) -> float:
     return weight
 
 
-def _layout(users: list[list[int]], weights: list[list[float]]) -> Layout:
+def _gather(srcs: list[int]) -> Gather | None:
+    """One C call collecting the values of several files (None for fewer than two)."""
+    return itemgetter(*srcs) if len(srcs) > 1 else None
+
+
+def _layout(
+    users: list[list[int]], weights: list[list[float]], gathers: list[Gather | None]
+) -> Layout:
     single = [row for row, srcs in enumerate(users) if len(srcs) == 1]
-    return (
-        single,
+    multiple = [row for row, srcs in enumerate(users) if len(srcs) > 1]
+    positions = [len(single) + len(multiple)] * len(users)
+    for position, row in enumerate(single + multiple):
+        positions[row] = position
+    return Layout(
         [users[row][0] for row in single],
         [weights[row][0] for row in single],
-        [row for row, srcs in enumerate(users) if len(srcs) > 1],
+        [(gather, weights[row]) for row in multiple if (gather := gathers[row]) is not None],
+        positions,
     )
 
 
-def _weighted_sums(
-    get: Callable[[int], float], users: list[list[int]], weights: list[list[float]], layout: Layout
-) -> list[float]:
-    """Per row: sum of get(src) * weight over its users."""
-    sums = [0.0] * len(users)
-    single, single_src, single_weight, multiple = layout
-    for row, value in zip(single, map(mul, map(get, single_src), single_weight), strict=True):
-        sums[row] = value
-    for row in multiple:
-        sums[row] = sum(map(mul, map(get, users[row]), weights[row]))
-    return sums
+def _patch(
+    layout: Layout,
+    users: list[list[int]],
+    weights: list[list[float]],
+    gathers: list[Gather | None],
+    rows: list[int],
+) -> bool:
+    """Bring `layout` up to date after `rows` changed; False when a row changed between
+    unused, used by one file and used by several (the layout must then be rebuilt)."""
+    singles = len(layout.single_src)
+    for row in rows:
+        position, srcs = layout.positions[row], users[row]
+        if position < singles:
+            if len(srcs) != 1:
+                return False
+            layout.single_src[position] = srcs[0]
+            layout.single_weight[position] = weights[row][0]
+        elif position < singles + len(layout.multiple):
+            gather = gathers[row]
+            if gather is None:
+                return False
+            layout.multiple[position - singles] = (gather, weights[row])
+        elif srcs:
+            return False
+    return True
+
+
+def _weighted_sums(scaled: list[float], layout: Layout) -> list[float]:
+    """Per row: sum of scaled[src] * weight over its users (in file order)."""
+    values = list(map(mul, map(scaled.__getitem__, layout.single_src), layout.single_weight))
+    values.extend([sum(map(mul, gather(scaled), weights)) for gather, weights in layout.multiple])
+    values.append(0.0)
+    return list(map(values.__getitem__, layout.positions))
 
 
 class RankGraph:
@@ -113,8 +168,11 @@ class RankGraph:
                 self.group_users[group].append(src)
                 self.group_raw[group].append(weight)
         self._base_totals = [self._total(src) for src in range(len(self.files))]
+        self._gathers = [_gather(srcs) for srcs in self.users]
+        self._group_gathers = [_gather(srcs) for srcs in self.group_users]
         self._layouts: tuple[Layout, Layout] | None = None
         self._pairs: tuple[list[int], list[int]] | None = None
+        self._labels: list[tuple[str, str]] | None = None
 
     def _uses_of(self, tags: FileTags) -> list[tuple[int, float]]:
         references = tags.references
@@ -144,10 +202,26 @@ class RankGraph:
         group_uses = self._group_uses_of(uses)
         _replace(self.users, self.raw, src, self._uses[src], uses)
         _replace(self.group_users, self.group_raw, src, self._group_uses[src], group_uses)
+        changed = (
+            (self.users, self.raw, self._gathers, [row for row, _w in (*self._uses[src], *uses)]),
+            (
+                self.group_users,
+                self.group_raw,
+                self._group_gathers,
+                [row for row, _w in (*self._group_uses[src], *group_uses)],
+            ),
+        )
+        for table, _weights, gathers, rows in changed:
+            for row in rows:
+                gathers[row] = _gather(table[row])
         self._uses[src] = uses
         self._group_uses[src] = group_uses
         self._base_totals[src] = self._total(src)
-        self._layouts = None
+        layouts = self._layouts
+        if layouts is not None and not all(
+            _patch(layout, *table) for layout, table in zip(layouts, changed, strict=True)
+        ):
+            self._layouts = None
         return True
 
     def multipliers(self, mentioned: frozenset[str]) -> list[float]:
@@ -158,6 +232,10 @@ class RankGraph:
             if nid is not None:
                 factors[nid] = MENTIONED_WEIGHT
         return factors
+
+    def ids_of(self, names: frozenset[str]) -> list[int]:
+        """Ids of those of `names` some file defines, in id order."""
+        return sorted(self._name_id[name] for name in names if name in self._name_id)
 
     def definers_of(self, names: frozenset[str]) -> set[int]:
         """Indexes of the files defining any of `names`."""
@@ -195,8 +273,8 @@ class RankGraph:
     def _current_layouts(self) -> tuple[Layout, Layout]:
         if self._layouts is None:
             self._layouts = (
-                _layout(self.users, self.raw),
-                _layout(self.group_users, self.group_raw),
+                _layout(self.users, self.raw, self._gathers),
+                _layout(self.group_users, self.group_raw, self._group_gathers),
             )
         return self._layouts
 
@@ -204,17 +282,28 @@ class RankGraph:
         self, rank: list[float], inverse: list[float], overrides: dict[int, list[float]]
     ) -> list[float]:
         """Rank each group of identifiers receives from the files using it."""
-        get = list(map(mul, rank, inverse)).__getitem__
-        sums = _weighted_sums(get, self.group_users, self.group_raw, self._current_layouts()[1])
+        scaled = list(map(mul, rank, inverse))
+        sums = _weighted_sums(scaled, self._current_layouts()[1])
+        get = scaled.__getitem__
         for group, weights in overrides.items():
             sums[group] = sum(map(mul, map(get, self.group_users[group]), weights))
         return sums
 
     def flow(self, rank: list[float], factors: list[float], inverse: list[float]) -> list[float]:
         """Rank each identifier receives from the files using it (times its factor)."""
-        get = list(map(mul, rank, inverse)).__getitem__
-        sums = _weighted_sums(get, self.users, self.raw, self._current_layouts()[0])
+        scaled = list(map(mul, rank, inverse))
+        sums = _weighted_sums(scaled, self._current_layouts()[0])
         return list(map(mul, sums, factors))
+
+    def pair_labels(self) -> list[tuple[str, str]]:
+        """(path, identifier) of every definition pair, in `pairs()` order."""
+        if self._labels is None:
+            pair_file, pair_name = self.pairs()
+            files, names = self.files, self.names
+            self._labels = [
+                (files[src], names[nid]) for src, nid in zip(pair_file, pair_name, strict=True)
+            ]
+        return self._labels
 
     def pairs(self) -> tuple[list[int], list[int]]:
         """Every (file, identifier) definition pair, ordered by path then name."""

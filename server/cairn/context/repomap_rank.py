@@ -12,7 +12,8 @@ same inputs always give the same floats; ties break by path, then name.
 
 from __future__ import annotations
 
-from operator import sub
+from itertools import compress, repeat
+from operator import mul, neg, sub
 
 from cairn.context.repomap_graph import RankGraph
 
@@ -99,18 +100,23 @@ class Ranking:
         factors = graph.multipliers(mentioned)
         hub = graph.flow(rank, factors, graph.inverse_totals(factors))
         pair_file, pair_name = graph.pairs()
-        for nid, factor in enumerate(factors):
-            if factor != 1.0:
-                hub[nid] += MENTIONED_BONUS
-        scored = [i for i, nid in enumerate(pair_name) if hub[nid]]
-        keys = [-int(hub[pair_name[i]] * SCORE_SCALE) for i in scored]
-        self._order = [scored[k] for k in sorted(range(len(scored)), key=keys.__getitem__)]
-        files, names = graph.files, graph.names
-        self.used = [
-            (files[pair_file[i]], names[pair_name[i]])
-            for i in self._order
-            if files[pair_file[i]] not in in_play
-        ]
+        for nid in graph.ids_of(mentioned):
+            hub[nid] += MENTIONED_BONUS
+        # Per definition pair, in C: its score, the scored ones, their integer sort keys.
+        pair_hub = list(map(hub.__getitem__, pair_name))
+        scored = list(compress(range(len(pair_hub)), pair_hub))
+        scaled = map(mul, map(pair_hub.__getitem__, scored), repeat(SCORE_SCALE))
+        keys = list(map(neg, map(int, scaled)))
+        self._order = list(
+            map(scored.__getitem__, sorted(range(len(scored)), key=keys.__getitem__))
+        )
+        shown = [rel not in in_play for rel in graph.files]
+        self.used = list(
+            compress(
+                map(graph.pair_labels().__getitem__, self._order),
+                map(shown.__getitem__, map(pair_file.__getitem__, self._order)),
+            )
+        )
 
     def unused(self) -> list[tuple[str, str]]:
         """Definitions nobody uses, by their file's rank (then path), in name order."""

@@ -48,8 +48,13 @@ FileBlocks = dict[str, tuple[Sequence[DefRecord], dict[frozenset[str], str]]]
 """Rendered file blocks: per file, the definitions they were made from and the block for
 each set of names shown. Kept across renders; an entry whose definitions object changed
 is rebuilt."""
-FIRST_GUESS_TOKENS_PER_ENTRY = 16
-"""The search starts at `max_tokens / this` entries and grows until the map is too large."""
+FIRST_GUESS_TOKENS_PER_ENTRY = 32
+"""The search starts at `max_tokens / this` entries and grows until the map is too large.
+
+Entries of real code average 24-28 tokens (file headers included): starting a little
+below the final size means the definitions of files the map will not show are seldom
+parsed (the first prefix is parsed on every core, each growth step only adds a few
+files)."""
 GROWTH = 1.25
 """Growth factor of the prefix while it fits (small: definitions are parsed on demand)."""
 

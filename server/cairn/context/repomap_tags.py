@@ -30,19 +30,23 @@ MAX_DEFINITION_DEPTH = 6
 """Deepest tree level where a definition may start (module > class > body > method ...)."""
 MIN_IDENTIFIER_CHARS = 2
 """Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
-_IDENTIFIER = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MIN_IDENTIFIER_CHARS - 1},}}")
-_BYTES_AS_TEXT = "latin-1"
-"""Decoding that maps every byte to one character: ASCII identifiers come out unchanged."""
+_IDENTIFIER = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MIN_IDENTIFIER_CHARS - 1},}}".encode())
+LINE_START = b"\n"
+"""Put in front of a file's bytes so that its first line starts after a newline too."""
 
 DEFINITION_PATTERNS: dict[str, re.Pattern[bytes]] = {
     "python": re.compile(
-        rb"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]"
-        rb"|^[ \t]*class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[]"
-        rb"|^([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)",
-        re.MULTILINE,
+        rb"\n[ \t]*(?:(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]"
+        rb"|class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[])"
+        rb"|\n([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)"
     ),
 }
-"""Languages whose defined names a pattern finds without parsing (one group matches)."""
+"""Languages whose defined names a pattern finds without parsing (one group matches).
+
+Each match starts at the newline before its line (the text is searched with a newline
+in front): a literal first character lets the regex engine skip to candidate lines,
+several times faster than a multi-line `^`.
+"""
 
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
@@ -102,11 +106,13 @@ def scan(data: bytes, language: str) -> FileTags:
     else:
         defined = [
             next(group for group in groups if group).decode("ascii")
-            for groups in pattern.findall(data)
+            for groups in pattern.findall(LINE_START + data)
         ]
     noise = NOISE_PATTERNS.get(language)
     code = noise.sub(b" ", data) if noise is not None else data
-    counts = Counter(_IDENTIFIER.findall(code.decode(_BYTES_AS_TEXT)))
+    counts = {
+        word.decode("ascii"): uses for word, uses in Counter(_IDENTIFIER.findall(code)).items()
+    }
     for name in defined:
         remaining = counts.get(name, 0) - 1
         if remaining > 0:
