@@ -282,7 +282,10 @@ class Engine:
 
     def project_profile(self, refresh: bool = False) -> ProjectProfile:
         """The project profile (`.cairn/profile.json`); `refresh` rescans now."""
-        return self.profiles.refresh(force=True) if refresh else self.profiles.get()
+        if refresh:
+            return self.profiles.refresh(force=True)
+        self.files.sync()  # a rules file created since the last build changes it
+        return self.profiles.get()
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""
