@@ -6,7 +6,9 @@ updates, the trace store at `<root>/<settings.trace_dir>`, the sessions
 so a new engine on the same workspace resumes a session by id), the model
 runtime, the tools, the context builder with the project profile and the
 repository map, and compaction. Methods only translate to the parts in
-`cairn.agent` and report through the listener.
+`cairn.agent` and report through the listener. File events from the editor
+(`files_changed`) and its open buffers reach the cached file listing, the
+repository map and the profile through `FileSync`, before every context build.
 """
 
 from __future__ import annotations
