@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from cairn.agent.engine import Engine
@@ -175,4 +176,28 @@ def test_unsaved_buffers_reach_the_repository_map_and_closing_restores_the_disk(
     workspace.close_buffer(path)
     repomap = block_text(engine, "repomap")
     assert "helper_150" not in repomap and "helper_299" not in repomap
+    engine.close()
+
+
+def test_in_git_new_files_are_listed_and_ignored_ones_cost_no_listing(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/\n")
+    (tmp_path / "app.py").write_text("def app():\n    return 0\n")
+    engine = make_engine(tmp_path, [])
+    assert engine.builder.ignore_rules().in_git
+    block_text(engine, "repomap")
+    before = engine.files.listing_refreshes
+
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.py").write_text("def generated():\n    return 1\n")
+    engine.files_changed([tmp_path / "build", tmp_path / "build" / "out.py"])
+    block_text(engine, "repomap")
+    assert engine.files.listing_refreshes == before
+    assert "build/out.py" not in listed(engine)
+
+    (tmp_path / "new.py").write_text("def new():\n    return 2\n")
+    engine.files_changed([tmp_path / "new.py"])
+    assert "def new" in block_text(engine, "repomap")
+    assert engine.files.listing_refreshes == before + 1
+    assert "new.py" in listed(engine)
     engine.close()
