@@ -201,3 +201,20 @@ def test_in_git_new_files_are_listed_and_ignored_ones_cost_no_listing(tmp_path: 
     assert engine.files.listing_refreshes == before + 1
     assert "new.py" in listed(engine)
     engine.close()
+
+
+def test_a_listing_refreshed_by_someone_else_is_not_trusted_stale(tmp_path: Path) -> None:
+    path = tmp_path / "flaky.py"
+    path.write_text("def flaky():\n    return 0\n")
+    engine = make_engine(tmp_path, [])
+    engine.files_changed([path])  # a content change: the listing is looked at, not refreshed
+    block_text(engine, "repomap")
+    path.unlink()
+    engine.builder.ignore_rules().refresh()  # as a tool does after a command
+    assert "flaky.py" not in listed(engine)
+
+    path.write_text("def flaky():\n    return 1\n")
+    engine.files_changed([path])
+    block_text(engine, "repomap")
+    assert "flaky.py" in listed(engine)
+    engine.close()

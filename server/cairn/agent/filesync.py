@@ -56,8 +56,9 @@ class FileSync:
         self._root_rules = root_rules
         self.repomap = repomap
         self._pending: set[Path] = set()
-        # The root's listed files and their folders as of its last refresh (built on demand).
-        self._known: tuple[frozenset[Path], frozenset[Path]] | None = None
+        # The root's listed files and their folders, for the listing generation they show
+        # (built on demand; whoever refreshes the rules, a tool or the profile, outdates it).
+        self._known: tuple[int, frozenset[Path], frozenset[Path]] | None = None
         # Open buffers as last handed to the map: path → (buffer object, version).
         self._synced: dict[Path, tuple[Buffer, int]] = {}
         self.listing_refreshes = 0
@@ -103,7 +104,7 @@ class FileSync:
 
     def _listed(self, rules: IgnoreRules) -> tuple[frozenset[Path], frozenset[Path]]:
         """(listed files, every folder holding one) of the root's current listing."""
-        if self._known is None:
+        if self._known is None or self._known[0] != rules.generation:
             files = frozenset(rules.files())
             folders: set[Path] = set()
             for path in files:
@@ -111,12 +112,11 @@ class FileSync:
                     if parent in folders or parent == rules.root:
                         break
                     folders.add(parent)
-            self._known = (files, frozenset(folders))
-        return self._known
+            self._known = (rules.generation, files, frozenset(folders))
+        return self._known[1], self._known[2]
 
     def _refresh_listing(self, rules: IgnoreRules) -> None:
         rules.refresh()
-        self._known = None
         self.listing_refreshes += 1
 
     # -- buffers -----------------------------------------------------------------

@@ -150,6 +150,8 @@ class IgnoreRules:
         self._walked: list[str] | None = None
         self._rules = _RuleSet()
         self._files: list[Path] | None = None
+        # Counts refreshes, so a cache of the listing can tell it is out of date.
+        self.generation = 0
         self.refresh()
 
     @classmethod
@@ -185,6 +187,7 @@ class IgnoreRules:
             walked = self._walk(rules)
         self._git_top, self._git_dir = top, git_dir
         self._git_files, self._walked, self._rules, self._files = git_files, walked, rules, None
+        self.generation += 1
 
     def _list_git_files(self) -> frozenset[str] | None:
         out = run_git(self.root, "ls-files", "-co", "--exclude-standard", "-z")
