@@ -34,9 +34,14 @@ from cairn.context.repomap_tags import (
 INDEX_FORMAT = 2
 INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
 PARALLEL_MIN_FILES = 64
-"""Fewer files to scan than this are scanned in this process (a pool costs ~0.3 s to start)."""
+"""Fewer files to scan than this are scanned in this process (a pool costs ~0.3 s to start);
+once the pool runs (until `close`), any batch of at least one file per worker goes to it."""
 FILES_PER_TASK = 32
-"""Files handed to a pool worker at a time."""
+"""Most files handed to a pool worker at a time."""
+TASKS_PER_WORKER = 4
+"""Fewer files go to a task when that makes at least this many tasks per worker, so that
+workers finish together (a few dozen files of very different sizes, e.g. the files a
+map shows, would otherwise leave one worker with most of the work)."""
 MARSHAL_VERSION = 4
 
 _T = TypeVar("_T")
@@ -188,9 +193,11 @@ class TagIndex:
     def _run(self, work: Callable[[list[str]], list[_T]], paths: list[str]) -> list[_T]:
         """`work(paths)`, split across worker processes when there are many paths."""
         workers = os.cpu_count() or 1
-        if len(paths) < PARALLEL_MIN_FILES or workers < 2:
+        least = PARALLEL_MIN_FILES if self._pool is None else workers
+        if len(paths) < least or workers < 2:
             return work(paths)
-        batches = [paths[i : i + FILES_PER_TASK] for i in range(0, len(paths), FILES_PER_TASK)]
+        size = max(1, min(FILES_PER_TASK, -(-len(paths) // (workers * TASKS_PER_WORKER))))
+        batches = [paths[i : i + size] for i in range(0, len(paths), size)]
         results: list[_T] = []
         try:
             if self._pool is None:

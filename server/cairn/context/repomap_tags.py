@@ -44,8 +44,8 @@ DEFINITION_PATTERNS: dict[str, re.Pattern[bytes]] = {
 """Languages whose defined names a pattern finds without parsing (one group matches).
 
 Each match starts at the newline before its line (the text is searched with a newline
-in front): a literal first character lets the regex engine skip to candidate lines,
-several times faster than a multi-line `^`.
+in front): a literal first character lets the regex engine skip to candidate lines
+(about 1.7 times faster than a multi-line `^` on the sympy sources).
 """
 
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
