@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,8 @@ import pytest
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.approval import is_allowlisted
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
-from cairn.context.ignore import IgnoreRules
-from cairn.settings import Settings
-from cairn.trace import Trace, TraceStore
-from cairn.workspace import Workspace
+from cairn.trace import Trace
+from tests.unit.conftest import tool_context
 
 REGISTRY = default_registry()
 # Long enough that only a kill ends it within the test's lifetime.
@@ -33,21 +30,8 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def trace(tmp_path: Path) -> Iterator[Trace]:
-    created = TraceStore(tmp_path / "traces").create()
-    yield created
-    created.close()
-
-
-@pytest.fixture
 def ctx(root: Path, trace: Trace) -> ToolContext:
-    return ToolContext(
-        workspace=Workspace([root]),
-        settings=Settings(),
-        trace=trace,
-        ignore=IgnoreRules.for_folder(root),
-        allowed_commands=["pytest", "ls", "cat marker.txt"],
-    )
+    return tool_context(root, trace, allowed_commands=["pytest", "ls", "cat marker.txt"])
 
 
 async def run(ctx: ToolContext, **args: Any) -> Any:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,8 @@ from unidiff.patch import PatchSet
 
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.edit_file import unified_diff
-from cairn.context.ignore import IgnoreRules
-from cairn.settings import Settings
-from cairn.trace import Trace, TraceStore
-from cairn.workspace import Workspace
+from cairn.trace import Trace
+from tests.unit.conftest import tool_context
 
 FIXTURE = Path(__file__).parent.parent / "workspaces" / "tools_small"
 REGISTRY = default_registry()
@@ -30,20 +27,8 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def trace(tmp_path: Path) -> Iterator[Trace]:
-    created = TraceStore(tmp_path / "traces").create()
-    yield created
-    created.close()
-
-
-@pytest.fixture
 def ctx(root: Path, trace: Trace) -> ToolContext:
-    return ToolContext(
-        workspace=Workspace([root]),
-        settings=Settings(),
-        trace=trace,
-        ignore=IgnoreRules.for_folder(root),
-    )
+    return tool_context(root, trace)
 
 
 async def edit(ctx: ToolContext, **args: Any) -> Any:

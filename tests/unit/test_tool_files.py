@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,8 @@ from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
 from cairn.agent.tools.grep import MAX_GREP_MATCHES
 from cairn.context.guard import MAX_FILE_BYTES
-from cairn.context.ignore import IgnoreRules
-from cairn.settings import Settings
-from cairn.trace import Trace, TraceStore
-from cairn.workspace import Workspace
+from cairn.trace import Trace
+from tests.unit.conftest import tool_context
 
 FIXTURE = Path(__file__).parent.parent / "workspaces" / "tools_small"
 REGISTRY = default_registry()
@@ -34,21 +31,8 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def trace(tmp_path: Path) -> Iterator[Trace]:
-    store = TraceStore(tmp_path / "traces")
-    created = store.create(title="tool tests")
-    yield created
-    created.close()
-
-
-@pytest.fixture
 def ctx(root: Path, trace: Trace) -> ToolContext:
-    return ToolContext(
-        workspace=Workspace([root]),
-        settings=Settings(),
-        trace=trace,
-        ignore=IgnoreRules.for_folder(root),
-    )
+    return tool_context(root, trace)
 
 
 async def call(ctx: ToolContext, name: str, **args: Any) -> Any:
