@@ -1,6 +1,9 @@
-"""Repository-map graph: in-place file updates give exactly the floats of a fresh graph."""
+"""Repository-map graph: in-place file updates give exactly the arrays (so the floats) of a
+fresh graph."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from cairn.context.repomap_graph import RankGraph
 from cairn.context.repomap_rank import rank_definitions
@@ -29,34 +32,56 @@ def _ranked(graph: RankGraph) -> tuple[list[tuple[str, str]], list[tuple[str, st
     return ranking.used, ranking.unused()
 
 
-def test_updates_that_move_rows_between_layouts_match_a_fresh_graph() -> None:
+def test_file_updates_match_a_fresh_graph() -> None:
     tags = _corpus()
     graph = RankGraph(tags)
-    _ranked(graph)  # builds the layouts that updates then patch or rebuild
     edits = [
-        # a row gains its first user, then a second one, then loses both
+        # an identifier gains its first user, then a second one, then loses both
         ("util.py", _tags(("helper", "_private"), {"open_store": 1})),
         ("config.py", _tags(("load_config", "Settings"), {"Settings": 1, "open_store": 4})),
         ("util.py", _tags(("helper", "_private"), {})),
         ("config.py", _tags(("load_config", "Settings"), {"Settings": 2})),
-        # rows keep their kind (the layout is patched in place): a one-user row's weight,
-        # a several-user row's users
+        # weights and users change; a file's uses grow and shrink
         ("util.py", _tags(("helper", "_private"), {"open_store": 1})),
         ("util.py", _tags(("helper", "_private"), {"open_store": 3})),
         ("util.py", _tags(("helper", "_private"), {"open_store": 3, "Store": 1})),
         ("app.py", _tags(("main",), {"Store": 5, "load_config": 1})),
         ("app.py", _tags(("main",), {"Store": 5, "load_config": 1, "undefined_name": 3})),
+        ("cli.py", _tags(("run",), {})),
     ]
     for rel, new in edits:
         assert graph.update_file(rel, new)
         tags[rel] = new
         fresh = RankGraph(tags)
+        for ours, theirs in zip(graph.uses(), fresh.uses(), strict=True):
+            assert ours.dtype == theirs.dtype
+            assert np.array_equal(ours, theirs)
         assert _ranked(graph) == _ranked(fresh)
-        factors = fresh.multipliers(MENTIONED)
-        inverse = fresh.inverse_totals(factors)
-        rank = [0.5 / len(fresh.files)] * len(fresh.files)
-        assert graph.flow(rank, factors, inverse) == fresh.flow(rank, factors, inverse)
-        assert graph.group_flow(rank, inverse, {}) == fresh.group_flow(rank, inverse, {})
+        factors = fresh.factors(MENTIONED)
+        weights = fresh.edge_weights(factors)
+        assert np.array_equal(graph.edge_weights(factors), weights)
+        scaled = np.full(len(fresh.files), 0.5 / len(fresh.files)) * fresh.inverse_totals(weights)
+        assert np.array_equal(graph.flow(scaled, weights), fresh.flow(scaled, weights))
+
+
+def test_rank_follows_the_references() -> None:
+    used, unused = _ranked(RankGraph(_corpus()))
+    # mentioned first, then what the file in play uses; nothing from the file in play
+    assert used[0] == ("store.py", "Store")
+    assert ("config.py", "load_config") in used
+    assert all(rel != "app.py" for rel, _name in used + unused)
+    # nobody with any rank uses these: they come after, by their file's rank
+    assert set(unused) == {
+        ("store.py", "open_store"),
+        ("util.py", "_private"),
+        ("util.py", "helper"),
+        ("cli.py", "run"),
+    }
+    assert unused[0] == ("store.py", "open_store")
+
+
+def test_an_empty_graph_ranks_nothing() -> None:
+    assert _ranked(RankGraph({})) == ([], [])
 
 
 def test_changing_the_defined_names_needs_a_rebuild() -> None:

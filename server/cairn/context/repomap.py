@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Protocol
 
 from cairn.code.languages import language_for_path
+from cairn.context.repomap_graph import RankGraph
 from cairn.context.repomap_index import TagIndex
-from cairn.context.repomap_rank import RankGraph, Ranking, rank_definitions
+from cairn.context.repomap_rank import Ranking, rank_definitions
 from cairn.context.repomap_render import FileBlocks, fit
 from cairn.context.repomap_tags import DefRecord, FileTags, complete_text, scan_text
 

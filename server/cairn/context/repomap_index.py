@@ -43,6 +43,10 @@ TASKS_PER_WORKER = 4
 workers finish together (a few dozen files of very different sizes, e.g. the files a
 map shows, would otherwise leave one worker with most of the work)."""
 MARSHAL_VERSION = 4
+LOCATED_SLACK_FACTOR = 2
+LOCATED_SLACK = 1024
+"""The memo of listed paths is cleared when it holds more than FACTOR x listed + SLACK
+paths (files created and deleted since it was filled)."""
 
 _T = TypeVar("_T")
 
@@ -67,6 +71,9 @@ class TagIndex:
         self.dirty = False
         """True when tags changed since the last save."""
         self._pool: ProcessPoolExecutor | None = None
+        self._located: dict[Path, tuple[str, str] | tuple[()]] = {}
+        """Where each listed path was found (`_locate`), so a refresh is little but stats;
+        cleared when it holds many more paths than the last listing."""
         self._load()
 
     @property
@@ -143,24 +150,26 @@ class TagIndex:
         """
         current: dict[str, Stamp] = {}
         stale: list[str] = []
-        prefix = str(self.folder) + os.sep
+        located = self._located
+        listed = 0
         for path in files:
-            full = str(path)
-            if not full.startswith(prefix):
-                full = str(path.resolve())
-                if not full.startswith(prefix):
-                    continue
-            if language_for_path(full) is None:
+            listed += 1
+            place = located.get(path)
+            if place is None:
+                place = located[path] = self._locate(path)
+            if not place:
                 continue
+            full, rel = place
             try:
                 stat = os.stat(full)
             except OSError:
                 continue
-            rel = full[len(prefix) :].replace(os.sep, "/")
             stamp = (stat.st_size, stat.st_mtime_ns)
             current[rel] = stamp
             if self._stamps.get(rel) != stamp:
                 stale.append(rel)
+        if len(located) > LOCATED_SLACK_FACTOR * listed + LOCATED_SLACK:
+            located.clear()
         removed = [rel for rel in self._stamps if rel not in current]
         for rel in removed:
             del self._stamps[rel]
@@ -176,6 +185,19 @@ class TagIndex:
         if stale or removed:
             self.dirty = True
         return bool(stale or removed)
+
+    def _locate(self, path: Path) -> tuple[str, str] | tuple[()]:
+        """(full path, workspace-relative POSIX path) of a source file of the folder, or ()
+        for a file outside it or in a language without a grammar."""
+        prefix = str(self.folder) + os.sep
+        full = str(path)
+        if not full.startswith(prefix):
+            full = str(path.resolve())
+            if not full.startswith(prefix):
+                return ()
+        if language_for_path(full) is None:
+            return ()
+        return full, full[len(prefix) :].replace(os.sep, "/")
 
     def _scan(self, rels: list[str]) -> list[FileTags | None]:
         return self._run(scan_files, [str(self.folder / rel) for rel in rels])

@@ -6,16 +6,15 @@ normalised, mentioned identifiers weigh MENTIONED_WEIGHT times more) ranks the f
 teleporting to the files in play, files named like a mentioned identifier and files
 defining one. A definition's score is the rank its identifier receives from the files
 using it; definitions of mentioned identifiers come first. The iteration always starts
-from the teleport vector and everything is plain Python lists in a fixed order, so the
-same inputs always give the same floats; ties break by path, then name.
+from the teleport vector and every sum runs over arrays in a fixed order, so the same
+inputs always give the same floats; ties break by path, then name.
 """
 
 from __future__ import annotations
 
-from itertools import compress, repeat
-from operator import mul, neg, sub
+import numpy as np
 
-from cairn.context.repomap_graph import RankGraph
+from cairn.context.repomap_graph import Floats, Ints, RankGraph
 
 DAMPING = 0.85
 MAX_ITERATIONS = 100
@@ -27,56 +26,45 @@ MENTIONED_BONUS = 1.0
 """Added to the score of a mentioned identifier's definitions: they come first."""
 
 
-def pagerank(graph: RankGraph, mentioned: frozenset[str], personal: list[float]) -> list[float]:
+def pagerank(graph: RankGraph, edge_weights: Floats, inverse: Floats, personal: Floats) -> Floats:
     """Personalized PageRank by power iteration from `personal` (which sums to 1).
 
     Always started from `personal`, never from an earlier result: the floats then depend
     only on the inputs, not on the history of edits.
     """
-    count = len(graph.files)
-    if count == 0:
-        return []
-    factors = graph.multipliers(mentioned)
-    inverse = graph.inverse_totals(factors)
-    overrides = graph.group_overrides(factors)
-    dangling = [src for src, value in enumerate(inverse) if value == 0.0]
-    rank = list(personal)
-    tolerance = TOLERANCE_PER_FILE * count
+    if len(graph.files) == 0:
+        return np.zeros(0, dtype=np.float64)
+    dangling = inverse == 0.0
+    rank = personal.copy()
+    tolerance = TOLERANCE_PER_FILE * len(graph.files)
     for _ in range(MAX_ITERATIONS):
-        get = graph.group_flow(rank, inverse, overrides).__getitem__
-        leak = (1.0 - DAMPING) + DAMPING * sum(rank[src] for src in dangling)
-        new = [
-            DAMPING * sum(map(get, groups)) + leak * p
-            for groups, p in zip(graph.file_groups, personal, strict=True)
-        ]
-        change = sum(map(abs, map(sub, new, rank)))
+        leak = (1.0 - DAMPING) + DAMPING * float(rank[dangling].sum())
+        new = DAMPING * graph.inflow(graph.flow(rank * inverse, edge_weights)) + leak * personal
+        change = float(np.abs(new - rank).sum())
         rank = new
         if change < tolerance:
             break
     return rank
 
 
-def personalization(
-    files: list[str],
-    defining_mentioned: set[int],
-    in_play: frozenset[str],
-    mentioned: frozenset[str],
-) -> list[float]:
+def personalization(graph: RankGraph, in_play: frozenset[str], mentioned: frozenset[str]) -> Floats:
     """Teleport weights: files in play, files named like a mentioned identifier, and
-    files defining one (`defining_mentioned`, by index)."""
-    chosen = [
-        1.0 if rel in in_play or _stem(rel) in mentioned or i in defining_mentioned else 0.0
-        for i, rel in enumerate(files)
-    ]
-    total = sum(chosen)
+    files defining one."""
+    count = len(graph.files)
+    chosen = np.zeros(count, dtype=np.float64)
+    chosen[graph.indexes_of(in_play)] = 1.0
+    if mentioned:
+        chosen[[i for i, stem in enumerate(graph.stems) if stem in mentioned]] = 1.0
+        chosen[graph.definers_of(mentioned)] = 1.0
+    total = float(chosen.sum())
     if total == 0.0:
-        return [1.0 / len(files)] * len(files) if files else []
-    return [value / total for value in chosen]
+        return np.full(count, 1.0 / count) if count else chosen
+    return chosen / total
 
 
-def _stem(rel: str) -> str:
-    name = rel.rsplit("/", 1)[-1]
-    return name.split(".", 1)[0]
+def _score_keys(values: Floats) -> Ints:
+    """Sort keys, best first: minus the value at SCORE_SCALE resolution."""
+    return -(values * SCORE_SCALE).astype(np.int64)
 
 
 class Ranking:
@@ -89,49 +77,33 @@ class Ranking:
     def __init__(
         self,
         graph: RankGraph,
-        rank: list[float],
+        rank: Floats,
+        hub: Floats,
         in_play: frozenset[str],
-        mentioned: frozenset[str],
     ) -> None:
         self._graph = graph
         self._rank = rank
-        self._in_play = in_play
+        self._shown = np.ones(len(graph.files), dtype=bool)
+        self._shown[graph.indexes_of(in_play)] = False
         self._unused: list[tuple[str, str]] | None = None
-        factors = graph.multipliers(mentioned)
-        hub = graph.flow(rank, factors, graph.inverse_totals(factors))
-        pair_file, pair_name = graph.pairs()
-        for nid in graph.ids_of(mentioned):
-            hub[nid] += MENTIONED_BONUS
-        # Per definition pair, in C: its score, the scored ones, their integer sort keys.
-        pair_hub = list(map(hub.__getitem__, pair_name))
-        scored = list(compress(range(len(pair_hub)), pair_hub))
-        scaled = map(mul, map(pair_hub.__getitem__, scored), repeat(SCORE_SCALE))
-        keys = list(map(neg, map(int, scaled)))
-        self._order = list(
-            map(scored.__getitem__, sorted(range(len(scored)), key=keys.__getitem__))
-        )
-        shown = [rel not in in_play for rel in graph.files]
-        self.used = list(
-            compress(
-                map(graph.pair_labels().__getitem__, self._order),
-                map(shown.__getitem__, map(pair_file.__getitem__, self._order)),
-            )
+        self._pair_hub = hub[graph.pair_name]
+        scored = np.flatnonzero(self._pair_hub)
+        order = scored[np.argsort(_score_keys(self._pair_hub[scored]), kind="stable")]
+        order = order[self._shown[graph.pair_file[order]]]
+        self.used: list[tuple[str, str]] = list(
+            map(graph.pair_labels().__getitem__, order.tolist())
         )
 
     def unused(self) -> list[tuple[str, str]]:
         """Definitions nobody uses, by their file's rank (then path), in name order."""
         if self._unused is None:
-            pair_file, pair_name = self._graph.pairs()
-            used = {(pair_file[i], pair_name[i]) for i in self._order}
-            files, names, rank = self._graph.files, self._graph.names, self._rank
-            keys = [-int(value * SCORE_SCALE) for value in rank]
-            self._unused = [
-                (files[i], names[nid])
-                for i in sorted(range(len(files)), key=keys.__getitem__)
-                if files[i] not in self._in_play
-                for nid in sorted(self._graph.defined[i])
-                if (i, nid) not in used
-            ]
+            graph = self._graph
+            pair_file = graph.pair_file
+            chosen = np.flatnonzero((self._pair_hub == 0.0) & self._shown[pair_file])
+            files = pair_file[chosen]
+            keys = _score_keys(self._rank)[files]
+            order = chosen[np.lexsort((graph.pair_name[chosen], files, keys))]
+            self._unused = list(map(graph.pair_labels().__getitem__, order.tolist()))
         return self._unused
 
 
@@ -144,6 +116,10 @@ def rank_definitions(
     (plus MENTIONED_BONUS for a mentioned identifier); definitions in files in play are
     left out (they are in the context already).
     """
-    personal = personalization(graph.files, graph.definers_of(mentioned), in_play, mentioned)
-    rank = pagerank(graph, mentioned, personal)
-    return Ranking(graph, rank, in_play, mentioned)
+    personal = personalization(graph, in_play, mentioned)
+    edge_weights = graph.edge_weights(graph.factors(mentioned))
+    inverse = graph.inverse_totals(edge_weights)
+    rank = pagerank(graph, edge_weights, inverse, personal)
+    hub = graph.flow(rank * inverse, edge_weights)
+    hub[graph.ids_of(mentioned)] += MENTIONED_BONUS
+    return Ranking(graph, rank, hub, in_play)
