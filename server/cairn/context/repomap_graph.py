@@ -50,6 +50,25 @@ def identifier_weight(name: str, definers: int) -> float:
     return weight
 
 
+def identifier_weights(names: list[str], definers: Ints) -> Floats:
+    """`identifier_weight` of every name (`definers`: how many files define each)."""
+    descriptive = np.fromiter(
+        (
+            len(name) >= DESCRIPTIVE_MIN_CHARS
+            and ("_" in name.strip("_") or (name != name.lower() and name != name.upper()))
+            for name in names
+        ),
+        dtype=bool,
+        count=len(names),
+    )
+    private = np.fromiter((name[:1] == "_" for name in names), dtype=bool, count=len(names))
+    weights = np.ones(len(names), dtype=np.float64)
+    weights[descriptive] *= DESCRIPTIVE_WEIGHT
+    weights[private] *= PRIVATE_WEIGHT
+    weights[definers > COMMON_DEFINERS] *= COMMON_WEIGHT
+    return weights
+
+
 class RankGraph:
     """Files (`files`, by path), defined identifiers (`names`, by name), the definition
     pairs (`pair_file`/`pair_name`, by file then identifier) and the uses."""
@@ -71,31 +90,40 @@ class RankGraph:
         )
         definers = np.bincount(self.pair_name, minlength=len(self.names))
         self._definers: Floats = definers.astype(np.float64)
-        self._weights: Floats = np.fromiter(
-            map(identifier_weight, self.names, definers.tolist()),
-            dtype=np.float64,
-            count=len(self.names),
-        )
-        uses = [self._uses_of(tags[rel]) for rel in self.files]
-        counts = [len(ids) for ids, _weights in uses]
+        self._weights: Floats = identifier_weights(self.names, definers)
+        name_id = self._name_id
+        lengths: list[int] = []
+        ids: list[int] = []
+        counts: list[int] = []
+        for rel in self.files:
+            references = tags[rel].references
+            used = references.keys() & name_id.keys()
+            lengths.append(len(used))
+            ids.extend(map(name_id.__getitem__, used))
+            counts.extend(map(references.__getitem__, used))
         self._offsets: Ints = np.zeros(len(self.files) + 1, dtype=np.intp)
-        np.cumsum(counts, out=self._offsets[1:])
-        self._use_file: Ints = np.repeat(np.arange(len(self.files), dtype=np.intp), counts)
-        self._use_name: Ints = np.concatenate([ids for ids, _w in uses] or [_no_ints()])
-        self._use_weight: Floats = np.concatenate([w for _ids, w in uses] or [_no_floats()])
+        np.cumsum(lengths, out=self._offsets[1:])
+        use_file = np.repeat(np.arange(len(self.files), dtype=np.intp), lengths)
+        use_name = np.array(ids, dtype=np.intp)
+        order = np.lexsort((use_name, use_file))  # by file, then identifier
+        self._use_file: Ints = use_file[order]
+        self._use_name: Ints = use_name[order]
+        self._use_weight: Floats = self._weights[self._use_name] * np.sqrt(
+            np.array(counts, dtype=np.float64)[order]
+        )
         self._labels: list[tuple[str, str]] | None = None
 
     def _uses_of(self, tags: FileTags) -> tuple[Ints, Floats]:
-        """Ids of the defined identifiers `tags` uses (ascending) and their edge weights."""
+        """Ids of the defined identifiers `tags` uses (ascending) and their edge weights
+        (the same floats as the constructor's)."""
         references = tags.references
         name_id = self._name_id
-        ids = sorted(map(name_id.__getitem__, references.keys() & name_id.keys()))
-        names = self.names
-        uses = np.fromiter(
-            (references[names[nid]] for nid in ids), dtype=np.float64, count=len(ids)
-        )
-        array = np.array(ids, dtype=np.intp)
-        return array, self._weights[array] * np.sqrt(uses)
+        used = references.keys() & name_id.keys()
+        ids = np.array(list(map(name_id.__getitem__, used)), dtype=np.intp)
+        counts = np.array(list(map(references.__getitem__, used)), dtype=np.float64)
+        order = np.argsort(ids)
+        ids = ids[order]
+        return ids, self._weights[ids] * np.sqrt(counts[order])
 
     def update_file(self, rel: str, tags: FileTags) -> bool:
         """Replace one file's uses in place; False when the graph must be rebuilt instead
