@@ -2,7 +2,7 @@
 
 Each file's entry is keyed by its size and modification time (ns); a refresh is one stat
 pass over the folder's files, and only new or changed files are scanned — on every core
-when there are many of them (a cold build). Definitions parsed later for rendering
+with helper processes when there are many of them (a cold build, `repomap_workers`). Definitions parsed later for rendering
 (`complete`) are kept in the index too. The index is saved in `cache_dir` as one
 `marshal` file written atomically (temp file, fsync, rename); a missing, corrupt or
 foreign-version file just means a cold build.
@@ -13,42 +13,28 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import replace
-from multiprocessing import get_context
 from pathlib import Path
-from typing import TypeVar
 
 from cairn.code.languages import language_for_path
-from cairn.context.repomap_tags import (
-    DefRecord,
-    FileTags,
-    definitions_of_file,
-    parse_files,
-    scan_files,
+from cairn.context.repomap_tags import DefRecord, FileTags, definitions_of_file
+from cairn.context.repomap_workers import (
+    PARSE,
+    SCAN,
+    Workers,
+    parse_result_definitions,
+    scan_result_tags,
 )
 
 INDEX_FORMAT = 2
 INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
-PARALLEL_MIN_FILES = 64
-"""Fewer files to scan than this are scanned in this process (a pool costs ~0.3 s to start);
-once the pool runs (until `close`), any batch of at least one file per worker goes to it."""
-FILES_PER_TASK = 32
-"""Most files handed to a pool worker at a time."""
-TASKS_PER_WORKER = 4
-"""Fewer files go to a task when that makes at least this many tasks per worker, so that
-workers finish together (a few dozen files of very different sizes, e.g. the files a
-map shows, would otherwise leave one worker with most of the work)."""
 MARSHAL_VERSION = 4
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
 """The memo of listed paths is cleared when it holds more than FACTOR x listed + SLACK
 paths (files created and deleted since it was filled)."""
-
-_T = TypeVar("_T")
 
 Stamp = tuple[int, int]
 """(size in bytes, modification time in ns) of a file when it was scanned."""
@@ -70,7 +56,7 @@ class TagIndex:
         self.scanned_last_refresh: list[str] = []
         self.dirty = False
         """True when tags changed since the last save."""
-        self._pool: ProcessPoolExecutor | None = None
+        self._workers = Workers()
         self._located: dict[Path, tuple[str, str] | tuple[()]] = {}
         """Where each listed path was found (`_locate`), so a refresh is little but stats;
         cleared when it holds many more paths than the last listing."""
@@ -175,7 +161,7 @@ class TagIndex:
             del self._stamps[rel]
             self._tags.pop(rel, None)
         self.scanned_last_refresh = stale
-        for rel, tags in zip(stale, self._scan(stale), strict=True):
+        for rel, tags in zip(stale, self._scan(stale, current), strict=True):
             if tags is None:
                 self._stamps.pop(rel, None)
                 self._tags.pop(rel, None)
@@ -199,43 +185,25 @@ class TagIndex:
             return ()
         return full, full[len(prefix) :].replace(os.sep, "/")
 
-    def _scan(self, rels: list[str]) -> list[FileTags | None]:
-        return self._run(scan_files, [str(self.folder / rel) for rel in rels])
+    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[FileTags | None]:
+        paths = [str(self.folder / rel) for rel in rels]
+        results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
+        return [scan_result_tags(result) for result in results]
 
     def complete_many(self, rels: Iterable[str]) -> None:
         """Parse the definitions of every file of `rels` that lacks them (in parallel if many)."""
         missing = [rel for rel in dict.fromkeys(rels) if self._tags[rel].definitions is None]
         if not missing:
             return
-        parsed = self._run(parse_files, [str(self.folder / rel) for rel in missing])
+        paths = [str(self.folder / rel) for rel in missing]
+        sizes = [self._stamps.get(rel, (0, 0))[0] for rel in missing]
+        parsed = self._workers.run(PARSE, paths, sizes)
         for rel, definitions in zip(missing, parsed, strict=True):
-            self._tags[rel] = replace(self._tags[rel], definitions=definitions)
+            self._tags[rel] = replace(
+                self._tags[rel], definitions=parse_result_definitions(definitions)
+            )
         self.dirty = True
 
-    def _run(self, work: Callable[[list[str]], list[_T]], paths: list[str]) -> list[_T]:
-        """`work(paths)`, split across worker processes when there are many paths."""
-        workers = os.cpu_count() or 1
-        least = PARALLEL_MIN_FILES if self._pool is None else workers
-        if len(paths) < least or workers < 2:
-            return work(paths)
-        size = max(1, min(FILES_PER_TASK, -(-len(paths) // (workers * TASKS_PER_WORKER))))
-        batches = [paths[i : i + size] for i in range(0, len(paths), size)]
-        results: list[_T] = []
-        try:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=workers, mp_context=get_context("spawn")
-                )
-            for batch in self._pool.map(work, batches):
-                results.extend(batch)
-        except (BrokenProcessPool, OSError):
-            # No usable worker processes (e.g. an unguarded __main__): work here instead.
-            self.close()
-            return work(paths)
-        return results
-
     def close(self) -> None:
-        """Stop the worker processes, if any were started (they are started again on need)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        """Stop the helper processes, if any were started (they are started again on need)."""
+        self._workers.close()
