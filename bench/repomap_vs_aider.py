@@ -257,8 +257,14 @@ def measure(repeats: int, edits: int) -> dict[str, object]:
 def render(results: dict[str, object], repeats: int, edits: int, seconds: float) -> str:
     table: dict[str, dict[str, dict[str, float]]] = results["table"]  # type: ignore[assignment]
     bottom: dict[str, float] = results["floor"]  # type: ignore[assignment]
+    commit = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
     lines = [
-        "## Repository map vs Aider (H2)",
+        f"## Repository map vs Aider (commit {commit or 'unknown'})",
         "",
         f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --repeats {repeats} "
         f"--edits {edits}` ({seconds / 60:.0f} min)",
