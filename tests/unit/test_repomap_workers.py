@@ -54,10 +54,11 @@ def project(tmp_path: Path) -> list[str]:
 def test_helpers_give_the_results_of_in_process_work(project: list[str]) -> None:
     alone = Workers(helpers=0)
     workers = Workers(helpers=1)
+    requests = [(path, ["method", "helper_3", "quote"], []) for path in project]
     try:
-        for job in (SCAN, PARSE):
-            expected = alone.run(job, project, _sizes(project))
-            assert workers.run(job, project, _sizes(project)) == expected
+        for job, items in ((SCAN, project), (PARSE, requests)):
+            expected = alone.run(job, items, _sizes(project))
+            assert workers.run(job, items, _sizes(project)) == expected
             assert workers.running == 1
         assert scan_result_tags(alone.run(SCAN, project, _sizes(project))[-1]) is None
     finally:

@@ -14,7 +14,7 @@ edit left its names and uses unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -22,8 +22,8 @@ from cairn.code.languages import language_for_path
 from cairn.context.repomap_graph import RankGraph
 from cairn.context.repomap_index import TagIndex
 from cairn.context.repomap_rank import Ranking, rank_definitions
-from cairn.context.repomap_render import FileBlocks, fit
-from cairn.context.repomap_tags import DefRecord, FileTags, complete_text, scan_text
+from cairn.context.repomap_render import file_block, fit
+from cairn.context.repomap_tags import FileTags, complete_text, scan_text
 
 RANK_CACHE_SIZE = 8
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
@@ -55,7 +55,8 @@ class RepoMap:
         self._merged: dict[str, FileTags] | None = None
         self._graph: RankGraph | None = None
         self._ranks: dict[RankKey, Ranking] = {}
-        self._blocks: FileBlocks = {}
+        self._blocks: dict[str, tuple[FileTags, dict[frozenset[str], str]]] = {}
+        """Rendered outline blocks per file and names shown, while its tags stay the same."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -108,14 +109,28 @@ class RepoMap:
         """Relative paths scanned by the last refresh (unchanged files are not)."""
         return self._index.scanned_last_refresh
 
-    def _definitions(self, rel: str) -> tuple[DefRecord, ...]:
+    def _block(self, rel: str, names: frozenset[str]) -> str:
+        """The outline block of `rel` showing `names` (parsing what it needs)."""
+        tags = self._with_definitions(rel, names)
+        entry = self._blocks.get(rel)
+        if entry is None or entry[0] is not tags:
+            entry = (tags, {})
+            self._blocks[rel] = entry
+        block = entry[1].get(names)
+        if block is None:
+            block = file_block(rel, tags.shown_definitions(names), names)
+            entry[1][names] = block
+        return block
+
+    def _with_definitions(self, rel: str, names: frozenset[str]) -> FileTags:
         buffer = self._buffers.get(rel)
         if buffer is None:
-            return self._index.complete(rel).definitions or ()
-        if buffer.definitions is None:
-            buffer = complete_text(buffer, self._buffer_texts[rel], rel)
+            return self._index.complete(rel, names)
+        if buffer.missing(names):
+            buffer = complete_text(buffer, self._buffer_texts[rel], rel, names)
             self._buffers[rel] = buffer
-        return buffer.definitions or ()
+            self._merged = None
+        return buffer
 
     def _tags(self) -> dict[str, FileTags]:
         if self._merged is None:
@@ -159,19 +174,20 @@ class RepoMap:
         try:
             self._refresh()
             ranking = self._ranked(in_play, frozenset(mentioned))
-            text, size = fit(
-                ranking.used, self._definitions, max_tokens, count, self._prepare, self._blocks
-            )
+            text, size = fit(ranking.used, self._block, max_tokens, count, self._prepare)
             if size == len(ranking.used):
                 everything = ranking.used + ranking.unused()
-                text, size = fit(
-                    everything, self._definitions, max_tokens, count, self._prepare, self._blocks
-                )
+                text, size = fit(everything, self._block, max_tokens, count, self._prepare)
         finally:
             self._index.close()
         if self._index.dirty:
             self._index.save()
         return text
 
-    def _prepare(self, rels: list[str]) -> None:
-        self._index.complete_many(rel for rel in rels if rel not in self._buffers)
+    def _prepare(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Parse, in one batch, what the outlines of these (file, name) pairs need."""
+        wanted: dict[str, set[str]] = {}
+        for rel, name in pairs:
+            if rel not in self._buffers:
+                wanted.setdefault(rel, set()).add(name)
+        self._index.complete_many(wanted)

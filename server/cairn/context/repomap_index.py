@@ -13,22 +13,16 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import replace
 from pathlib import Path
 
 from cairn.code.languages import language_for_path
-from cairn.context.repomap_tags import DefRecord, FileTags, definitions_of_file
-from cairn.context.repomap_workers import (
-    PARSE,
-    SCAN,
-    Workers,
-    parse_result_definitions,
-    scan_result_tags,
-)
+from cairn.context.repomap_parts import DefRecord, NameParts, PartRecords
+from cairn.context.repomap_tags import FileTags, ParseRequest, with_found
+from cairn.context.repomap_workers import PARSE, SCAN, Workers, scan_result_tags
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
 MARSHAL_VERSION = 4
 LOCATED_SLACK_FACTOR = 2
@@ -40,9 +34,17 @@ Stamp = tuple[int, int]
 """(size in bytes, modification time in ns) of a file when it was scanned."""
 
 
-def _record(raw: list[object]) -> DefRecord:
+def _record(raw: Sequence[object]) -> DefRecord:
     name, first, last, line, signature = raw
     return (str(name), int(first), int(last), int(line), str(signature))  # type: ignore[call-overload]
+
+
+def _part_records(raw: Mapping[object, Sequence[Sequence[object]]]) -> PartRecords:
+    return {int(start): tuple(map(_record, records)) for start, records in raw.items()}  # type: ignore[call-overload]
+
+
+def _name_parts(raw: Mapping[object, Sequence[object]]) -> NameParts:
+    return {str(name): tuple(int(start) for start in starts) for name, starts in raw.items()}  # type: ignore[call-overload]
 
 
 class TagIndex:
@@ -71,18 +73,19 @@ class TagIndex:
             return
         try:
             raw = marshal.loads(self._path.read_bytes())
-            files: dict[str, tuple[int, int, list[str], dict[str, int], list[list[object]] | None]]
-            files = raw["files"]
             if raw["format"] != INDEX_FORMAT or raw["folder"] != str(self.folder):
                 return
-            for rel, (size, mtime, names, references, definitions) in files.items():
-                self._stamps[rel] = (size, mtime)
+            for rel, entry in raw["files"].items():
+                size, mtime, names, references, definitions, part_records, name_parts = entry
+                self._stamps[rel] = (int(size), int(mtime))
                 self._tags[rel] = FileTags(
                     tuple(names),
-                    references,
-                    None if definitions is None else tuple(_record(d) for d in definitions),
+                    dict(references),
+                    None if definitions is None else tuple(map(_record, definitions)),
+                    None if part_records is None else _part_records(part_records),
+                    None if name_parts is None else _name_parts(name_parts),
                 )
-        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError):
+        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             self._stamps.clear()
             self._tags.clear()
 
@@ -95,9 +98,11 @@ class TagIndex:
             rel: (
                 stamp[0],
                 stamp[1],
-                list(tags.names),
+                tags.names,
                 tags.references,
-                None if tags.definitions is None else [list(d) for d in tags.definitions],
+                tags.definitions,
+                tags.part_records,
+                tags.name_parts,
             )
             for rel, stamp in self._stamps.items()
             if (tags := self._tags.get(rel)) is not None
@@ -120,14 +125,11 @@ class TagIndex:
             return
         self.dirty = False
 
-    def complete(self, rel: str) -> FileTags:
-        """The tags of `rel` with its definitions, parsing the file now if needed."""
-        tags = self._tags[rel]
-        if tags.definitions is None:
-            tags = definitions_of_file(self.folder / rel, tags)
-            self._tags[rel] = tags
-            self.dirty = True
-        return tags
+    def complete(self, rel: str, names: Collection[str]) -> FileTags:
+        """The tags of `rel` with the definitions the outline of `names` needs, parsing
+        the file now if needed."""
+        self.complete_many({rel: names})
+        return self._tags[rel]
 
     def refresh(self, files: Iterable[Path]) -> bool:
         """Stat every file, scan new and changed ones, forget removed ones.
@@ -190,18 +192,22 @@ class TagIndex:
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
         return [scan_result_tags(result) for result in results]
 
-    def complete_many(self, rels: Iterable[str]) -> None:
-        """Parse the definitions of every file of `rels` that lacks them (in parallel if many)."""
-        missing = [rel for rel in dict.fromkeys(rels) if self._tags[rel].definitions is None]
-        if not missing:
+    def complete_many(self, wanted: Mapping[str, Collection[str]]) -> None:
+        """Parse what the outlines of these files and names need (in parallel if many)."""
+        requests: list[ParseRequest] = []
+        rels: list[str] = []
+        for rel, names in wanted.items():
+            tags = self._tags[rel]
+            missing = tags.missing(names)
+            if missing:
+                done = sorted(tags.part_records or {})
+                requests.append((str(self.folder / rel), missing, done))
+                rels.append(rel)
+        if not requests:
             return
-        paths = [str(self.folder / rel) for rel in missing]
-        sizes = [self._stamps.get(rel, (0, 0))[0] for rel in missing]
-        parsed = self._workers.run(PARSE, paths, sizes)
-        for rel, definitions in zip(missing, parsed, strict=True):
-            self._tags[rel] = replace(
-                self._tags[rel], definitions=parse_result_definitions(definitions)
-            )
+        sizes = [self._stamps.get(rel, (0, 0))[0] for rel in rels]
+        for rel, found in zip(rels, self._workers.run(PARSE, requests, sizes), strict=True):
+            self._tags[rel] = with_found(self._tags[rel], found)
         self.dirty = True
 
     def close(self) -> None:

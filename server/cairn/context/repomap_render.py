@@ -12,17 +12,17 @@ binary search; tokens are counted only on candidate outputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from cairn.code.outlines import outline_entry
-from cairn.context.repomap_tags import DefRecord
+from cairn.context.repomap_parts import DefRecord
 
 FILE_SUFFIX = ":"
 ENTRY_INDENT_DEPTH = 1
 """Outline entries are indented one level under their file's path."""
 
 
-def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
+def file_block(rel: str, records: Sequence[DefRecord], names: Collection[str]) -> str:
     """The outline of the definitions of one file named in `names`, with their parents."""
     chosen = [r for r in records if r[0] in names]
     if not chosen:
@@ -44,10 +44,8 @@ def _file_block(rel: str, records: Sequence[DefRecord], names: set[str]) -> str:
     return "\n".join(lines)
 
 
-FileBlocks = dict[str, tuple[Sequence[DefRecord], dict[frozenset[str], str]]]
-"""Rendered file blocks: per file, the definitions they were made from and the block for
-each set of names shown. Kept across renders; an entry whose definitions object changed
-is rebuilt."""
+BlockOf = Callable[[str, frozenset[str]], str]
+"""The outline block of one file showing these names (`file_block`, usually cached)."""
 FIRST_GUESS_TOKENS_PER_ENTRY = 32
 """The search starts at `max_tokens / this` entries and grows until the map is too large.
 
@@ -59,59 +57,38 @@ GROWTH = 1.25
 """Growth factor of the prefix while it fits (small: definitions are parsed on demand)."""
 
 
-def _cached_block(rel: str, records: Sequence[DefRecord], names: set[str], memo: FileBlocks) -> str:
-    entry = memo.get(rel)
-    if entry is None or entry[0] is not records:
-        entry = (records, {})
-        memo[rel] = entry
-    key = frozenset(names)
-    block = entry[1].get(key)
-    if block is None:
-        block = _file_block(rel, records, names)
-        entry[1][key] = block
-    return block
-
-
-def render_top(
-    ranked: Sequence[tuple[str, str]],
-    definitions: Callable[[str], Sequence[DefRecord]],
-    size: int,
-    memo: FileBlocks | None = None,
-) -> str:
+def render_top(ranked: Sequence[tuple[str, str]], block_of: BlockOf, size: int) -> str:
     """The map of the first `size` ranked (file, identifier) pairs."""
     by_file: dict[str, set[str]] = {}
     for rel, name in ranked[:size]:
         by_file.setdefault(rel, set()).add(name)
-    cache: FileBlocks = {} if memo is None else memo
-    blocks = [_cached_block(rel, definitions(rel), names, cache) for rel, names in by_file.items()]
+    blocks = [block_of(rel, frozenset(names)) for rel, names in by_file.items()]
     return "\n".join(block for block in blocks if block) + "\n" if any(blocks) else ""
 
 
 def fit(
     ranked: Sequence[tuple[str, str]],
-    definitions: Callable[[str], Sequence[DefRecord]],
+    block_of: BlockOf,
     max_tokens: int,
     count: Callable[[str], int],
-    prepare: Callable[[list[str]], None] | None = None,
-    memo: FileBlocks | None = None,
+    prepare: Callable[[Sequence[tuple[str, str]]], None] | None = None,
 ) -> tuple[str, int]:
     """The largest map of a ranked prefix whose token count is at most `max_tokens`,
     and the length of that prefix.
 
     Galloping search: the prefix grows from a small guess until the map is too large,
     then a binary search between the last fitting and the first too-large prefix.
-    `prepare(files)` is called with the files of each prefix before it is rendered.
+    `prepare(pairs)` is called with each growing prefix before it is rendered.
     """
     if max_tokens <= 0 or not ranked:
         return "", 0
-    memo = {} if memo is None else memo
     low, best = 0, ""
     high = len(ranked)
     size = min(high, max(1, max_tokens // FIRST_GUESS_TOKENS_PER_ENTRY))
     while True:
         if prepare is not None:
-            prepare([rel for rel, _name in ranked[:size]])
-        text = render_top(ranked, definitions, size, memo)
+            prepare(ranked[:size])
+        text = render_top(ranked, block_of, size)
         if count(text) > max_tokens:
             high = size - 1
             break
@@ -121,7 +98,7 @@ def fit(
         size = min(high, max(size + 1, int(size * GROWTH)))
     while low < high:
         middle = (low + high + 1) // 2
-        text = render_top(ranked, definitions, middle, memo)
+        text = render_top(ranked, block_of, middle)
         if count(text) <= max_tokens:
             low, best = middle, text
         else:

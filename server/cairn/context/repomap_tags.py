@@ -19,34 +19,31 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cairn.code.languages import language_for_path, new_parser
-from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING, signature_text
-from cairn.code.tags import find_definitions
+from cairn.code.languages import language_for_path
+from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
+from cairn.context.repomap_parts import (
+    LINE_START,
+    PYTHON,
+    PYTHON_ASSIGNMENT,
+    PYTHON_CLASS,
+    PYTHON_DEF,
+    PYTHON_NOISE,
+    DefRecord,
+    NameParts,
+    PartRecords,
+    after_indent,
+    parse_parts,
+    parse_whole,
+    python_parts,
+)
 
-MAX_DEFINITION_DEPTH = 6
-"""Deepest tree level where a definition may start (module > class > body > method ...)."""
 MIN_IDENTIFIER_CHARS = 2
 """Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
 _IDENTIFIER = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MIN_IDENTIFIER_CHARS - 1},}}".encode())
-LINE_START = b"\n"
-"""Put in front of a file's bytes so that its first line starts after a newline too."""
-
-_PYTHON_DEF = re.compile(rb"def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]")
-_PYTHON_CLASS = re.compile(rb"class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[]")
-_PYTHON_ASSIGNMENT = re.compile(rb"\n([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)")
-_BLANKS = b" \t"
-_ASYNC = b"async"
-
-
-def _after_indent(data: bytes, start: int, allow_async: bool) -> bool:
-    """True when only indentation (and `async `, if allowed) precedes `start` on its line."""
-    before = data[data.rfind(b"\n", 0, start) + 1 : start]
-    keyword = before.strip(_BLANKS)
-    return not keyword or (allow_async and keyword == _ASYNC and before[-1:] in (b" ", b"\t"))
 
 
 def python_defined_names(data: bytes) -> list[str]:
@@ -60,22 +57,22 @@ def python_defined_names(data: bytes) -> list[str]:
     text = LINE_START + data
     names = [
         match.group(1)
-        for pattern, allow_async in ((_PYTHON_DEF, True), (_PYTHON_CLASS, False))
+        for pattern, allow_async in ((PYTHON_DEF, True), (PYTHON_CLASS, False))
         for match in pattern.finditer(text)
-        if _after_indent(text, match.start(), allow_async)
+        if after_indent(text, match.start(), allow_async)
     ]
-    names.extend(_PYTHON_ASSIGNMENT.findall(text))
+    names.extend(PYTHON_ASSIGNMENT.findall(text))
     return [name.decode("ascii") for name in names]
 
 
 DEFINED_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = {
-    "python": python_defined_names,
+    PYTHON: python_defined_names,
 }
 """Languages whose defined names are found without parsing (the others are parsed)."""
 
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
-    "python": re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*'),
+    PYTHON: PYTHON_NOISE,
     **{
         language: _C_STYLE_NOISE
         for language in ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp")
@@ -83,42 +80,46 @@ NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
 }
 """Comments and docstrings, blanked before counting uses (their prose is not a use)."""
 
-DefRecord = tuple[str, int, int, int, str]
-"""(name, first line, last line, name line, signature text); lines are 1-based."""
-
 
 @dataclass(frozen=True, slots=True)
 class FileTags:
     """What the map knows of one file (no tree, no full text).
 
-    `definitions` is None until the file is parsed (see module docstring).
+    `definitions` holds every definition of the file once it was parsed whole, else
+    None. A Python file is usually parsed in parts instead (`repomap_parts`):
+    `part_records` holds the definitions of each part parsed so far and `name_parts`
+    the parts holding each name asked for so far.
     """
 
     names: tuple[str, ...]
     references: dict[str, int]
     definitions: tuple[DefRecord, ...] | None
+    part_records: PartRecords | None = None
+    name_parts: NameParts | None = None
+
+    def missing(self, names: Collection[str]) -> list[str]:
+        """Those of `names` whose definitions are not known yet, sorted."""
+        if self.definitions is not None:
+            return []
+        known = self.name_parts or {}
+        return sorted(name for name in names if name not in known)
+
+    def shown_definitions(self, names: Collection[str]) -> tuple[DefRecord, ...]:
+        """The definitions an outline of `names` is made from: every definition of a
+        file parsed whole, else those of the parts holding `names` (known ones only)."""
+        if self.definitions is not None:
+            return self.definitions
+        name_parts, part_records = self.name_parts or {}, self.part_records or {}
+        starts = sorted({start for name in names for start in name_parts.get(name, ())})
+        return tuple(record for start in starts for record in part_records.get(start, ()))
 
 
 EMPTY_TAGS = FileTags((), {}, ())
 
 
 def parse_definitions(data: bytes, language: str) -> tuple[DefRecord, ...]:
-    """The definitions of a file's bytes, with their signature lines."""
-    tree = new_parser(language).parse(data)
-    found = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
-    if not found:
-        return ()
-    rows = data.split(b"\n")
-    return tuple(
-        (
-            d.name,
-            d.start_row + 1,
-            d.end_row + 1,
-            d.name_row + 1,
-            signature_text(rows[d.name_row].decode(TEXT_ENCODING, errors="replace")),
-        )
-        for d in found
-    )
+    """The definitions of a whole file's bytes, with their signature lines."""
+    return parse_whole(data, language)
 
 
 def scan(data: bytes, language: str) -> FileTags:
@@ -144,9 +145,32 @@ def scan(data: bytes, language: str) -> FileTags:
     return FileTags(tuple(dict.fromkeys(defined)), dict(counts), definitions)
 
 
-def with_definitions(tags: FileTags, data: bytes, language: str) -> FileTags:
-    """`tags` completed with the parsed definitions of the same bytes."""
-    return replace(tags, definitions=parse_definitions(data, language))
+PARTIAL_LANGUAGES = frozenset({PYTHON})
+"""Languages whose files are parsed in parts (`repomap_parts`), not whole."""
+
+PartsFound = tuple[tuple[DefRecord, ...] | None, NameParts, PartRecords]
+"""What parsing a file for some names gives: every definition (a language parsed whole),
+or None and the parts of those names and the records of the parts not parsed before."""
+
+
+def definitions_for(data: bytes, language: str, names: list[str], done: list[int]) -> PartsFound:
+    """Parse what the outline of `names` needs (parts not in `done` only)."""
+    if language not in PARTIAL_LANGUAGES:
+        return parse_whole(data, language), {}, {}
+    name_parts, parts = python_parts(data, names)
+    return None, name_parts, parse_parts(data, parts, set(done))
+
+
+def with_found(tags: FileTags, found: PartsFound) -> FileTags:
+    """`tags` with what `definitions_for` found."""
+    whole, name_parts, part_records = found
+    if whole is not None:
+        return replace(tags, definitions=whole)
+    return replace(
+        tags,
+        part_records={**(tags.part_records or {}), **part_records},
+        name_parts={**(tags.name_parts or {}), **name_parts},
+    )
 
 
 def scan_text(text: str, path: str) -> FileTags:
@@ -157,12 +181,15 @@ def scan_text(text: str, path: str) -> FileTags:
     return scan(text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
 
 
-def complete_text(tags: FileTags, text: str, path: str) -> FileTags:
-    """`tags` of a buffer completed with the definitions of its text."""
+def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) -> FileTags:
+    """`tags` of a buffer with the definitions the outline of `names` needs."""
     language = language_for_path(path)
-    if tags.definitions is not None or language is None:
+    missing = tags.missing(names)
+    if language is None or not missing:
         return tags
-    return with_definitions(tags, text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
+    data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
+    done = sorted(tags.part_records or {})
+    return with_found(tags, definitions_for(data, language, missing, done))
 
 
 def scan_files(paths: list[str]) -> list[FileTags | None]:
@@ -182,26 +209,22 @@ def scan_files(paths: list[str]) -> list[FileTags | None]:
     return results
 
 
-def definitions_of_file(path: Path, tags: FileTags) -> FileTags:
-    """`tags` of the file at `path` completed with its definitions (empty if unreadable)."""
-    language = language_for_path(path.name)
-    if tags.definitions is not None or language is None:
-        return tags
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return replace(tags, definitions=())
-    return with_definitions(tags, data, language)
+ParseRequest = tuple[str, list[str], list[int]]
+"""A file to parse for the map: its path, the names to find, the parts already parsed."""
 
 
-def parse_files(paths: list[str]) -> list[tuple[DefRecord, ...]]:
-    """Definitions of files on disk (empty for one that cannot be read); runs in pool workers."""
-    results: list[tuple[DefRecord, ...]] = []
-    for path in paths:
+def parse_files(requests: list[ParseRequest]) -> list[PartsFound]:
+    """`definitions_for` each file on disk (nothing for one that cannot be read); runs in
+    helper processes too."""
+    results: list[PartsFound] = []
+    for path, names, done in requests:
         language = language_for_path(path)
         try:
             data = Path(path).read_bytes() if language is not None else b""
         except OSError:
             data = b""
-        results.append(parse_definitions(data, language) if language and data else ())
+        if language is None or not data:
+            results.append(((), {}, {}))
+        else:
+            results.append(definitions_for(data, language, names, done))
     return results

@@ -28,7 +28,14 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.context.repomap_tags import DefRecord, FileTags, parse_files, scan_files
+from cairn.context.repomap_tags import (
+    DefRecord,
+    FileTags,
+    ParseRequest,
+    PartsFound,
+    parse_files,
+    scan_files,
+)
 
 PARALLEL_MIN_FILES = 64
 """Fewer files than this are done in this process while no helper runs (starting one
@@ -61,15 +68,15 @@ def _scan_job(paths: list[str]) -> list[ScanResult]:
     ]
 
 
-def _parse_job(paths: list[str]) -> list[list[DefRecord]]:
-    return [list(definitions) for definitions in parse_files(paths)]
+def _parse_job(requests: list[ParseRequest]) -> list[PartsFound]:
+    return parse_files([(path, list(names), list(done)) for path, names, done in requests])
 
 
 def _listed(definitions: tuple[DefRecord, ...] | None) -> list[DefRecord] | None:
     return None if definitions is None else list(definitions)
 
 
-JOBS: dict[str, Callable[[list[str]], list[Any]]] = {SCAN: _scan_job, PARSE: _parse_job}
+JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: _parse_job}
 
 
 def scan_result_tags(result: ScanResult) -> FileTags | None:
@@ -84,12 +91,7 @@ def scan_result_tags(result: ScanResult) -> FileTags | None:
     )
 
 
-def parse_result_definitions(result: list[DefRecord]) -> tuple[DefRecord, ...]:
-    """The definitions of a parse result."""
-    return tuple(tuple(d) for d in result)  # type: ignore[misc]
-
-
-def split_by_size(paths: Sequence[str], sizes: Sequence[int], shares: int) -> list[list[int]]:
+def split_by_size(paths: Sequence[object], sizes: Sequence[int], shares: int) -> list[list[int]]:
     """Indexes of `paths` in `shares` groups of about equal total size (largest file
     first to the lightest group; ties by position, so the split is deterministic)."""
     groups: list[list[int]] = [[] for _ in range(shares)]
@@ -137,13 +139,13 @@ class _Helper:
         self._failed = True
         self._thread: threading.Thread | None = None
 
-    def send(self, job: str, paths: list[str]) -> None:
+    def send(self, job: str, paths: list[Any]) -> None:
         """Start the exchange (in a thread: the helper may still be starting)."""
         self._failed = True
         self._thread = threading.Thread(target=self._exchange, args=(job, paths), daemon=True)
         self._thread.start()
 
-    def _exchange(self, job: str, paths: list[str]) -> None:
+    def _exchange(self, job: str, paths: list[Any]) -> None:
         stdin, stdout = self.process.stdin, self.process.stdout
         if stdin is None or stdout is None:
             return
@@ -211,12 +213,13 @@ class Workers:
         """How many helper processes run now."""
         return len(self._helpers)
 
-    def run(self, job: str, paths: list[str], sizes: Sequence[int]) -> list[Any]:
-        """`JOBS[job](paths)`, shared with the helpers when the batch is big enough."""
+    def run(self, job: str, paths: Sequence[Any], sizes: Sequence[int]) -> list[Any]:
+        """`JOBS[job](paths)`, shared with the helpers when the batch is big enough (a path
+        may be a request holding one)."""
         work = JOBS[job]
         least = PARALLEL_MIN_FILES if not self._helpers else self._wanted + 1
         if self._wanted == 0 or len(paths) < least:
-            return work(paths)
+            return work(list(paths))
         self._start()
         groups = split_by_size(paths, sizes, len(self._helpers) + 1)
         for helper, group in zip(self._helpers, groups, strict=False):

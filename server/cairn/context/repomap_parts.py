@@ -1,0 +1,153 @@
+"""Parsing only the parts of a Python file that hold the definitions the map will show.
+
+A Python file's top-level statements start at lines beginning, at column 0, with `def`,
+`class`, `async def` or a decorator (`@`); a run of decorators and the definition it
+decorates are one part, and so is everything before the first such line. The parts
+holding a name's definitions are found lexically, on the file's bytes with comments and
+triple-quoted strings blanked (same length, newlines kept), so a `def` written inside a
+docstring neither starts a part nor counts as a definition.
+
+Each part is parsed on its own with tree-sitter (`included_ranges`, so line numbers stay
+those of the file) and queried with the same `grammars/python-tags.scm` as a whole file.
+A part whose parse has an error falls back to what a parse of the whole file finds on
+its lines. A part's definitions thus depend only on the file's bytes, and the
+definitions shown for a set of names only on the parts holding those names: never on
+which other parts happened to be parsed before.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Collection, Container
+
+from tree_sitter import Parser, Point, Range
+
+from cairn.code.languages import new_parser
+from cairn.code.outlines import TEXT_ENCODING, signature_text
+from cairn.code.tags import Definition, find_definitions
+
+MAX_DEFINITION_DEPTH = 6
+"""Deepest tree level where a definition may start (module > class > body > method ...)."""
+PYTHON = "python"
+LINE_START = b"\n"
+"""Put in front of a file's bytes so that its first line starts after a newline too."""
+
+DefRecord = tuple[str, int, int, int, str]
+"""(name, first line, last line, name line, signature text); lines are 1-based."""
+PartRecords = dict[int, tuple[DefRecord, ...]]
+"""Definitions of each parsed part, by the part's first byte."""
+NameParts = dict[str, tuple[int, ...]]
+"""First bytes of the parts holding each name's definitions (empty: none found)."""
+
+PYTHON_DEF = re.compile(rb"def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]")
+PYTHON_CLASS = re.compile(rb"class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[]")
+PYTHON_ASSIGNMENT = re.compile(rb"\n([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)")
+PYTHON_NOISE = re.compile(rb'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|#[^\n]*')
+"""Triple-quoted strings and comments (their prose is not code)."""
+_PART_START = re.compile(rb"\n(?:@|(?:async[ \t]+def|def|class)[ \t])")
+_DECORATOR = ord("@")
+_BLANKS = b" \t"
+_ASYNC = b"async"
+_KEEP_NEWLINES = bytes(byte if byte == ord("\n") else ord(" ") for byte in range(256))
+
+
+def after_indent(text: bytes, start: int, allow_async: bool) -> bool:
+    """True when only indentation (and `async `, if allowed) precedes `start` on its line."""
+    before = text[text.rfind(b"\n", 0, start) + 1 : start]
+    keyword = before.strip(_BLANKS)
+    return not keyword or (allow_async and keyword == _ASYNC and before[-1:] in (b" ", b"\t"))
+
+
+def blanked(data: bytes) -> bytes:
+    """`data` with comments and triple-quoted strings turned to spaces (newlines kept)."""
+    return PYTHON_NOISE.sub(lambda match: match.group().translate(_KEEP_NEWLINES), data)
+
+
+def _part_starts(data: bytes, text: bytes) -> list[int]:
+    """First byte of every part (`text` is LINE_START + the blanked data)."""
+    starts = [0]
+    previous = -1
+    for match in _PART_START.finditer(text):
+        start = match.start()  # the newline in `text` is where the line starts in `data`
+        decorated = previous >= 0 and data[previous] == _DECORATOR
+        previous = start
+        if not decorated and start > starts[-1]:
+            starts.append(start)
+    return starts
+
+
+def python_parts(data: bytes, names: Collection[str]) -> tuple[NameParts, list[tuple[int, int]]]:
+    """The parts holding the definitions of `names`: first bytes per name, and the
+    (first byte, end byte) of every such part, in file order."""
+    text = LINE_START + blanked(data)
+    starts = _part_starts(data, text)
+    wanted = set(names)
+    lines: dict[str, list[int]] = {name: [] for name in wanted}
+    for pattern, allow_async in ((PYTHON_DEF, True), (PYTHON_CLASS, False)):
+        for match in pattern.finditer(text):
+            name = match.group(1).decode("ascii")
+            if name in wanted and after_indent(text, match.start(), allow_async):
+                lines[name].append(text.rfind(b"\n", 0, match.start()))
+    for match in PYTHON_ASSIGNMENT.finditer(text):
+        name = match.group(1).decode("ascii")
+        if name in wanted:
+            lines[name].append(match.start())
+    ends = {start: end for start, end in zip(starts, [*starts[1:], len(data)], strict=True)}
+    name_parts: NameParts = {}
+    for name, offsets in lines.items():
+        name_parts[name] = tuple(sorted({starts[bisect_right(starts, at) - 1] for at in offsets}))
+    chosen = sorted({start for found in name_parts.values() for start in found})
+    return name_parts, [(start, ends[start]) for start in chosen]
+
+
+def records_of(found: list[Definition], rows: list[bytes]) -> tuple[DefRecord, ...]:
+    """Definitions as the map keeps them, with their signature lines."""
+    return tuple(
+        (
+            d.name,
+            d.start_row + 1,
+            d.end_row + 1,
+            d.name_row + 1,
+            signature_text(rows[d.name_row].decode(TEXT_ENCODING, errors="replace")),
+        )
+        for d in found
+    )
+
+
+def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of a whole file's bytes."""
+    tree = new_parser(language).parse(data)
+    found = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
+    return records_of(found, data.split(b"\n")) if found else ()
+
+
+def _point(data: bytes, offset: int) -> Point:
+    """Row and column of a byte offset."""
+    return Point(data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1))
+
+
+def parse_parts(
+    data: bytes, parts: list[tuple[int, int]], done: Container[int] = ()
+) -> PartRecords:
+    """The definitions of each part of a Python file not already `done`."""
+    todo = [(start, end) for start, end in parts if start not in done]
+    if not todo:
+        return {}
+    rows = data.split(b"\n")
+    parser: Parser = new_parser(PYTHON)
+    whole: tuple[DefRecord, ...] | None = None
+    found: PartRecords = {}
+    for start, end in todo:
+        first, stop = _point(data, start), _point(data, end)
+        parser.included_ranges = [Range(first, stop, start, end)]
+        tree = parser.parse(data)
+        if not tree.root_node.has_error:
+            definitions = find_definitions(tree, PYTHON, MAX_DEFINITION_DEPTH)
+            found[start] = records_of(definitions, rows)
+            continue
+        if whole is None:
+            whole = parse_whole(data, PYTHON)
+        last = stop.row if end < len(data) else len(rows)
+        found[start] = tuple(record for record in whole if first.row + 1 <= record[1] <= last)
+    return found
