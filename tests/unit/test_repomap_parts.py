@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.repomap_parts import parse_parts, parse_whole, python_parts
+from cairn.context.repomap_parts import parse_whole, python_parts
 from cairn.context.repomap_render import file_block
-from cairn.context.repomap_tags import FileTags, python_defined_names, with_found
+from cairn.context.repomap_tags import (
+    FileTags,
+    definitions_for,
+    python_defined_names,
+    with_found,
+)
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 NAMES_PER_FILE = 12
@@ -61,11 +66,14 @@ class Fake:
 def last(x): return x'''
 
 
+def _tags_for(data: bytes, names: set[str], tags: FileTags | None = None) -> FileTags:
+    tags = tags or FileTags((), {}, None)
+    parts = tags.unparsed(names)
+    return tags if parts == [] else with_found(tags, definitions_for(data, "python", names, parts))
+
+
 def _outline(data: bytes, names: set[str]) -> str:
-    tags = FileTags((), {}, None)
-    name_parts, parts = python_parts(data, sorted(names))
-    tags = with_found(tags, (None, name_parts, parse_parts(data, parts)))
-    return file_block("f.py", tags.shown_definitions(names), names)
+    return file_block("f.py", _tags_for(data, names).shown_definitions(names), names)
 
 
 def _whole(data: bytes, names: set[str]) -> str:
@@ -94,10 +102,9 @@ def test_definitions_inside_strings_are_not_shown() -> None:
 
 
 def test_decorated_definition_is_one_part_with_its_decorators() -> None:
-    name_parts, parts = python_parts(SAMPLE, ["decorated"])
-    (start,) = name_parts["decorated"]
+    ((start, end),) = python_parts(SAMPLE)["decorated"]
     assert SAMPLE[start:].startswith(b"@decorator(")
-    assert [part[0] for part in parts] == [start]
+    assert SAMPLE[:end].endswith(b"return a + b\n\n\n")
 
 
 def test_a_part_with_a_syntax_error_falls_back_to_the_whole_parse() -> None:
@@ -114,9 +121,26 @@ def test_crlf_and_no_final_newline() -> None:
 
 
 def test_parts_already_parsed_are_not_parsed_again() -> None:
-    _name_parts, parts = python_parts(SAMPLE, ["get", "fetch"])
-    assert len(parts) == 1  # both are methods of Store
-    assert parse_parts(SAMPLE, parts, done={parts[0][0]}) == {}
+    tags = _tags_for(SAMPLE, {"get"})
+    assert tags.name_parts is not None
+    assert tags.name_parts["get"] == tags.name_parts["fetch"]  # both are methods of Store
+    assert tags.unparsed({"fetch"}) == []
+    assert tags.unparsed({"last"}) == list(tags.name_parts["last"])
+    assert tags.unparsed({"not_a_function"}) == []  # defined only inside a string
+
+
+def test_outlines_after_several_requests_do_not_depend_on_their_order() -> None:
+    names = sorted(set(python_defined_names(SAMPLE)))
+    forward = backward = None
+    for name in names:
+        forward = _tags_for(SAMPLE, {name}, forward)
+    for name in reversed(names):
+        backward = _tags_for(SAMPLE, {name}, backward)
+    assert forward is not None and backward is not None
+    for name in names:
+        expected = _whole(SAMPLE, {name})
+        assert file_block("f.py", forward.shown_definitions({name}), {name}) == expected
+        assert file_block("f.py", backward.shown_definitions({name}), {name}) == expected
 
 
 def test_outlines_match_a_whole_parse_on_this_repository() -> None:

@@ -13,8 +13,8 @@ from cairn.context.repomap_workers import (
     PARSE,
     SCAN,
     Workers,
+    batches_by_size,
     scan_result_tags,
-    split_by_size,
 )
 
 FILES = PARALLEL_MIN_FILES + 16
@@ -96,13 +96,16 @@ def test_small_batches_stay_in_this_process(project: list[str]) -> None:
     assert workers.running == 0
 
 
-def test_split_by_size_balances_and_keeps_every_index() -> None:
-    sizes = [50, 10, 40, 30, 20, 20, 10]
-    groups = split_by_size([str(i) for i in range(len(sizes))], sizes, 2)
-    assert sorted(i for group in groups for i in group) == list(range(len(sizes)))
-    loads = [sum(sizes[i] for i in group) for group in groups]
-    assert abs(loads[0] - loads[1]) <= 10
-    assert groups == split_by_size([str(i) for i in range(len(sizes))], sizes, 2)
+def test_batches_by_size_balance_and_keep_every_index_in_order() -> None:
+    sizes = [50, 10, 40, 30, 20, 20, 10, 5, 5, 10]
+    batches = batches_by_size(sizes, 4)
+    assert [i for batch in batches for i in batch] == list(range(len(sizes)))
+    assert len(batches) <= 4
+    assert all(batch for batch in batches)
+    loads = [sum(sizes[i] + 1 for i in batch) for batch in batches]
+    assert max(loads) <= 2 * (sum(sizes) + len(sizes)) / 4
+    assert batches_by_size([], 4) == []
+    assert batches_by_size([1000, 1, 1], 8) == [[0], [1], [2]]
 
 
 class _Listing:

@@ -126,7 +126,7 @@ class RepoMap:
         buffer = self._buffers.get(rel)
         if buffer is None:
             return self._index.complete(rel, names)
-        if buffer.missing(names):
+        if buffer.unparsed(names) != []:
             buffer = complete_text(buffer, self._buffer_texts[rel], rel, names)
             self._buffers[rel] = buffer
             self._merged = None

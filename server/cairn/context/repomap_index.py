@@ -43,8 +43,11 @@ def _part_records(raw: Mapping[object, Sequence[Sequence[object]]]) -> PartRecor
     return {int(start): tuple(map(_record, records)) for start, records in raw.items()}  # type: ignore[call-overload]
 
 
-def _name_parts(raw: Mapping[object, Sequence[object]]) -> NameParts:
-    return {str(name): tuple(int(start) for start in starts) for name, starts in raw.items()}  # type: ignore[call-overload]
+def _name_parts(raw: Mapping[object, Sequence[Sequence[object]]]) -> NameParts:
+    return {
+        str(name): tuple((int(start), int(end)) for start, end in spans)  # type: ignore[call-overload]
+        for name, spans in raw.items()
+    }
 
 
 class TagIndex:
@@ -197,11 +200,9 @@ class TagIndex:
         requests: list[ParseRequest] = []
         rels: list[str] = []
         for rel, names in wanted.items():
-            tags = self._tags[rel]
-            missing = tags.missing(names)
-            if missing:
-                done = sorted(tags.part_records or {})
-                requests.append((str(self.folder / rel), missing, done))
+            parts = self._tags[rel].unparsed(names)
+            if parts != []:
+                requests.append((str(self.folder / rel), sorted(names), parts))
                 rels.append(rel)
         if not requests:
             return

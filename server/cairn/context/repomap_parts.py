@@ -35,10 +35,13 @@ LINE_START = b"\n"
 
 DefRecord = tuple[str, int, int, int, str]
 """(name, first line, last line, name line, signature text); lines are 1-based."""
+PartSpan = tuple[int, int]
+"""(first byte, end byte) of one part of a file."""
 PartRecords = dict[int, tuple[DefRecord, ...]]
 """Definitions of each parsed part, by the part's first byte."""
-NameParts = dict[str, tuple[int, ...]]
-"""First bytes of the parts holding each name's definitions (empty: none found)."""
+NameParts = dict[str, tuple[PartSpan, ...]]
+"""The parts holding each defined name's definitions, for every name the file defines
+(a name not in it has no definition in the file)."""
 
 PYTHON_DEF = re.compile(rb"def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(\[]")
 PYTHON_CLASS = re.compile(rb"class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*[(:\[]")
@@ -77,28 +80,30 @@ def _part_starts(data: bytes, text: bytes) -> list[int]:
     return starts
 
 
-def python_parts(data: bytes, names: Collection[str]) -> tuple[NameParts, list[tuple[int, int]]]:
-    """The parts holding the definitions of `names`: first bytes per name, and the
-    (first byte, end byte) of every such part, in file order."""
+def python_parts(data: bytes) -> NameParts:
+    """The parts holding the definitions of every name a Python file defines."""
     text = LINE_START + blanked(data)
     starts = _part_starts(data, text)
-    wanted = set(names)
-    lines: dict[str, list[int]] = {name: [] for name in wanted}
+    lines: dict[str, list[int]] = {}
     for pattern, allow_async in ((PYTHON_DEF, True), (PYTHON_CLASS, False)):
         for match in pattern.finditer(text):
-            name = match.group(1).decode("ascii")
-            if name in wanted and after_indent(text, match.start(), allow_async):
-                lines[name].append(text.rfind(b"\n", 0, match.start()))
+            if after_indent(text, match.start(), allow_async):
+                name = match.group(1).decode("ascii")
+                lines.setdefault(name, []).append(text.rfind(b"\n", 0, match.start()))
     for match in PYTHON_ASSIGNMENT.finditer(text):
-        name = match.group(1).decode("ascii")
-        if name in wanted:
-            lines[name].append(match.start())
-    ends = {start: end for start, end in zip(starts, [*starts[1:], len(data)], strict=True)}
-    name_parts: NameParts = {}
-    for name, offsets in lines.items():
-        name_parts[name] = tuple(sorted({starts[bisect_right(starts, at) - 1] for at in offsets}))
-    chosen = sorted({start for found in name_parts.values() for start in found})
-    return name_parts, [(start, ends[start]) for start in chosen]
+        lines.setdefault(match.group(1).decode("ascii"), []).append(match.start())
+    spans = dict(zip(starts, zip(starts, [*starts[1:], len(data)], strict=True), strict=True))
+    return {
+        name: tuple(
+            spans[start] for start in sorted({starts[bisect_right(starts, at) - 1] for at in found})
+        )
+        for name, found in sorted(lines.items())
+    }
+
+
+def spans_of(name_parts: NameParts, names: Collection[str]) -> list[PartSpan]:
+    """The parts holding any of `names`, in file order."""
+    return sorted({span for name in names for span in name_parts.get(name, ())})
 
 
 def records_of(found: list[Definition], rows: list[bytes]) -> tuple[DefRecord, ...]:
@@ -127,9 +132,7 @@ def _point(data: bytes, offset: int) -> Point:
     return Point(data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1))
 
 
-def parse_parts(
-    data: bytes, parts: list[tuple[int, int]], done: Container[int] = ()
-) -> PartRecords:
+def parse_parts(data: bytes, parts: list[PartSpan], done: Container[int] = ()) -> PartRecords:
     """The definitions of each part of a Python file not already `done`."""
     todo = [(start, end) for start, end in parts if start not in done]
     if not todo:

@@ -35,10 +35,12 @@ from cairn.context.repomap_parts import (
     DefRecord,
     NameParts,
     PartRecords,
+    PartSpan,
     after_indent,
     parse_parts,
     parse_whole,
     python_parts,
+    spans_of,
 )
 
 MIN_IDENTIFIER_CHARS = 2
@@ -97,21 +99,28 @@ class FileTags:
     part_records: PartRecords | None = None
     name_parts: NameParts | None = None
 
-    def missing(self, names: Collection[str]) -> list[str]:
-        """Those of `names` whose definitions are not known yet, sorted."""
+    def unparsed(self, names: Collection[str]) -> list[PartSpan] | None:
+        """The parts an outline of `names` needs that were not parsed yet ([] when none
+        are missing), or None when the file's parts are not known yet (or it is parsed
+        whole and was not)."""
         if self.definitions is not None:
             return []
-        known = self.name_parts or {}
-        return sorted(name for name in names if name not in known)
+        if self.name_parts is None:
+            return None
+        done = self.part_records or {}
+        return [span for span in spans_of(self.name_parts, names) if span[0] not in done]
 
     def shown_definitions(self, names: Collection[str]) -> tuple[DefRecord, ...]:
         """The definitions an outline of `names` is made from: every definition of a
-        file parsed whole, else those of the parts holding `names` (known ones only)."""
+        file parsed whole, else those of the parts holding `names` (parsed ones only)."""
         if self.definitions is not None:
             return self.definitions
-        name_parts, part_records = self.name_parts or {}, self.part_records or {}
-        starts = sorted({start for name in names for start in name_parts.get(name, ())})
-        return tuple(record for start in starts for record in part_records.get(start, ()))
+        part_records = self.part_records or {}
+        return tuple(
+            record
+            for start, _end in spans_of(self.name_parts or {}, names)
+            for record in part_records.get(start, ())
+        )
 
 
 EMPTY_TAGS = FileTags((), {}, ())
@@ -148,17 +157,22 @@ def scan(data: bytes, language: str) -> FileTags:
 PARTIAL_LANGUAGES = frozenset({PYTHON})
 """Languages whose files are parsed in parts (`repomap_parts`), not whole."""
 
-PartsFound = tuple[tuple[DefRecord, ...] | None, NameParts, PartRecords]
-"""What parsing a file for some names gives: every definition (a language parsed whole),
-or None and the parts of those names and the records of the parts not parsed before."""
+PartsFound = tuple[tuple[DefRecord, ...] | None, NameParts | None, PartRecords]
+"""What parsing a file gives: every definition (a language parsed whole), or None, the
+file's parts when they were worked out, and the records of the parts parsed."""
 
 
-def definitions_for(data: bytes, language: str, names: list[str], done: list[int]) -> PartsFound:
-    """Parse what the outline of `names` needs (parts not in `done` only)."""
+def definitions_for(
+    data: bytes, language: str, names: Collection[str], parts: list[PartSpan] | None
+) -> PartsFound:
+    """Parse what the outline of `names` needs: the given `parts`, or (None) the parts of
+    `names` once the file's parts are worked out."""
     if language not in PARTIAL_LANGUAGES:
-        return parse_whole(data, language), {}, {}
-    name_parts, parts = python_parts(data, names)
-    return None, name_parts, parse_parts(data, parts, set(done))
+        return parse_whole(data, language), None, {}
+    if parts is not None:
+        return None, None, parse_parts(data, parts)
+    name_parts = python_parts(data)
+    return None, name_parts, parse_parts(data, spans_of(name_parts, names))
 
 
 def with_found(tags: FileTags, found: PartsFound) -> FileTags:
@@ -169,7 +183,7 @@ def with_found(tags: FileTags, found: PartsFound) -> FileTags:
     return replace(
         tags,
         part_records={**(tags.part_records or {}), **part_records},
-        name_parts={**(tags.name_parts or {}), **name_parts},
+        name_parts=tags.name_parts if name_parts is None else name_parts,
     )
 
 
@@ -184,12 +198,11 @@ def scan_text(text: str, path: str) -> FileTags:
 def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) -> FileTags:
     """`tags` of a buffer with the definitions the outline of `names` needs."""
     language = language_for_path(path)
-    missing = tags.missing(names)
-    if language is None or not missing:
+    parts = tags.unparsed(names)
+    if language is None or parts == []:
         return tags
     data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
-    done = sorted(tags.part_records or {})
-    return with_found(tags, definitions_for(data, language, missing, done))
+    return with_found(tags, definitions_for(data, language, names, parts))
 
 
 def scan_files(paths: list[str]) -> list[FileTags | None]:
@@ -209,22 +222,23 @@ def scan_files(paths: list[str]) -> list[FileTags | None]:
     return results
 
 
-ParseRequest = tuple[str, list[str], list[int]]
-"""A file to parse for the map: its path, the names to find, the parts already parsed."""
+ParseRequest = tuple[str, list[str], list[PartSpan] | None]
+"""A file to parse for the map: its path, the names to show, the parts to parse (None:
+work them out from the names)."""
 
 
 def parse_files(requests: list[ParseRequest]) -> list[PartsFound]:
     """`definitions_for` each file on disk (nothing for one that cannot be read); runs in
     helper processes too."""
     results: list[PartsFound] = []
-    for path, names, done in requests:
+    for path, names, parts in requests:
         language = language_for_path(path)
         try:
             data = Path(path).read_bytes() if language is not None else b""
         except OSError:
             data = b""
         if language is None or not data:
-            results.append(((), {}, {}))
+            results.append(((), None, {}))
         else:
-            results.append(definitions_for(data, language, names, done))
+            results.append(definitions_for(data, language, names, parts))
     return results

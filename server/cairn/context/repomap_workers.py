@@ -1,16 +1,17 @@
-"""Helper processes for the repository map's big batches (a cold scan, the first parses).
+"""Helper processes for the repository map's big jobs (a cold scan, the first parses).
 
-`Workers.run(job, paths)` splits the paths into shares of about equal bytes, hands one
-share to each helper process (one fewer than the cores) and does the last share itself,
-so every core works and no core waits for a pool to start: a helper is a plain
-`python -m cairn.context.repomap_workers` that imports only the scanner (about 50 ms),
-not the caller's main module as `multiprocessing`'s spawn does. Requests and results go
-over the helper's stdin/stdout as length-prefixed `marshal` frames.
+`Workers.run(job, items, sizes)` cuts the items (files) into batches of about equal
+bytes, BATCHES_PER_PROCESS per process; this process and every helper process (one
+fewer than the cores) take batches in turn until none are left, so every core works,
+none waits for a pool to start, and a helper that starts late simply does fewer
+batches. A helper is a plain `python -m cairn.context.repomap_workers` that imports only
+the scanner (about 50 ms), not the caller's main module as `multiprocessing`'s spawn
+does; requests and results cross its stdin/stdout as length-prefixed `marshal` frames.
 
-Small batches (fewer than PARALLEL_MIN_FILES while no helper runs) are done in this
-process. A helper that fails in any way (cannot start, dies, answers garbage, takes
-longer than HELPER_DEADLINE_S) is stopped and its share is done here: the result is
-the same, only slower. Helpers live until `close()`.
+Small jobs (fewer than PARALLEL_MIN_FILES items while no helper runs) are done in this
+process. A helper that fails in any way (cannot start, dies, answers garbage, has not
+finished HELPER_DEADLINE_S after this process ran out of batches) is stopped and its
+batch is done here: the result is the same, only slower. Helpers live until `close()`.
 
 Run as a module, this file is the helper: it answers requests until its stdin closes.
 """
@@ -23,6 +24,7 @@ import struct
 import subprocess
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -49,6 +51,8 @@ MARSHAL_VERSION = 4
 FRAME_HEADER = struct.Struct("<Q")
 """Each frame: its length as 8 little-endian bytes, then a `marshal` payload."""
 
+BATCHES_PER_PROCESS = 8
+"""A run is cut into this many batches per process (this one and each helper)."""
 MAX_FRAME_BYTES = 1 << 34
 """Larger announced frames are refused as garbage (16 GiB: no real answer comes close)."""
 READ_PIECE_BYTES = 1 << 20
@@ -69,7 +73,12 @@ def _scan_job(paths: list[str]) -> list[ScanResult]:
 
 
 def _parse_job(requests: list[ParseRequest]) -> list[PartsFound]:
-    return parse_files([(path, list(names), list(done)) for path, names, done in requests])
+    return parse_files(
+        [
+            (path, list(names), None if parts is None else [(start, end) for start, end in parts])
+            for path, names, parts in requests
+        ]
+    )
 
 
 def _listed(definitions: tuple[DefRecord, ...] | None) -> list[DefRecord] | None:
@@ -91,16 +100,23 @@ def scan_result_tags(result: ScanResult) -> FileTags | None:
     )
 
 
-def split_by_size(paths: Sequence[object], sizes: Sequence[int], shares: int) -> list[list[int]]:
-    """Indexes of `paths` in `shares` groups of about equal total size (largest file
-    first to the lightest group; ties by position, so the split is deterministic)."""
-    groups: list[list[int]] = [[] for _ in range(shares)]
-    loads = [0] * shares
-    for index in sorted(range(len(paths)), key=lambda i: (-sizes[i], i)):
-        lightest = loads.index(min(loads))
-        groups[lightest].append(index)
-        loads[lightest] += sizes[index] + 1
-    return [sorted(group) for group in groups]
+def batches_by_size(sizes: Sequence[int], count: int) -> list[list[int]]:
+    """Indexes 0..len(sizes)-1 cut, in order, into at most `count` runs of about equal
+    total size (every index in exactly one run; the cut depends only on the sizes)."""
+    total = sum(size + 1 for size in sizes)
+    target = total / max(1, count)
+    batches: list[list[int]] = []
+    current: list[int] = []
+    filled = 0.0
+    for index, size in enumerate(sizes):
+        current.append(index)
+        filled += size + 1
+        if filled >= target * (len(batches) + 1) and len(batches) < count - 1:
+            batches.append(current)
+            current = []
+    if current:
+        batches.append(current)
+    return batches
 
 
 def _write_frame(stream: IO[bytes], value: Any) -> None:
@@ -125,8 +141,20 @@ def _read_frame(stream: IO[bytes]) -> object:
     return marshal.loads(payload)
 
 
+class _Batches:
+    """The batches of one run, handed out to whichever process asks next."""
+
+    def __init__(self, batches: list[list[int]]) -> None:
+        self._batches = deque(batches)
+        self._lock = threading.Lock()
+
+    def take(self) -> list[int] | None:
+        with self._lock:
+            return self._batches.popleft() if self._batches else None
+
+
 class _Helper:
-    """One helper process and the exchange of one request with it."""
+    """One helper process, and the thread that feeds it batches during a run."""
 
     def __init__(self, command: Sequence[str]) -> None:
         package_root = str(Path(__file__).resolve().parents[2])
@@ -135,41 +163,45 @@ class _Helper:
         self.process = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
-        self._answer: object = None
-        self._failed = True
+        self.failed: list[int] | None = None
+        """The batch this helper failed on (its work is then done elsewhere)."""
         self._thread: threading.Thread | None = None
 
-    def send(self, job: str, paths: list[Any]) -> None:
-        """Start the exchange (in a thread: the helper may still be starting)."""
-        self._failed = True
-        self._thread = threading.Thread(target=self._exchange, args=(job, paths), daemon=True)
+    def start(self, job: str, items: Sequence[Any], batches: _Batches, results: list[Any]) -> None:
+        """Feed the helper batches until none are left or it fails (in a thread)."""
+        self.failed = None
+        self._thread = threading.Thread(
+            target=self._serve, args=(job, items, batches, results), daemon=True
+        )
         self._thread.start()
 
-    def _exchange(self, job: str, paths: list[Any]) -> None:
+    def _serve(self, job: str, items: Sequence[Any], batches: _Batches, results: list[Any]) -> None:
         stdin, stdout = self.process.stdin, self.process.stdout
-        if stdin is None or stdout is None:
-            return
-        try:
-            _write_frame(stdin, (job, paths))
-            answer = _read_frame(stdout)
-        except (OSError, EOFError, ValueError, TypeError):
-            return
-        if isinstance(answer, list):
-            self._answer, self._failed = answer, False
+        while (batch := batches.take()) is not None:
+            try:
+                if stdin is None or stdout is None:
+                    raise EOFError("the helper has no pipes")
+                _write_frame(stdin, (job, [items[i] for i in batch]))
+                answer = _read_frame(stdout)
+                if not isinstance(answer, list) or len(answer) != len(batch):
+                    raise ValueError("the helper's answer does not match its batch")
+            except (OSError, EOFError, ValueError, TypeError):
+                self.failed = batch
+                return
+            for index, result in zip(batch, answer, strict=True):
+                results[index] = result
 
-    def receive(self, expected: int, deadline_s: float) -> list[Any] | None:
-        """The helper's results, or None when it failed or did not answer within
-        `deadline_s` (it is then stopped)."""
+    def finish(self, deadline_s: float) -> list[int] | None:
+        """Wait for the helper's last batch; the batch it failed on (it is then stopped),
+        if any. One still running after `deadline_s` is stopped too."""
         if self._thread is not None:
             self._thread.join(deadline_s)
             if self._thread.is_alive():
-                self._failed = True
-        answer = self._answer
-        self._answer = None
-        if self._failed or not isinstance(answer, list) or len(answer) != expected:
+                self.stop(graceful=False)  # its pipe closes: the thread ends with a failure
+                self._thread.join()
+        if self.failed is not None:
             self.stop(graceful=False)
-            return None
-        return answer
+        return self.failed
 
     def close_input(self) -> None:
         """Close the helper's stdin: it exits once it has answered what it was sent."""
@@ -194,7 +226,7 @@ class _Helper:
 
 
 class Workers:
-    """Helper processes (started on need) plus this process, doing one batch at a time."""
+    """Helper processes (started on need) plus this process, sharing one run at a time."""
 
     def __init__(
         self,
@@ -213,27 +245,38 @@ class Workers:
         """How many helper processes run now."""
         return len(self._helpers)
 
-    def run(self, job: str, paths: Sequence[Any], sizes: Sequence[int]) -> list[Any]:
-        """`JOBS[job](paths)`, shared with the helpers when the batch is big enough (a path
-        may be a request holding one)."""
+    def run(self, job: str, items: Sequence[Any], sizes: Sequence[int]) -> list[Any]:
+        """`JOBS[job](items)`, shared with the helpers when there are enough items.
+
+        The items are cut into batches of about equal size (`sizes`: one per item, e.g.
+        file bytes) that this process and every helper take in turn until none are left,
+        so a helper that starts late or gets slow batches simply does fewer of them.
+        """
         work = JOBS[job]
         least = PARALLEL_MIN_FILES if not self._helpers else self._wanted + 1
-        if self._wanted == 0 or len(paths) < least:
-            return work(list(paths))
+        if self._wanted == 0 or len(items) < least:
+            return work(list(items))
         self._start()
-        groups = split_by_size(paths, sizes, len(self._helpers) + 1)
-        for helper, group in zip(self._helpers, groups, strict=False):
-            helper.send(job, [paths[i] for i in group])
-        own = groups[-1]
-        results: list[Any] = [None] * len(paths)
-        for index, result in zip(own, work([paths[i] for i in own]), strict=True):
-            results[index] = result
-        for helper, group in zip(list(self._helpers), groups, strict=False):
-            answer = helper.receive(len(group), self._deadline_s)
-            if answer is None:
+        if not self._helpers:
+            return work(list(items))
+        batches = _Batches(batches_by_size(sizes, BATCHES_PER_PROCESS * (len(self._helpers) + 1)))
+        results: list[Any] = [None] * len(items)
+        for helper in self._helpers:
+            helper.start(job, items, batches, results)
+        redo: list[int] = []
+        while True:
+            batch = batches.take()
+            if batch is None:
+                break
+            for index, result in zip(batch, work([items[i] for i in batch]), strict=True):
+                results[index] = result
+        for helper in list(self._helpers):
+            failed = helper.finish(self._deadline_s)
+            if failed is not None:
                 self._helpers.remove(helper)
-                answer = work([paths[i] for i in group])
-            for index, result in zip(group, answer, strict=True):
+                redo.extend(failed)
+        if redo:
+            for index, result in zip(redo, work([items[i] for i in redo]), strict=True):
                 results[index] = result
         return results
 
