@@ -8,8 +8,9 @@ Two passes, so that a cold build does not parse every file:
   languages that have a finder (Python: `def`/`class` and module-level assignments),
   else by parsing with tree-sitter;
 - the definitions (tree-sitter, `grammars/<language>-tags.scm`): name, line span and
-  signature line of each class, function, method..., parsed only for the files the
-  rendered map actually shows (or at scan time for languages without a finder).
+  signature line of each class, function, method..., parsed only for the names the
+  rendered map actually shows — for Python only the top-level statements holding them
+  (`repomap_parts`) — or at scan time for languages without a finder.
 
 Ranking uses only the scan, so the map is the same whichever files happen to be parsed.
 Trees are never kept.
