@@ -40,11 +40,11 @@ from cairn.context.repomap_tags import (
 )
 
 PARALLEL_MIN_FILES = 64
-"""Fewer files than this are done in this process while no helper runs (starting one
-costs about 50 ms); once helpers run, any batch with a file for each process uses them."""
+"""Jobs of fewer files than this are done in this process while no helper runs (starting
+one costs about 50 ms); once helpers run, any job with a file for each process uses them."""
 HELPER_DEADLINE_S = 600.0
-"""A helper that has not answered a request after this long is stopped (its share is
-then done here)."""
+"""A helper still busy this long after this process ran out of batches is stopped (its
+batch is then done here)."""
 STOP_WAIT_S = 5.0
 """How long `close()` waits for a helper to exit after its stdin closes, before killing it."""
 MARSHAL_VERSION = 4
