@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
+from cairn.agent.engine import REPOMAP_CACHE
+from cairn.settings import DEFAULT_TRACE_DIR
+from cairn.trace.store import CACHE_DIR
 from tests.lsp.harness import Starter
 
 STATS_KEYS = {
@@ -57,3 +62,19 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
         with pytest.raises(JsonRpcInvalidParams, match=problem):
             await client.request(method, params)
     assert set(await client.request("cairn/contextStats")) == STATS_KEYS
+
+
+async def test_the_repository_map_index_is_built_before_the_engine_is_handed_out(
+    start: Starter, tmp_path: Path
+) -> None:
+    client = await start(
+        files={
+            "pkg/store.py": "class Store:\n    def get(self): ...\n",
+            "pkg/cli.py": "from pkg.store import Store\nStore().get()\n",
+        }
+    )
+    await client.request("cairn/goalTree")  # answered once the engine is ready
+    cache = tmp_path / "ws" / DEFAULT_TRACE_DIR / CACHE_DIR / REPOMAP_CACHE
+    assert [path.suffix for path in cache.iterdir()] == [".marshal"]
+    stats = await client.request("cairn/contextStats", {})
+    assert stats["bySource"]["repomap"] > 0

@@ -302,6 +302,9 @@ class Engine:
         ):
             part.settings = settings
 
+    def warm(self) -> None:
+        self.files.refresh_all()
+
     def close(self) -> None:
         for session in self._sessions.values():
             if session.background is not None and not session.background.done():

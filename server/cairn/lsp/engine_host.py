@@ -124,6 +124,15 @@ class EngineHost:
             self.failure = f"{type(exc).__name__}: {exc}"
             logger.exception("the engine could not be started")
             raise
+        try:
+            # Nobody else holds the engine yet: its file listing and repository-map scan
+            # run on a thread, not on the event loop (the editor's state is copied after).
+            await asyncio.to_thread(engine.warm)
+        except asyncio.CancelledError:
+            engine.close()  # shut down while warming: nobody else will close it
+            raise
+        except Exception:
+            logger.exception("warming the engine failed (the first context build does it)")
         engine.workspace.buffers.update(pending.buffers)
         engine.workspace.diagnostics.update(pending.diagnostics)
         engine.workspace.folders = list(pending.folders)
