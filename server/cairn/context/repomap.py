@@ -55,8 +55,8 @@ class RepoMap:
         self._merged: dict[str, FileTags] | None = None
         self._graph: RankGraph | None = None
         self._ranks: dict[RankKey, Ranking] = {}
-        self._blocks: dict[str, tuple[FileTags, dict[frozenset[str], str]]] = {}
-        """Rendered outline blocks per file and names shown, while its tags stay the same."""
+        self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
+        """Rendered outline blocks per file and names shown, with the scan they belong to."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -110,16 +110,24 @@ class RepoMap:
         return self._index.scanned_last_refresh
 
     def _block(self, rel: str, names: frozenset[str]) -> str:
-        """The outline block of `rel` showing `names` (parsing what it needs)."""
-        tags = self._with_definitions(rel, names)
+        """The outline block of `rel` showing `names` (parsing what it needs).
+
+        Blocks are kept per file while its scan stays the same (its `references` object:
+        parsing more parts keeps it, a re-scan replaces it); a block depends only on the
+        parts holding its names, so parsing other parts never outdates it.
+        """
+        current = self._current(rel)
         entry = self._blocks.get(rel)
-        if entry is None or entry[0] is not tags:
-            entry = (tags, {})
+        if entry is not None and current is not None and entry[0] is current.references:
+            block = entry[1].get(names)
+            if block is not None:
+                return block
+        tags = self._with_definitions(rel, names)
+        if entry is None or entry[0] is not tags.references:
+            entry = (tags.references, {})
             self._blocks[rel] = entry
-        block = entry[1].get(names)
-        if block is None:
-            block = file_block(rel, tags.shown_definitions(names), names)
-            entry[1][names] = block
+        block = file_block(rel, tags.shown_definitions(names), names)
+        entry[1][names] = block
         return block
 
     def _with_definitions(self, rel: str, names: frozenset[str]) -> FileTags:
