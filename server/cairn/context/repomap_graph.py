@@ -35,23 +35,10 @@ Floats = NDArray[np.float64]
 Ints = NDArray[np.intp]
 
 
-def identifier_weight(name: str, definers: int) -> float:
-    """The weight of a use of `name` (before the mentioned-identifier factor)."""
-    weight = 1.0
-    is_descriptive = len(name) >= DESCRIPTIVE_MIN_CHARS and (
-        "_" in name.strip("_") or (name != name.lower() and name != name.upper())
-    )
-    if is_descriptive:
-        weight *= DESCRIPTIVE_WEIGHT
-    if name.startswith("_"):
-        weight *= PRIVATE_WEIGHT
-    if definers > COMMON_DEFINERS:
-        weight *= COMMON_WEIGHT
-    return weight
-
-
 def identifier_weights(names: list[str], definers: Ints) -> Floats:
-    """`identifier_weight` of every name (`definers`: how many files define each)."""
+    """The weight of a use of each name, before the mentioned-identifier factor
+    (`definers`: how many files define each name): descriptive names (long, snake_case or
+    camelCase) weigh more, private ones and those defined in many files less."""
     descriptive = np.fromiter(
         (
             len(name) >= DESCRIPTIVE_MIN_CHARS

@@ -1,9 +1,10 @@
 """The repository map's persisted index: tags of every file, re-scanned only when it changed.
 
 Each file's entry is keyed by its size and modification time (ns); a refresh is one stat
-pass over the folder's files, and only new or changed files are scanned — on every core
-with helper processes when there are many of them (a cold build, `repomap_workers`). Definitions parsed later for rendering
-(`complete`) are kept in the index too. The index is saved in `cache_dir` as one
+pass over the folder's files, and only new or changed files are scanned — with helper
+processes on every core when there are many of them (a cold build, `repomap_workers`).
+Definitions parsed later for rendering (`complete`, whole files or parts) are kept in the
+index too. The index is saved in `cache_dir` as one
 `marshal` file written atomically (temp file, fsync, rename); a missing, corrupt or
 foreign-version file just means a cold build.
 """

@@ -127,17 +127,12 @@ class FileTags:
 EMPTY_TAGS = FileTags((), {}, ())
 
 
-def parse_definitions(data: bytes, language: str) -> tuple[DefRecord, ...]:
-    """The definitions of a whole file's bytes, with their signature lines."""
-    return parse_whole(data, language)
-
-
 def scan(data: bytes, language: str) -> FileTags:
     """The lexical scan of a file's bytes (parsing it only when its language needs that)."""
     finder = DEFINED_NAME_FINDERS.get(language)
     definitions: tuple[DefRecord, ...] | None = None
     if finder is None:
-        definitions = parse_definitions(data, language)
+        definitions = parse_whole(data, language)
         defined = [record[0] for record in definitions]
     else:
         defined = finder(data)

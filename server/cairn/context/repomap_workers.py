@@ -30,14 +30,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.context.repomap_tags import (
-    DefRecord,
-    FileTags,
-    ParseRequest,
-    PartsFound,
-    parse_files,
-    scan_files,
-)
+from cairn.context.repomap_parts import DefRecord
+from cairn.context.repomap_tags import FileTags, parse_files, scan_files
 
 PARALLEL_MIN_FILES = 64
 """Jobs of fewer files than this are done in this process while no helper runs (starting
@@ -60,44 +54,24 @@ READ_PIECE_BYTES = 1 << 20
 SCAN = "scan"
 PARSE = "parse"
 
-ScanResult = tuple[list[str], dict[str, int], list[DefRecord] | None] | None
-"""A scanned file as it crosses the pipe: names, references, definitions (None: not
-parsed), or None for a file that could not be read."""
+ScanResult = tuple[tuple[str, ...], dict[str, int], tuple[DefRecord, ...] | None] | None
+"""A scanned file as it crosses the pipe (`marshal` keeps tuples and dicts): the fields of
+its FileTags, or None for a file that could not be read."""
 
 
 def _scan_job(paths: list[str]) -> list[ScanResult]:
     return [
-        None if tags is None else (list(tags.names), tags.references, _listed(tags.definitions))
+        None if tags is None else (tags.names, tags.references, tags.definitions)
         for tags in scan_files(paths)
     ]
 
 
-def _parse_job(requests: list[ParseRequest]) -> list[PartsFound]:
-    return parse_files(
-        [
-            (path, list(names), None if parts is None else [(start, end) for start, end in parts])
-            for path, names, parts in requests
-        ]
-    )
-
-
-def _listed(definitions: tuple[DefRecord, ...] | None) -> list[DefRecord] | None:
-    return None if definitions is None else list(definitions)
-
-
-JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: _parse_job}
+JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: parse_files}
 
 
 def scan_result_tags(result: ScanResult) -> FileTags | None:
     """The FileTags of a scan result (None stays None)."""
-    if result is None:
-        return None
-    names, references, definitions = result
-    return FileTags(
-        tuple(names),
-        references,
-        None if definitions is None else tuple(tuple(d) for d in definitions),  # type: ignore[misc]
-    )
+    return None if result is None else FileTags(*result)
 
 
 def batches_by_size(sizes: Sequence[int], count: int) -> list[list[int]]:
