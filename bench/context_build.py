@@ -28,12 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from cairn.context import tokens
 from cairn.context.builder import ContextBuilder, ContextRequest
-from cairn.context.tokens import O200K, TokenCounter
+from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.settings import Settings
-from cairn.workspace import Workspace
+from cairn.tokens import counter as tokens
+from cairn.tokens.counter import O200K, TokenCounter
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS = REPO_ROOT / "bench" / "RESULTS.md"

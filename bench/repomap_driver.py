@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from cairn.context.repomap import RepoMap
-from cairn.context.tokens import counter_for
+from cairn.repomap.map import RepoMap
+from cairn.tokens.counter import counter_for
 
 EDIT_MARKER = "    return "
 """The edit inserts a statement before the first line starting like this (a function body)."""

@@ -195,7 +195,7 @@ def floor(files: list[str]) -> dict[str, float]:
         "import sys, time, json\n"
         "from pathlib import Path\n"
         "from cairn.code.languages import new_parser\n"
-        "from cairn.context.tokens import counter_for\n"
+        "from cairn.tokens.counter import counter_for\n"
         "files = json.loads(sys.argv[1]); root = Path(sys.argv[2])\n"
         "datas = [(root / f).read_bytes() for f in files]\n"
         "parser = new_parser('python'); count = counter_for(sys.argv[3]); count('x')\n"

@@ -82,7 +82,7 @@ def context(
     ] = False,
 ) -> None:
     """Show the manifest the next model call would get, without calling a model."""
-    from cairn.commands.context import show_context
+    from cairn.commands.context_dry_run import show_context
 
     show_context(
         workspace=workspace,

@@ -29,7 +29,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, LanguageClientProtoco
 from pytest_lsp import client_capabilities as known_client_capabilities
 from pytest_lsp.client import register_lsp_features
 
-from cairn.workspace import path_to_uri
+from cairn.files.workspace import path_to_uri
 
 SERVER_COMMAND = [sys.executable, "-m", "cairn", "serve"]
 EDITORS = ["visual-studio-code", "neovim"]

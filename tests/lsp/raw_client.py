@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cairn.workspace import path_to_uri
+from cairn.files.workspace import path_to_uri
 from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND
 
 READ_TIMEOUT_S = 60.0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from cairn.workspace import path_to_uri
+from cairn.files.workspace import path_to_uri
 from tests.lsp.harness import CairnClient, Starter
 
 TEXT = "héllo 😀 world\nline two\n"

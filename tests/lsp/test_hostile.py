@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.files.workspace import path_to_uri
 from cairn.lsp.debug import DELIBERATE_FAILURE
 from cairn.lsp.params import MAX_MESSAGE_CHARS
-from cairn.workspace import path_to_uri
 from tests.lsp.harness import write_workspace
 from tests.lsp.raw_client import RawServer, frame
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.tools import ToolContext
-from cairn.context.ignore import IgnoreRules
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 from cairn.settings import Settings
 from cairn.trace import Trace, TraceStore
-from cairn.workspace import Workspace
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from cairn.agent.engine import Engine
 from cairn.agent.inputs import TurnInputs
-from cairn.models.context import Source
+from cairn.files.buffers import TextChange
 from cairn.models.events import TurnEvent
+from cairn.models.manifest import Source
 from cairn.models.messages import ToolResultPart
-from cairn.workspace import TextChange
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 NEW_FILES = 20

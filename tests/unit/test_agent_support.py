@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.agent.engine import Engine
-from cairn.models.context import ContextStats
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+from cairn.models.manifest import ContextStats
 from cairn.settings import Settings
 
 SCRIPT = "script.jsonl"

@@ -8,15 +8,14 @@ import sys
 
 import pytest
 
-from cairn.context.budget import (
+from cairn.context.budget import Budget, context_window_for
+from cairn.errors import BudgetError
+from cairn.settings import Settings
+from cairn.tokens.model_info import (
     SCRIPTED_CONTEXT_WINDOW,
-    Budget,
-    context_window_for,
     litellm_model_map_path,
     model_map_window,
 )
-from cairn.errors import BudgetError
-from cairn.settings import Settings
 
 
 def test_available_input_subtracts_output_schemas_and_margin() -> None:

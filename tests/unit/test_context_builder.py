@@ -15,16 +15,16 @@ from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
-from cairn.context.tokens import count_tokens
 from cairn.errors import BudgetError, CairnError, InvalidRequestError
+from cairn.files.workspace import Workspace
 from cairn.goals import render_plan
-from cairn.models.context import ContextBlock
 from cairn.models.diagnostics import Diagnostic, Position, Range
 from cairn.models.goals import Goal, GoalTree
+from cairn.models.manifest import ContextBlock
 from cairn.models.messages import Message, TextPart
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Settings
-from cairn.workspace import Workspace
+from cairn.tokens.counter import count_tokens
 
 FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
 MODEL = "scripted/script.jsonl"

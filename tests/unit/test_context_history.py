@@ -5,7 +5,6 @@ from __future__ import annotations
 from cairn.context.blocks import Candidate
 from cairn.context.history import NO_RESULT_TEXT, prune_stub, render_history
 from cairn.context.sources.summary import SUMMARY_TITLE
-from cairn.context.tokens import count_tokens
 from cairn.models.messages import (
     CompactionPart,
     Message,
@@ -14,6 +13,7 @@ from cairn.models.messages import (
     ToolResultPart,
 )
 from cairn.models.summary import SessionSummary
+from cairn.tokens.counter import count_tokens
 
 MODEL = "gpt-4o"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.guard import (
+from cairn.errors import PathRefusedError
+from cairn.files.guard import (
     MAX_FILE_BYTES,
     PathRefusal,
     guard_path,
@@ -15,9 +16,8 @@ from cairn.context.guard import (
     is_secret,
     read_text_guarded,
 )
-from cairn.context.ignore import IgnoreRules
-from cairn.errors import PathRefusedError
-from cairn.workspace import Workspace
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
 # Bigger than MAX_FILE_BYTES: generated per session, never committed.

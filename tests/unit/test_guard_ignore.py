@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.ignore import IgnoreRules
+from cairn.files.ignore import IgnoreRules
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
 

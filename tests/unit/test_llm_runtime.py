@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from cairn.context.tokens import count_tokens
 from cairn.errors import ModelError
 from cairn.llm import ModelRuntime, reset_scripts
 from cairn.llm.lazy import load_litellm
 from cairn.llm.retry import BACKOFF_FACTOR
 from cairn.llm.scripted import provider
 from cairn.settings import Settings
+from cairn.tokens.counter import count_tokens
 
 MESSAGES = [{"role": "user", "content": "fix the failing test"}]
 BACKOFF_BASE_S = 0.25

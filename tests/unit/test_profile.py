@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.blocks import content_version
-from cairn.context.ignore import IgnoreRules
-from cairn.context.profile import scan_profile
+from cairn.files.ignore import IgnoreRules
+from cairn.files.text import content_hash
 from cairn.models.profile import ProjectProfile
+from cairn.profile.store import scan_profile
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
 
@@ -52,7 +52,7 @@ def test_python_project(tmp_path: Path) -> None:
         ".github/workflows/",
     ]
     assert [(r.path, r.hash) for r in profile.rules_files] == [
-        ("AGENTS.md", content_version((root / "AGENTS.md").read_text()))
+        ("AGENTS.md", content_hash((root / "AGENTS.md").read_text()))
     ]
     assert profile.git_head is None
 

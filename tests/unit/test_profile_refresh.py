@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-import cairn.context.profile as profile_module
-from cairn.context.ignore import IgnoreRules
-from cairn.context.profile import PROFILE_DOC, SCANNED_KEY, ProfileManager, merge3
-from cairn.context.profile_scan import read_git_head
+import cairn.profile.store as profile_module
+from cairn.files.ignore import IgnoreRules
 from cairn.models.profile import ProjectProfile
+from cairn.profile.scan import read_git_head
+from cairn.profile.store import PROFILE_DOC, SCANNED_KEY, ProfileManager, merge3
 from cairn.trace import TraceStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.blocks import content_version
 from cairn.context.builder import ContextBuilder, ContextRequest
-from cairn.context.ignore import IgnoreRules
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.references import (
     RELEVANT_FILES_MAX,
@@ -19,9 +17,11 @@ from cairn.context.references import (
     block_kind,
     reference_blocks,
 )
-from cairn.models.context import ContextBlock
+from cairn.files.ignore import IgnoreRules
+from cairn.files.text import content_hash
+from cairn.files.workspace import Workspace
+from cairn.models.manifest import ContextBlock
 from cairn.settings import Settings
-from cairn.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
 # Bigger than the guard's size limit: generated per session, never committed.
@@ -119,7 +119,7 @@ def test_file_reference_carries_the_whole_text(workspace: Workspace, ignore: Ign
         text = (root / str(block.ref)).read_text()
         assert block.included
         assert block.text == text
-        assert block.version == content_version(text)
+        assert block.version == content_hash(text)
         assert block.tokens == count(text)
         assert block.priority == PRIORITY_REFERENCE
 
@@ -136,7 +136,7 @@ def test_editor_text_wins_and_duplicates_collapse(
     )
     assert len(blocks) == 1
     assert blocks[0].text == "UNSAVED = True\n"
-    assert blocks[0].version == content_version("UNSAVED = True\n")
+    assert blocks[0].version == content_hash("UNSAVED = True\n")
 
 
 def test_small_logs_are_log_blocks(tmp_path: Path) -> None:

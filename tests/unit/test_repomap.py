@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.repomap import RepoMap
+from cairn.repomap.map import RepoMap
 
 FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "repomap_small"
 
@@ -58,7 +58,7 @@ def test_output_does_not_depend_on_the_hash_seed(workspace: Path) -> None:
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from cairn.context.repomap import RepoMap\n"
+        "from cairn.repomap.map import RepoMap\n"
         "root = Path(sys.argv[1])\n"
         "class Files:\n"
         "    def files(self):\n"
@@ -187,7 +187,7 @@ def test_edit_in_a_file_in_play_reranks_like_a_fresh_map(workspace: Path) -> Non
 
 
 def test_works_with_the_workspace_ignore_rules(workspace: Path) -> None:
-    from cairn.context.ignore import IgnoreRules
+    from cairn.files.ignore import IgnoreRules
 
     (workspace / ".gitignore").write_text("weather/\n")
     rules = IgnoreRules.for_folder(workspace)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cairn.context.repomap_graph import RankGraph
-from cairn.context.repomap_rank import rank_definitions
-from cairn.context.repomap_tags import FileTags
+from cairn.repomap.graph import RankGraph
+from cairn.repomap.rank import rank_definitions
+from cairn.repomap.tags import FileTags
 
 IN_PLAY = frozenset({"app.py"})
 MENTIONED = frozenset({"Store"})

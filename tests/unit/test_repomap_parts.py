@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.repomap_parts import parse_whole, python_parts
-from cairn.context.repomap_render import file_block
-from cairn.context.repomap_tags import (
+from cairn.repomap.parts import parse_whole, python_parts
+from cairn.repomap.render import file_block
+from cairn.repomap.tags import (
     FileTags,
     definitions_for,
     python_defined_names,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cairn.context.repomap_tags import python_defined_names, scan
+from cairn.repomap.tags import python_defined_names, scan
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

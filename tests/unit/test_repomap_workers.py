@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.repomap import RepoMap
-from cairn.context.repomap_workers import (
+from cairn.repomap.map import RepoMap
+from cairn.repomap.workers import (
     PARALLEL_MIN_FILES,
     PARSE,
     SCAN,

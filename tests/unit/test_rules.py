@@ -7,16 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.blocks import content_version
-from cairn.context.ignore import IgnoreRules
 from cairn.context.priorities import PRIORITY_RULES
-from cairn.context.rules import (
-    MAX_RULES_FILE_BYTES,
-    find_rules_files,
-    hash_rules_files,
-    rules_blocks,
-)
-from cairn.workspace import Workspace
+from cairn.context.rules import rules_blocks
+from cairn.files.ignore import IgnoreRules
+from cairn.files.rules import MAX_RULES_FILE_BYTES, find_rules_files, hash_rules_files
+from cairn.files.text import content_hash
+from cairn.files.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
 
@@ -62,7 +58,7 @@ def test_rules_follow_the_path_of_each_file_in_play(
         assert block.priority == PRIORITY_RULES
         assert block.included
         assert block.text == (root / str(block.ref)).read_text()
-        assert block.version == content_version(block.text)
+        assert block.version == content_hash(block.text)
         assert block.tokens == count(block.text)
 
 
@@ -89,7 +85,7 @@ def test_editor_text_of_a_rules_file_wins(workspace: Workspace, root: Path) -> N
     workspace.open_buffer(root / "pkg/AGENTS.md", "# unsaved rules\n")
     blocks = rules_blocks(workspace, [root / "pkg/mod.py"], count)
     assert blocks[1].text == "# unsaved rules\n"
-    assert blocks[1].version == content_version("# unsaved rules\n")
+    assert blocks[1].version == content_hash("# unsaved rules\n")
 
 
 def test_rules_link_escaping_the_workspace_is_refused_without_content(
@@ -138,6 +134,6 @@ def test_find_and_hash_rules_files(workspace: Workspace, root: Path) -> None:
     assert names == ["AGENTS.md", "other/AGENTS.md", "pkg/AGENTS.md", "pkg/sub/AGENTS.md"]
     records = hash_rules_files(root, found)
     assert [record.path for record in records] == names
-    assert records[0].hash == content_version((root / "AGENTS.md").read_text())
+    assert records[0].hash == content_hash((root / "AGENTS.md").read_text())
     (root / "other/AGENTS.md").write_text("changed\n")
     assert hash_rules_files(root, found)[1].hash != records[1].hash

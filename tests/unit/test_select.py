@@ -16,7 +16,7 @@ from cairn.context.degrade import (
 from cairn.context.manifest import used_tokens
 from cairn.context.select import select, share_limit
 from cairn.errors import BudgetError
-from cairn.models.context import BlockKind
+from cairn.models.manifest import BlockKind
 
 
 def words(text: str) -> int:

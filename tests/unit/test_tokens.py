@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context import tokens
-from cairn.context.tokens import CL100K, O200K, TokenCounter, count_tokens, encoding_name_for
+from cairn.tokens import counter as tokens
+from cairn.tokens.counter import CL100K, O200K, TokenCounter, count_tokens, encoding_name_for
 
 TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
@@ -27,7 +27,7 @@ def refuse(*args, **kwargs):
 
 socket.socket.connect = refuse
 socket.create_connection = refuse
-from cairn.context.tokens import count_tokens
+from cairn.tokens.counter import count_tokens
 result = {
     "o200k": count_tokens("hello world, offline", "gpt-4o"),
     "cl100k": count_tokens("hello world, offline", "gpt-4"),

@@ -11,7 +11,7 @@ import pytest
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
 from cairn.agent.tools.grep import MAX_GREP_MATCHES
-from cairn.context.guard import MAX_FILE_BYTES
+from cairn.files.guard import MAX_FILE_BYTES
 from cairn.trace import Trace
 from tests.unit.conftest import tool_context
 

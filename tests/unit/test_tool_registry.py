@@ -17,11 +17,11 @@ from cairn.agent.tools import (
     default_registry,
 )
 from cairn.errors import GoalError, InvalidRequestError
+from cairn.files.workspace import Workspace
 from cairn.goals import apply_goal, render_plan
 from cairn.models.diagnostics import Diagnostic, Position, Range
 from cairn.models.goals import GoalTree
 from cairn.settings import Settings
-from cairn.workspace import Workspace
 
 DESIGN_TOOLS = {
     "read_file": ({"path"}, {"start_line", "end_line"}),

@@ -11,8 +11,8 @@ import pytest
 
 from cairn.errors import InvalidRequestError, UnknownSessionError
 from cairn.goals import apply_goal
-from cairn.models.context import Manifest, ManifestBlock
 from cairn.models.goals import GoalTree
+from cairn.models.manifest import Manifest, ManifestBlock
 from cairn.models.messages import Message, TextPart, ToolResultPart
 from cairn.trace import TraceStore
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.models.context import Manifest
+from cairn.models.manifest import Manifest
 from cairn.models.messages import Message, TextPart
 from cairn.trace import Trace, TraceStore, files
 from cairn.trace.records import dump_manifest, dump_message

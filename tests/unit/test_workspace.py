@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from cairn.errors import PathRefusedError
-from cairn.workspace import Buffer, TextChange, Workspace
+from cairn.files.buffers import Buffer, TextChange
+from cairn.files.workspace import Workspace
 
 
 def test_incremental_edits_match_a_full_rewrite() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from cairn.models.context import ContextStats, Manifest
+from cairn.files.workspace import Workspace
 from cairn.models.diagnostics import Diagnostic
 from cairn.models.events import (
     CompactionEvent,
@@ -23,9 +23,9 @@ from cairn.models.events import (
     TurnEvent,
     TurnResult,
 )
+from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Mode, Settings
-from cairn.workspace import Workspace
 
 
 class EngineListener(Protocol):

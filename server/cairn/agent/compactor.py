@@ -35,10 +35,9 @@ from cairn.compaction.narrative import (
     parse_narrative,
 )
 from cairn.compaction.prune import plan_prune
-from cairn.compaction.summary import build_summary
+from cairn.compaction.summary_build import build_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
 from cairn.context.builder import BuiltContext
-from cairn.context.tokens import counter_for
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
@@ -46,6 +45,7 @@ from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.models.summary import SessionSummary
 from cairn.settings import Settings
+from cairn.tokens.counter import counter_for
 
 Stage = Literal["start", "done", "failed"]
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.filesync import FileSync
 from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.sources.mode import MODE_TOOLS
+from cairn.files.sync import FileSync
+from cairn.files.workspace import Workspace
 from cairn.models.messages import Message
 from cairn.settings import Settings
-from cairn.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,10 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-import xxhash
-
 from cairn.agent.api import Approver, EditApplier, EngineListener, FixTarget
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
 from cairn.agent.explore import Explorer, branch_listener
-from cairn.agent.filesync import FileSync
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
@@ -31,17 +28,19 @@ from cairn.agent.runner import TurnOptions, TurnRunner
 from cairn.agent.session import Session
 from cairn.agent.tools import default_registry
 from cairn.context.builder import ContextBuilder
-from cairn.context.ignore import IgnoreRules
-from cairn.context.profile import ProfileManager
-from cairn.context.repomap import RepoMap
+from cairn.files.ignore import IgnoreRules
+from cairn.files.sync import FileSync
+from cairn.files.text import content_hash
+from cairn.files.workspace import Workspace, uri_to_path
 from cairn.llm import ModelRuntime
-from cairn.models.context import ContextStats, Manifest
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
+from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import FilePart, Part, TextPart
 from cairn.models.profile import ProjectProfile
+from cairn.profile.store import ProfileManager
+from cairn.repomap.map import RepoMap
 from cairn.settings import Mode, Settings
 from cairn.trace import TraceStore
-from cairn.workspace import Workspace, uri_to_path
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +182,7 @@ class Engine:
                 text = self.workspace.read_text(path)
             except OSError:
                 continue
-            digest = xxhash.xxh3_64_hexdigest(text.encode("utf-8"))
+            digest = content_hash(text)
             parts.append(FilePart(path=self.workspace.relative(path), hash=digest))
         return parts
 

@@ -15,11 +15,11 @@ from cairn.agent.api import FixTarget
 from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.sources.diagnostics import format_diagnostic
-from cairn.context.tokens import counter_for
 from cairn.errors import CairnError
-from cairn.models.context import ContextBlock
+from cairn.files.workspace import Workspace
+from cairn.models.manifest import ContextBlock
 from cairn.settings import Mode
-from cairn.workspace import Workspace
+from cairn.tokens.counter import counter_for
 
 FIX_CONTEXT_LINES = 20
 

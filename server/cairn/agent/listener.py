@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 
 from cairn.agent.api import EngineListener
-from cairn.models.context import ContextStats
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+from cairn.models.manifest import ContextStats
 
 logger = logging.getLogger(__name__)
 

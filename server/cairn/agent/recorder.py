@@ -17,8 +17,8 @@ from pathlib import Path
 from cairn.agent.api import EditApplier
 from cairn.agent.snapshot import EditLog
 from cairn.agent.tools import ToolOutcome
+from cairn.files.workspace import Workspace
 from cairn.trace import Trace
-from cairn.workspace import Workspace
 
 # Outputs at least this long get an artifact (shorter ones are not worth a prune stub).
 ARTIFACT_MIN_CHARS = 400

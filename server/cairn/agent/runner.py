@@ -27,12 +27,12 @@ from cairn.agent.snapshot import EditLog, take_snapshot
 from cairn.agent.tooling import ToolRunner
 from cairn.agent.tools import READ_ONLY_TOOLS, ToolContext, ToolRegistry
 from cairn.agent.turn import TurnLoop, new_turn, run_loop
-from cairn.context.ignore import IgnoreRules
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 from cairn.llm import ModelRuntime
 from cairn.models.events import TurnResult
 from cairn.models.messages import Part
 from cairn.settings import Settings
-from cairn.workspace import Workspace
 
 # Explores a session: (session, turn inputs, tool arguments) → the tool's result text.
 ExploreFn = Callable[[Session, TurnInputs, dict[str, Any]], Awaitable[str]]

@@ -8,7 +8,6 @@ reads the new tree (the edited old tree has no text).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from tree_sitter import Point, Tree
@@ -17,10 +16,7 @@ from cairn.code.languages import language_for_path, new_parser
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING, outline_from_tree
 from cairn.code.tags import Definition, find_definitions
 from cairn.errors import InvalidRequestError
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_ASTRAL = 0xFFFF
-"""Characters above this take two UTF-16 code units."""
+from cairn.files.text import LINE_BREAK, utf16_to_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +36,7 @@ def _encode(text: str) -> bytes:
 
 def _line_starts(text: str) -> list[int]:
     """String index where each LSP line starts (`\\n`, `\\r\\n` and `\\r` end a line)."""
-    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
-
-
-def _utf16_to_index(line: str, character: int) -> int:
-    """Index in `line` of the UTF-16 offset `character`, clamped to the line."""
-    if line.isascii():
-        return min(character, len(line))
-    units = 0
-    for index, char in enumerate(line):
-        if units >= character:
-            return index
-        units += 2 if ord(char) > _ASTRAL else 1
-    return len(line)
+    return [0, *(match.end() for match in LINE_BREAK.finditer(text))]
 
 
 def _point(data: bytes, offset: int) -> Point:
@@ -92,7 +76,7 @@ class ParsedDocument:
         start = starts[line]
         end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
         body = self._text[start:end].rstrip("\r\n")
-        return start + _utf16_to_index(body, character)
+        return start + utf16_to_index(body, character)
 
     def apply_edit(self, edit: TextEdit) -> None:
         """Apply one edit and re-parse incrementally."""

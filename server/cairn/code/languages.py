@@ -1,4 +1,4 @@
-"""Languages Cairn understands with tree-sitter: file extension → grammar, loaded lazily.
+"""Tree-sitter grammars Cairn parses with, loaded lazily (the extension table is `cairn.files.languages`).
 
 Each grammar comes from its own wheel (tree-sitter-python, -javascript, ...), imported
 only the first time a file of that language is seen, and cached for the process. The
@@ -8,40 +8,13 @@ definition query of a language (`grammars/<language>-tags.scm`) is compiled once
 from __future__ import annotations
 
 import importlib
-import os
 from functools import cache
 from pathlib import PurePath
 
 from tree_sitter import Language, Parser, Query
 
+from cairn.files.languages import grammar_of
 from cairn.resources import grammars_dir
-
-EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hh": "cpp",
-    ".hpp": "cpp",
-    ".hxx": "cpp",
-    ".h++": "cpp",
-}
-"""File extension (lower case, with the dot) → language name."""
 
 _GRAMMARS: dict[str, tuple[str, str]] = {
     "python": ("tree_sitter_python", "language"),
@@ -67,10 +40,9 @@ LANGUAGES: tuple[str, ...] = tuple(_GRAMMARS)
 
 
 def language_for_path(path: str | PurePath) -> str | None:
-    """The language of a file from its extension, or None when Cairn has no grammar for it."""
-    name = os.path.basename(path)
-    dot = name.rfind(".")
-    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+    """The grammar for a file from its extension, or None when Cairn has none for it
+    (`cairn.files.languages` holds the table)."""
+    return grammar_of(path)
 
 
 @cache

@@ -17,8 +17,8 @@ from typing import TextIO
 from cairn.agent.api import Approver
 from cairn.agent.engine import Engine
 from cairn.errors import InvalidRequestError
-from cairn.models.context import ContextStats
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+from cairn.models.manifest import ContextStats
 from cairn.settings import Mode, Settings, load_settings
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})

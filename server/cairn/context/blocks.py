@@ -1,6 +1,6 @@
 """Context blocks as the builder handles them: a `ContextBlock` plus how to place it.
 
-`make_block` computes a block's `version` (xxhash of its text) and `tokens`.
+`make_block` computes a block's `version` (`content_hash` of its text) and `tokens`.
 A `Candidate` wraps a block with what selection and assembly need: the
 undecorated body (what degradation shrinks), the title line it is framed
 with in the system prompt, and — for blocks that are chat messages rather
@@ -15,9 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import xxhash
-
-from cairn.models.context import BlockKind, ContextBlock, Source
+from cairn.files.text import content_hash
+from cairn.models.manifest import BlockKind, ContextBlock, Source
 
 # Per chat message framing (role, separators) that the text alone does not count.
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -26,11 +25,6 @@ SECTION_OVERHEAD_TOKENS = 1
 
 Count = Callable[[str], int]
 ChatMessage = dict[str, Any]
-
-
-def content_version(text: str) -> str:
-    """The content hash recorded as a block's `version`."""
-    return xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
 def make_block(
@@ -52,7 +46,7 @@ def make_block(
             "priority": priority,
             "text": text,
             "tokens": count(text) + extra_tokens,
-            "version": content_version(text),
+            "version": content_hash(text),
             "ref": ref,
             "kind": kind,
             "role": role,
@@ -164,7 +158,7 @@ def with_body(candidate: Candidate, body: str, count: Count, reason: str) -> Can
         update={
             "text": text,
             "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
-            "version": content_version(text),
+            "version": content_hash(text),
             "reason": reason,
         }
     )
@@ -211,7 +205,7 @@ def framed(block: ContextBlock, title: str | None, count: Count) -> Candidate:
         update={
             "text": text,
             "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
-            "version": content_version(text),
+            "version": content_hash(text),
         }
     )
     return Candidate(block=fresh, body=block.text, title=title)

@@ -2,32 +2,17 @@
 
 `available_input = context_window - max_output_tokens - tool_schema_tokens -
 safety_margin` (DESIGN §2.3). The context window is `settings.context_window`
-when configured, else `max_input_tokens` from litellm's model map, read from
-the JSON file shipped inside the litellm package (never importing litellm,
-which takes seconds and may try the network).
+when configured, else `max_input_tokens` from litellm's model map
+(`cairn.tokens.model_info`, read without importing litellm).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from cairn.errors import BudgetError
 from cairn.settings import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_SAFETY_MARGIN, Settings
-
-# The window assumed for the scripted test model (`scripted/<path>`) unless configured.
-SCRIPTED_CONTEXT_WINDOW = 128_000
-SCRIPTED_PREFIX = "scripted/"
-# litellm's offline copy of its model map, inside the package folder.
-MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
-MODEL_MAP_WINDOW_KEY = "max_input_tokens"
-# Named defaults mirrored from the settings, for callers without a Settings object.
-DEFAULT_OUTPUT_TOKENS = DEFAULT_MAX_OUTPUT_TOKENS
-DEFAULT_MARGIN_TOKENS = DEFAULT_SAFETY_MARGIN
+from cairn.tokens.model_info import SCRIPTED_CONTEXT_WINDOW, SCRIPTED_PROVIDER, model_map_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +20,9 @@ class Budget:
     """The numbers of one call; `available_input` is what the context blocks may use."""
 
     context_window: int
-    max_output_tokens: int = DEFAULT_OUTPUT_TOKENS
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     tool_schema_tokens: int = 0
-    safety_margin: int = DEFAULT_MARGIN_TOKENS
+    safety_margin: int = DEFAULT_SAFETY_MARGIN
 
     @property
     def available_input(self) -> int:
@@ -61,46 +46,6 @@ class Budget:
         return available
 
 
-def litellm_model_map_path() -> Path | None:
-    """Path of litellm's bundled model map, found without importing litellm."""
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_MAP_FILE
-    return path if path.is_file() else None
-
-
-@functools.cache
-def _model_windows() -> dict[str, int]:
-    """model name → max input tokens, for every model of the map that states one."""
-    path = litellm_model_map_path()
-    if path is None:
-        return {}
-    try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    windows: dict[str, int] = {}
-    for name, info in data.items():
-        value = info.get(MODEL_MAP_WINDOW_KEY) if isinstance(info, dict) else None
-        if isinstance(value, int) and value > 0:
-            windows[name] = value
-    return windows
-
-
-def model_map_window(model: str) -> int | None:
-    """`max_input_tokens` of `model` in litellm's map: the full name, then without
-    each leading provider segment (`openrouter/anthropic/x` → `anthropic/x` → `x`)."""
-    windows = _model_windows()
-    name = model
-    while True:
-        if name in windows:
-            return windows[name]
-        if "/" not in name:
-            return None
-        name = name.split("/", 1)[1]
-
-
 def context_window_for(model: str, settings: Settings | None = None) -> int:
     """The context window for `model`: configured, else from the model map.
 
@@ -108,7 +53,7 @@ def context_window_for(model: str, settings: Settings | None = None) -> int:
     """
     if settings is not None and settings.context_window is not None:
         return settings.context_window
-    if model.startswith(SCRIPTED_PREFIX):
+    if model.startswith(SCRIPTED_PROVIDER + "/"):
         return SCRIPTED_CONTEXT_WINDOW
     window = model_map_window(model)
     if window is None:

@@ -28,7 +28,6 @@ from cairn.context.blocks import Candidate, ChatMessage, Count, framed, make_blo
 from cairn.context.budget import Budget, context_window_for
 from cairn.context.degrade import DegradeContext, StoreArtifact
 from cairn.context.history import render_history
-from cairn.context.ignore import IgnoreRules
 from cairn.context.manifest import build_manifest, build_stats
 from cairn.context.priorities import PRIORITY_PROFILE, PRIORITY_REPOMAP, REPOMAP_SHARE
 from cairn.context.references import reference_blocks
@@ -41,13 +40,14 @@ from cairn.context.sources.mode import MODE_TOOLS, mode_candidate
 from cairn.context.sources.plan import plan_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.system import system_candidate
-from cairn.context.tokens import counter_for
-from cairn.models.context import ContextBlock, ContextStats, Manifest, Source
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 from cairn.models.goals import GoalTree
+from cairn.models.manifest import ContextBlock, ContextStats, Manifest, Source
 from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Mode, Settings
-from cairn.workspace import Workspace
+from cairn.tokens.counter import counter_for
 
 __all__ = ["MODE_TOOLS", "BuiltContext", "ContextBuilder", "ContextRequest"]
 
@@ -62,7 +62,7 @@ _TITLES: dict[str, str] = {
 
 
 class RepoMapRenderer(Protocol):
-    """What the builder needs of `cairn.context.repomap.RepoMap`."""
+    """What the builder needs of `cairn.repomap.map.RepoMap`."""
 
     def render(
         self,

@@ -24,10 +24,10 @@ from cairn.context.blocks import (
     Candidate,
     ChatMessage,
     Count,
-    content_version,
     with_body,
     with_messages,
 )
+from cairn.files.text import content_hash
 
 StoreArtifact = Callable[[str, str], str]
 
@@ -77,7 +77,7 @@ class DegradeContext:
 
     def store(self, text: str, kind: str) -> str | None:
         """The artifact id holding `text` (stored on first use), or None without a store."""
-        key = content_version(text)
+        key = content_hash(text)
         known = self.stored.get(key)
         if known is not None:
             return known

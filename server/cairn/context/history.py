@@ -42,7 +42,7 @@ from cairn.context.priorities import (
 )
 from cairn.context.sources.summary import render_summary
 from cairn.context.sources.user import user_candidate
-from cairn.models.context import CompactionStats
+from cairn.models.manifest import CompactionStats
 from cairn.models.messages import (
     FilePart,
     Message,

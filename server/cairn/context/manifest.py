@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cairn.context.budget import Budget
-from cairn.models.context import (
+from cairn.models.manifest import (
     CompactionStats,
     ContextBlock,
     ContextStats,

@@ -31,17 +31,17 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from cairn.context.blocks import make_block
-from cairn.context.guard import (
+from cairn.context.priorities import PRIORITY_REFERENCE
+from cairn.errors import PathRefusedError
+from cairn.files.guard import (
     MAX_FILE_BYTES,
     PathRefusal,
     guard_path,
 )
-from cairn.context.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
-from cairn.context.priorities import PRIORITY_REFERENCE
-from cairn.context.profile_languages import language_of
-from cairn.errors import PathRefusedError
-from cairn.models.context import BlockKind, ContextBlock
-from cairn.workspace import Workspace
+from cairn.files.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
+from cairn.files.languages import language_of
+from cairn.files.workspace import Workspace
+from cairn.models.manifest import BlockKind, ContextBlock
 
 # Directory listing limits.
 TREE_MAX_DEPTH = 3

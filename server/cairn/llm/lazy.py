@@ -19,6 +19,8 @@ import threading
 import warnings
 from types import ModuleType
 
+from cairn.tokens.model_info import SCRIPTED_PROVIDER
+
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 # Work litellm defers to its first call and that warns (pydantic notices about litellm's
 # own TypedDicts): a module import, and the first build of some pydantic models. Done up
@@ -29,7 +31,6 @@ LITELLM_LAZY_MODELS = (
     ("litellm.types.utils", "ModelResponse"),
     ("litellm.types.utils", "ModelResponseStream"),
 )
-SCRIPTED_PROVIDER = "scripted"
 
 _lock = threading.Lock()
 _module: ModuleType | None = None

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.errors import ModelError
-from cairn.llm.lazy import SCRIPTED_PROVIDER, load_litellm
+from cairn.llm.lazy import load_litellm
 from cairn.llm.reply import ModelReply
 from cairn.llm.retry import BACKOFF_BASE_S, ErrorKind, backoff_delay, classify
 from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
@@ -31,6 +31,7 @@ from cairn.llm.stream import StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings
+from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 TOOL_CALLS_FINISH = "tool_calls"
 DEFAULT_FINISH = "stop"

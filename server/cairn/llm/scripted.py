@@ -24,8 +24,6 @@ from litellm import exceptions as provider_errors
 from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import GenericStreamingChunk
 
-from cairn.context.tokens import count_tokens
-from cairn.llm.lazy import SCRIPTED_PROVIDER
 from cairn.llm.reply import ToolCall
 from cairn.llm.script import (
     AGENT_METADATA_KEY,
@@ -37,6 +35,8 @@ from cairn.llm.script import (
     ScriptLine,
 )
 from cairn.llm.usage import completion_text, prompt_text
+from cairn.tokens.counter import count_tokens
+from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 # Words per streamed text chunk.
 WORDS_PER_CHUNK = 3

@@ -1,6 +1,6 @@
 """Token usage and cost of one model call, when the provider does not report them.
 
-Counting uses `cairn.context.tokens.count_tokens`, the tokenizer of the
+Counting uses `cairn.tokens.counter.count_tokens`, the tokenizer of the
 budget, so a call's usage and the manifest that predicted it agree. Cost comes
 from litellm's price table and is None for models it does not know (the
 scripted model, local models); pricing never fails a call.
@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from cairn.context.tokens import count_tokens
 from cairn.llm.reply import ToolCall
+from cairn.tokens.counter import count_tokens
 
 
 def _content_text(content: Any) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from cairn.lsp.diagnostics import forwarded_diagnostics
+from cairn.lsp.diagnostics_sync import forwarded_diagnostics
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer

@@ -15,13 +15,13 @@ from typing import Any
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from cairn.files.workspace import Workspace
 from cairn.lsp.compaction import compact_session
 from cairn.lsp.params import ForkParams, P, SessionParams, wire_diagnostic
 from cairn.lsp.rpc import describe_validation_error, parse_params, translated_errors
 from cairn.lsp.server import CairnServer
 from cairn.lsp.sessions import fork_session
 from cairn.models.diagnostics import Diagnostic
-from cairn.workspace import Workspace
 
 FIX = "cairn.fix"
 COMPACT = "cairn.compact"

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cairn.errors import CairnError
+from cairn.files.buffers import TextChange
+from cairn.files.workspace import uri_to_path
 from cairn.lsp.settings import resolve_settings
 from cairn.settings import SETTINGS_FILE
-from cairn.workspace import TextChange, uri_to_path
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer

@@ -37,7 +37,7 @@ def utf16_length(text: str) -> int:
 
 def line_edit(old: str, new: str) -> types.TextEdit | None:
     """One TextEdit replacing only the lines that differ (None when the texts are equal)."""
-    from cairn.workspace import split_lines
+    from cairn.files.text import split_lines
 
     if old == new:
         return None
@@ -72,7 +72,7 @@ class EditorBridge:
         self._server = server
 
     def _workspace_edit(self, path: Path, new_text: str) -> types.WorkspaceEdit | None:
-        from cairn.workspace import path_to_uri
+        from cairn.files.workspace import path_to_uri
 
         ls = self._server
         uri = path_to_uri(path)

@@ -22,13 +22,13 @@ from pygls.exceptions import JsonRpcException
 
 if TYPE_CHECKING:  # pydantic and the core are loaded after the initialize answer
     from cairn.agent.api import EngineApi
+    from cairn.files.workspace import Workspace
     from cairn.settings import Settings
-    from cairn.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
 ENGINE_MODULE = "cairn.agent.engine"
-TOKENS_MODULE = "cairn.context.tokens"
+TOKENS_MODULE = "cairn.tokens.counter"
 WARM_UP_TEXT = "cairn"
 REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed, but it could not be done.
 
@@ -68,7 +68,7 @@ class EngineHost:
         self.overrides: dict[str, Any] = {}
 
     def configure(self, folders: list[Path], settings: Settings, overrides: dict[str, Any]) -> None:
-        from cairn.workspace import Workspace
+        from cairn.files.workspace import Workspace
 
         self._pending = Workspace(folders)
         self.settings = settings

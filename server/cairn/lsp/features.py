@@ -50,20 +50,20 @@ FEATURES: tuple[Feature, ...] = (
         types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, "documents", "did_change_workspace_folders"
     ),
     Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "documents", "did_change_watched_files"),
-    Feature("cairn/diagnostics", "diagnostics", "on_diagnostics"),
+    Feature("cairn/diagnostics", "diagnostics_sync", "on_diagnostics"),
     Feature(
         types.TEXT_DOCUMENT_CODE_ACTION, "code_actions", "code_action", options=QUICKFIX_OPTIONS
     ),
     Feature("cairn/turn", "turns", "turn", is_async=True),
-    Feature("cairn/contextStats", "context", "context_stats", is_async=True),
-    Feature("cairn/contextManifest", "context", "context_manifest", is_async=True),
+    Feature("cairn/contextStats", "manifest_requests", "context_stats", is_async=True),
+    Feature("cairn/contextManifest", "manifest_requests", "context_manifest", is_async=True),
     Feature("cairn/goalTree", "goals", "goal_tree", is_async=True),
     Feature("cairn/goal", "goals", "goal", is_async=True),
     Feature("cairn/compact", "compaction", "compact", is_async=True),
     Feature("cairn/sessions", "sessions", "sessions", is_async=True),
     Feature("cairn/fork", "sessions", "fork", is_async=True),
     Feature("cairn/deleteSession", "sessions", "delete_session", is_async=True),
-    Feature("cairn/projectProfile", "profile", "project_profile", is_async=True),
+    Feature("cairn/projectProfile", "profile_request", "project_profile", is_async=True),
 )
 DEBUG_FEATURE = Feature("cairn/_debug", "debug", "debug_info")
 # `workspace/executeCommand` commands → their functions in `commands.py`.

@@ -17,8 +17,8 @@ from cairn.lsp.progress import ProgressBar
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
-    from cairn.models.context import ContextStats
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+    from cairn.models.manifest import ContextStats
 
 logger = logging.getLogger(__name__)
 

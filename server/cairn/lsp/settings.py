@@ -13,8 +13,8 @@ from typing import Any
 from lsprotocol import types
 
 from cairn.errors import SettingsError
+from cairn.files.workspace import uri_to_path
 from cairn.settings import Settings, load_settings, validate_settings
-from cairn.workspace import uri_to_path
 
 FALLBACK_NOTE = "defaults are used instead"
 

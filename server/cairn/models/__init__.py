@@ -1,15 +1,15 @@
 """Pydantic data models shared by every layer (snake_case in Python, camelCase on the wire)."""
 
 from cairn.models.base import WireModel, utc_now
-from cairn.models.context import (
+from cairn.models.diagnostics import Diagnostic, Position, Range
+from cairn.models.goals import Goal, GoalStatus, GoalTree
+from cairn.models.manifest import (
     CompactionStats,
     ContextBlock,
     ContextStats,
     Manifest,
     ManifestBlock,
 )
-from cairn.models.diagnostics import Diagnostic, Position, Range
-from cairn.models.goals import Goal, GoalStatus, GoalTree
 from cairn.models.messages import (
     MESSAGE_ADAPTER,
     CompactionPart,

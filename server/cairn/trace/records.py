@@ -13,8 +13,8 @@ from typing import TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from cairn.errors import InvalidRequestError
-from cairn.models.context import Manifest
 from cairn.models.goals import GoalTree
+from cairn.models.manifest import Manifest
 from cairn.models.messages import MESSAGE_ADAPTER, Message
 from cairn.models.session import SessionMeta
 

@@ -18,8 +18,8 @@ from types import TracebackType
 import xxhash
 
 from cairn.errors import InvalidRequestError, UnknownSessionError
-from cairn.models.context import Manifest
 from cairn.models.goals import GoalTree
+from cairn.models.manifest import Manifest
 from cairn.models.messages import MESSAGE_ADAPTER, Message
 from cairn.models.session import SessionMeta
 from cairn.trace import records

@@ -19,10 +19,10 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from cairn.agent.api import Approver, EditApplier
-from cairn.context.ignore import IgnoreRules
 from cairn.errors import CairnError
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 from cairn.settings import Settings
-from cairn.workspace import Workspace
 
 # Longest tool output (characters) handed to the model inline; longer goes to an artifact.
 MAX_INLINE_OUTPUT_CHARS = 24_000

@@ -29,7 +29,7 @@ from cairn.agent.tools.base import (
     shorten_output,
 )
 from cairn.agent.tools.paths import display, guard
-from cairn.context.guard import PathRefusal
+from cairn.files.guard import PathRefusal
 
 DIFF_CONTEXT_LINES = 3
 

@@ -20,7 +20,7 @@ from pydantic import Field
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
 from cairn.agent.tools.glob_files import compile_pattern
 from cairn.agent.tools.paths import display, guard, visible_files
-from cairn.context.guard import MAX_FILE_BYTES, is_binary, is_secret
+from cairn.files.guard import MAX_FILE_BYTES, is_binary, is_secret
 
 MAX_GREP_MATCHES = 200
 # Longest matching line shown; longer lines are cut (with an ellipsis).

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
 from cairn.agent.tools.paths import ROOT_REF, display, guard
-from cairn.context.guard import is_secret
+from cairn.files.guard import is_secret
 
 # Most entries listed for one folder; the rest are counted.
 MAX_LIST_ENTRIES = 500

@@ -1,6 +1,6 @@
 """Path handling shared by the file tools: the guard, display names, file listings.
 
-Every path the model names goes through `cairn.context.guard.guard_path`
+Every path the model names goes through `cairn.files.guard.guard_path`
 (workspace confinement after symlinks, secrets, ignored files, binary and
 oversized files), with the ignore rules of the folder it falls in. Listings
 (`glob`, `grep`, `list_dir`) only ever show non-ignored files.
@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cairn.agent.tools.base import ToolContext
-from cairn.context.guard import MAX_FILE_BYTES, guard_path
-from cairn.context.ignore import IgnoreRules
 from cairn.errors import PathRefusedError
+from cairn.files.guard import MAX_FILE_BYTES, guard_path
+from cairn.files.ignore import IgnoreRules
 
 ROOT_REF = "."
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import xxhash
 from pydantic import Field, model_validator
 
 from cairn.agent.tools.base import (
@@ -24,6 +23,7 @@ from cairn.agent.tools.base import (
 )
 from cairn.agent.tools.paths import display, guard
 from cairn.errors import InvalidRequestError
+from cairn.files.text import content_hash
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
@@ -93,7 +93,7 @@ class ReadFile(Tool[ReadFileArgs]):
             path = guard(ctx, args.path)
             label = display(ctx, path)
             text = ctx.workspace.read_text(path)
-            data = {"path": label, "hash": xxhash.xxh3_64_hexdigest(text.encode("utf-8"))}
+            data = {"path": label, "hash": content_hash(text)}
         return self._view(ctx, label, text, args, data)
 
     def _view(

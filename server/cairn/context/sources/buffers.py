@@ -15,10 +15,10 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, make_block, section
-from cairn.context.guard import read_text_guarded
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.errors import PathRefusedError
-from cairn.workspace import Workspace
+from cairn.files.guard import read_text_guarded
+from cairn.files.workspace import Workspace
 
 # Open buffers that are not in play shown at most (the most recently opened first).
 MAX_OTHER_BUFFERS = 4

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_DIAGNOSTICS, PRIORITY_LOW_RELEVANCE
+from cairn.files.workspace import Workspace
 from cairn.models.diagnostics import Diagnostic
-from cairn.workspace import Workspace
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 DEFAULT_SEVERITY = 1

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, section
-from cairn.context.guard import is_secret
 from cairn.context.priorities import PRIORITY_DIFF
-from cairn.workspace import Workspace
+from cairn.files.guard import is_secret
+from cairn.files.workspace import Workspace
 
 GIT_DIFF_TIMEOUT_S = 5.0
 GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")

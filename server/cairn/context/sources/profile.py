@@ -1,6 +1,6 @@
 """Source: the project profile (languages, package managers, tests, important paths).
 
-The profile itself is detected by `cairn.context.profile` (H4); this module
+The profile itself is detected by `cairn.profile.store` (H4); this module
 only renders it as a system-prompt section.
 """
 

@@ -26,9 +26,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from cairn.context.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
 from cairn.errors import PathRefusedError
-from cairn.workspace import Workspace, uri_to_path
+from cairn.files.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
+from cairn.files.workspace import Workspace, uri_to_path
 
 # Largest file (bytes) handed to the model whole, before any degradation.
 MAX_FILE_BYTES = 1024 * 1024

@@ -18,16 +18,16 @@ import typer
 
 from cairn.agent.tools import default_registry
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
-from cairn.context.ignore import IgnoreRules
-from cairn.context.profile import ProfileManager
-from cairn.context.repomap import RepoMap
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.errors import InvalidRequestError
+from cairn.files.ignore import IgnoreRules
+from cairn.files.workspace import Workspace
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message
+from cairn.profile.store import ProfileManager
+from cairn.repomap.map import RepoMap
 from cairn.settings import Settings, load_settings
 from cairn.trace import TraceStore
-from cairn.workspace import Workspace
 
 COLUMNS = ("SOURCE", "REF", "TOKENS", "STATUS")
 REF_WIDTH = 48

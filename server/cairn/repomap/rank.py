@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cairn.context.repomap_graph import Floats, Ints, RankGraph
+from cairn.repomap.graph import Floats, Ints, RankGraph
 
 DAMPING = 0.85
 MAX_ITERATIONS = 100

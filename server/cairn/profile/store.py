@@ -31,11 +31,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from cairn.context.ignore import IgnoreRules
-from cairn.context.profile_scan import git_head, read_git_head, scan_profile
-from cairn.context.rules import hash_rules_files, rules_files_in_folder
 from cairn.errors import CairnError
+from cairn.files.ignore import IgnoreRules
+from cairn.files.rules import hash_rules_files, rules_files_in_folder
 from cairn.models.profile import ProjectProfile
+from cairn.profile.scan import git_head, read_git_head, scan_profile
 
 __all__ = ["PROFILE_DOC", "SCANNED_KEY", "DocStore", "ProfileManager", "merge3", "scan_profile"]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cairn.code.languages import language_for_path
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
-from cairn.context.repomap_parts import (
+from cairn.repomap.parts import (
     LINE_START,
     PYTHON,
     PYTHON_ASSIGNMENT,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from cairn.code.outlines import outline_entry
-from cairn.context.repomap_parts import DefRecord
+from cairn.repomap.parts import DefRecord
 
 FILE_SUFFIX = ":"
 ENTRY_INDENT_DEPTH = 1

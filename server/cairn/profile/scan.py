@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cairn.context.ignore import IgnoreRules, run_git
-from cairn.context.profile_detect import Findings, FolderView, detect_all
-from cairn.context.profile_languages import language_of
-from cairn.context.rules import hash_rules_files, rules_files_in_folder
+from cairn.files.ignore import IgnoreRules, run_git
+from cairn.files.languages import language_of
+from cairn.files.rules import hash_rules_files, rules_files_in_folder
 from cairn.models.profile import ProjectProfile
+from cairn.profile.detect import Findings, FolderView, detect_all
 
 # Sub-projects deeper than this many folders are not looked for.
 MANIFEST_MAX_DEPTH = 2

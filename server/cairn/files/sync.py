@@ -31,12 +31,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
-from cairn.context.ignore import GITIGNORE_NAME, IgnoreRules, has_always_ignored_part
-from cairn.workspace import Buffer, Workspace
+from cairn.files.buffers import Buffer
+from cairn.files.ignore import GITIGNORE_NAME, IgnoreRules, has_always_ignored_part
+from cairn.files.workspace import Workspace
 
 
 class BufferMap(Protocol):
-    """What the sync needs of `cairn.context.repomap.RepoMap`."""
+    """What the sync needs of `cairn.repomap.map.RepoMap`."""
 
     def update_buffer(self, path: Path, text: str | None) -> None: ...
 

@@ -19,9 +19,9 @@ from contextlib import suppress
 from pathlib import Path
 
 from cairn.code.languages import language_for_path
-from cairn.context.repomap_parts import DefRecord, NameParts, PartRecords
-from cairn.context.repomap_tags import FileTags, ParseRequest, with_found
-from cairn.context.repomap_workers import PARSE, SCAN, Workers, scan_result_tags
+from cairn.repomap.parts import DefRecord, NameParts, PartRecords
+from cairn.repomap.tags import FileTags, ParseRequest, with_found
+from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result_tags
 
 INDEX_FORMAT = 3
 INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"

@@ -7,7 +7,7 @@ Offline tiktoken: tiktoken would download its BPE files on first use. litellm
 ships them in `litellm/litellm_core_utils/tokenizers/`, named exactly as
 tiktoken's cache names them (sha1 of the download URL). Before the first
 `get_encoding` we point `TIKTOKEN_CACHE_DIR` there, finding the folder with
-`importlib.util.find_spec("litellm")` without importing litellm (that import
+`cairn.tokens.model_info` without importing litellm (that import
 costs seconds). A user-set `TIKTOKEN_CACHE_DIR` is respected.
 
 Encoding per model family (provider prefixes like `openai/` are ignored):
@@ -25,7 +25,6 @@ unchanged block is never counted twice.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import threading
@@ -35,6 +34,8 @@ from pathlib import Path
 from typing import Protocol
 
 import xxhash
+
+from cairn.tokens.model_info import litellm_package_dir
 
 O200K = "o200k_base"
 CL100K = "cl100k_base"
@@ -78,10 +79,10 @@ _encodings: dict[str, _Encoding] = {}
 
 def litellm_tokenizers_dir() -> Path | None:
     """litellm's bundled tokenizer folder, located without importing litellm."""
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
+    package = litellm_package_dir()
+    if package is None:
         return None
-    folder = Path(next(iter(spec.submodule_search_locations))).joinpath(*LITELLM_TOKENIZERS_SUBDIR)
+    folder = package.joinpath(*LITELLM_TOKENIZERS_SUBDIR)
     return folder if folder.is_dir() else None
 
 

@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import Protocol
 
 from cairn.code.languages import language_for_path
-from cairn.context.repomap_graph import RankGraph
-from cairn.context.repomap_index import TagIndex
-from cairn.context.repomap_rank import Ranking, rank_definitions
-from cairn.context.repomap_render import file_block, fit
-from cairn.context.repomap_tags import FileTags, complete_text, scan_text
+from cairn.repomap.graph import RankGraph
+from cairn.repomap.index import TagIndex
+from cairn.repomap.rank import Ranking, rank_definitions
+from cairn.repomap.render import file_block, fit
+from cairn.repomap.tags import FileTags, complete_text, scan_text
 
 RANK_CACHE_SIZE = 8
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
 
 
 class FileLister(Protocol):
-    """What the map needs of ignore rules (`cairn.context.ignore.IgnoreRules` fits)."""
+    """What the map needs of ignore rules (`cairn.files.ignore.IgnoreRules` fits)."""
 
     def files(self) -> list[Path]: ...
 

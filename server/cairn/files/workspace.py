@@ -8,16 +8,14 @@ resolved here and confined to the workspace folders after following symlinks.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlparse
 
 from cairn.errors import PathRefusedError
+from cairn.files.buffers import Buffer, TextChange
 from cairn.models.diagnostics import Diagnostic
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def uri_to_path(uri: str) -> Path:
@@ -29,85 +27,6 @@ def uri_to_path(uri: str) -> Path:
 
 def path_to_uri(path: Path) -> str:
     return "file://" + quote(str(path.resolve()))
-
-
-def split_lines(text: str) -> list[str]:
-    """Split into lines that keep their line ending (LSP's \\n, \\r\\n or \\r)."""
-    lines: list[str] = []
-    start = 0
-    for match in _LINE_BREAK.finditer(text):
-        lines.append(text[start : match.end()])
-        start = match.end()
-    lines.append(text[start:])
-    return lines
-
-
-def _utf16_to_index(line: str, character: int) -> int:
-    """Python index in `line` of the UTF-16 code unit offset `character` (clamped)."""
-    if line.isascii():
-        return min(character, len(line))
-    units = 0
-    for index, char in enumerate(line):
-        if units >= character:
-            return index
-        units += 2 if ord(char) > 0xFFFF else 1
-    return len(line)
-
-
-@dataclass(frozen=True, slots=True)
-class TextChange:
-    """One LSP content change: a range (line/character, UTF-16) or None for the whole text."""
-
-    text: str
-    start: tuple[int, int] | None = None
-    end: tuple[int, int] | None = None
-
-
-class Buffer:
-    """An open document kept as a list of lines, so an edit touches only its lines."""
-
-    def __init__(self, text: str, version: int = 0, language_id: str = "") -> None:
-        self.version = version
-        self.language_id = language_id
-        self._lines = split_lines(text)
-        self._text: str | None = text
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            self._text = "".join(self._lines)
-        return self._text
-
-    @property
-    def line_count(self) -> int:
-        return len(self._lines)
-
-    def line(self, index: int) -> str:
-        return self._lines[index]
-
-    def apply(self, change: TextChange) -> None:
-        if change.start is None or change.end is None:
-            self._lines = split_lines(change.text)
-            self._text = change.text
-            return
-        last = len(self._lines) - 1
-        (sl, sc), (el, ec) = change.start, change.end
-        if sl > last:
-            sl, sc = last, len(self._lines[last]) * 2
-        if el > last:
-            el, ec = last, len(self._lines[last]) * 2
-        first_line, last_line = self._lines[sl], self._lines[el]
-        first_body = first_line.rstrip("\r\n")
-        last_body = last_line.rstrip("\r\n")
-        prefix = first_line[: _utf16_to_index(first_body, sc)]
-        suffix = last_line[_utf16_to_index(last_body, ec) :]
-        replacement = split_lines(prefix + change.text + suffix)
-        if replacement[-1] == "" and len(replacement) > 1 and el < last:
-            replacement.pop()
-        self._lines[sl : el + 1] = replacement
-        if not self._lines:
-            self._lines = [""]
-        self._text = None
 
 
 @dataclass

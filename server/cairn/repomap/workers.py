@@ -4,7 +4,7 @@
 bytes, BATCHES_PER_PROCESS per process; this process and every helper process (one
 fewer than the cores) take batches in turn until none are left, so every core works,
 none waits for a pool to start, and a helper that starts late simply does fewer
-batches. A helper is a plain `python -m cairn.context.repomap_workers` that imports only
+batches. A helper is a plain `python -m cairn.repomap.workers` that imports only
 the scanner (about 50 ms), not the caller's main module as `multiprocessing`'s spawn
 does; requests and results cross its stdin/stdout as length-prefixed `marshal` frames.
 
@@ -30,8 +30,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.context.repomap_parts import DefRecord
-from cairn.context.repomap_tags import FileTags, parse_files, scan_files
+from cairn.repomap.parts import DefRecord
+from cairn.repomap.tags import FileTags, parse_files, scan_files
 
 PARALLEL_MIN_FILES = 64
 """Jobs of fewer files than this are done in this process while no helper runs (starting

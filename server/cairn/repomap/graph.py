@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from cairn.context.repomap_tags import FileTags
+from cairn.repomap.tags import FileTags
 
 MENTIONED_WEIGHT = 10.0
 DESCRIPTIVE_WEIGHT = 10.0
