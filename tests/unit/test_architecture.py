@@ -1,0 +1,108 @@
+"""The layer rule of docs/ARCHITECTURE.md: a package imports only packages of lower layers.
+
+Every `import` and `from … import` of every module under `server/cairn` is read
+with `ast` (including imports inside functions and under `TYPE_CHECKING`), so
+a lazy import cannot hide an upward dependency. Third-party boundaries are
+checked the same way: pygls and lsprotocol only in the LSP front end, litellm
+only in the model runtime.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "server" / "cairn"
+
+# Lower number = lower layer. A module may import its own package and any lower layer.
+LAYERS: dict[str, int] = {
+    "errors": 0,
+    "resources": 0,
+    "models": 0,
+    "settings": 1,
+    "tokens": 1,
+    "files": 2,
+    "code": 3,
+    "trace": 3,
+    "goals": 3,
+    "repomap": 4,
+    "profile": 4,
+    "compaction": 4,
+    "context": 5,
+    "llm": 6,
+    "mcp": 6,
+    "agent": 7,
+    "lsp": 8,
+    "acp": 8,
+    "commands": 9,
+    "cli": 10,
+    "__main__": 11,
+    "__init__": 10,
+}
+# Third-party packages and the only Cairn packages that may import them.
+CONFINED_IMPORTS: dict[str, frozenset[str]] = {
+    "pygls": frozenset({"lsp"}),
+    "lsprotocol": frozenset({"lsp"}),
+    "litellm": frozenset({"llm"}),
+}
+
+
+def _package_of(path: Path) -> str:
+    relative = path.relative_to(PACKAGE_ROOT)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE_ROOT.rglob("*.py"))
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {_package_of(path) for path in _modules()}
+    assert packages - set(LAYERS) == set(), "add the new package to LAYERS (and ARCHITECTURE.md)"
+
+
+def violations(source: str, tree: ast.AST) -> list[str]:
+    """Every import of `tree` (a module of package `source`) that breaks the layer rule."""
+    problems: list[str] = []
+    for line, module in _imported_modules(tree):
+        top = module.split(".")[0]
+        if top == "cairn" and "." in module:
+            target = module.split(".")[1]
+            if target == source or target not in LAYERS:
+                continue
+            if LAYERS[target] >= LAYERS[source]:
+                problems.append(
+                    f"line {line}: {source} (layer {LAYERS[source]}) imports"
+                    f" {module} (layer {LAYERS[target]})"
+                )
+        elif top in CONFINED_IMPORTS and source not in CONFINED_IMPORTS[top]:
+            allowed = sorted(CONFINED_IMPORTS[top])
+            problems.append(f"line {line}: {top} may only be imported by {allowed}")
+    return problems
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE_ROOT)))
+def test_imports_only_go_down(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert violations(_package_of(path), tree) == []
+
+
+def test_the_rule_catches_upward_and_confined_imports() -> None:
+    lazy_upward = ast.parse("def f():\n    from cairn.agent.engine import Engine\n")
+    assert violations("context", lazy_upward) == [
+        "line 2: context (layer 5) imports cairn.agent.engine (layer 7)"
+    ]
+    assert violations("files", ast.parse("import litellm\n")) != []
+    assert violations("agent", ast.parse("from cairn.context.builder import X\n")) == []
