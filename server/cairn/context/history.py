@@ -1,6 +1,6 @@
 """Recorded messages → history blocks, with the compaction markers applied.
 
-Interface (5) of the team brief:
+The three markers (`CompactionPart` kinds, written by `cairn.agent.compactor`):
 - `prune`: a pruned tool result is shown as the one-line stub
   "[output pruned: <n> tokens, artifact <id>; read_file/artifact to see it]";
 - `goal`: the messages a fold covers are replaced by one assistant message
