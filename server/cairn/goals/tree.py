@@ -1,7 +1,10 @@
 """Goal tree operations: the four verbs of the `goal` tool, as pure functions.
 
-`apply_goal` takes a `GoalTree` and returns a NEW tree; the input is never
-mutated, and a bad request raises `GoalError` with nothing changed.
+`apply_verb` takes a `GoalTree` and one verb with its text and returns a NEW
+tree; the input is never mutated, and a verb that cannot apply raises
+`GoalError` with nothing changed. `one_verb` checks a request names exactly
+one verb (the `goal` tool's argument model and the editor's request both use
+it, once); `apply_goal` is the two together.
 
 Invariants every returned tree keeps (the property tests check them):
 - Ids are hierarchical ("1", "2.1") and never reused: goals are never
@@ -21,7 +24,8 @@ Invariants every returned tree keeps (the property tests check them):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Final, Literal, get_args
 
 from cairn.errors import GoalError
 from cairn.models.goals import Goal, GoalStatus, GoalTree
@@ -31,6 +35,10 @@ ADD_SEPARATOR = ","
 FINISHED: frozenset[GoalStatus] = frozenset({"completed", "abandoned"})
 REASON_PARENT_ABANDONED = "parent abandoned"
 REASON_PARENT_COMPLETED = "parent goal {id} completed first"
+
+GoalVerb = Literal["add", "done", "abandon", "focus"]
+# The verbs in the order the tool's schema and every message list them.
+GOAL_VERBS: Final[tuple[GoalVerb, ...]] = get_args(GoalVerb)
 
 
 def iter_goals(goals: list[Goal]) -> Iterator[Goal]:
@@ -69,6 +77,30 @@ def goal_subtree_ids(tree: GoalTree, goal_id: str) -> set[str]:
     return {g.id for g in iter_goals([goal])}
 
 
+def one_verb(values: Mapping[str, str | None]) -> tuple[GoalVerb, str]:
+    """The one verb given in `values` (verb → text or None) and its text; GoalError otherwise."""
+    given: list[GoalVerb] = [verb for verb in GOAL_VERBS if values.get(verb) is not None]
+    if len(given) != 1:
+        listed = ", ".join(given) if given else "none"
+        raise GoalError(f"give exactly one of {', '.join(GOAL_VERBS)} (got: {listed})")
+    verb = given[0]
+    text = values[verb]
+    assert text is not None
+    return verb, text
+
+
+def apply_verb(tree: GoalTree, verb: GoalVerb, text: str) -> GoalTree:
+    """Apply one verb and return the new tree (the input is left unchanged)."""
+    new = tree.model_copy(deep=True)
+    if verb == "add":
+        return _add(new, text)
+    if verb == "done":
+        return _finish(new, text, status="completed", verb="done")
+    if verb == "abandon":
+        return _finish(new, text, status="abandoned", verb="abandon")
+    return _focus(new, text)
+
+
 def apply_goal(
     tree: GoalTree,
     *,
@@ -78,20 +110,8 @@ def apply_goal(
     focus: str | None = None,
 ) -> GoalTree:
     """Apply exactly one verb and return the new tree (the input is left unchanged)."""
-    verbs = (("add", add), ("done", done), ("abandon", abandon), ("focus", focus))
-    given = [name for name, value in verbs if value is not None]
-    if len(given) != 1:
-        listed = ", ".join(given) if given else "none"
-        raise GoalError(f"give exactly one of add, done, abandon, focus (got: {listed})")
-    new = tree.model_copy(deep=True)
-    if add is not None:
-        return _add(new, add)
-    if done is not None:
-        return _finish(new, done, status="completed", verb="done")
-    if abandon is not None:
-        return _finish(new, abandon, status="abandoned", verb="abandon")
-    assert focus is not None
-    return _focus(new, focus)
+    verb, text = one_verb({"add": add, "done": done, "abandon": abandon, "focus": focus})
+    return apply_verb(tree, verb, text)
 
 
 def _children_of(tree: GoalTree, goal_id: str | None) -> list[Goal]:

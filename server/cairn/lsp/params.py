@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from cairn.errors import GoalError
+from cairn.goals import one_verb
 from cairn.models.diagnostics import Diagnostic
 
 # Limits on what a client may send in one request.
@@ -73,15 +75,10 @@ class GoalParams(SessionParams):
 
     @model_validator(mode="after")
     def _exactly_one_verb(self) -> GoalParams:
-        given = [
-            name for name in ("add", "done", "abandon", "focus") if getattr(self, name) is not None
-        ]
-        if len(given) != 1:
-            raise ValueError(
-                f"exactly one of add, done, abandon, focus is required (got {len(given)}"
-                + (f": {', '.join(given)}" if given else "")
-                + ")"
-            )
+        try:
+            one_verb(self.verbs())
+        except GoalError as error:
+            raise ValueError(str(error)) from None
         return self
 
     def verbs(self) -> dict[str, str | None]:
