@@ -2,12 +2,14 @@
 
 `cairn.toml` uses snake_case keys; the editor's `initializationOptions` use the
 same names in camelCase. Both are validated by `Settings`; a wrong value raises
-`SettingsError` naming the key.
+`SettingsError` naming the key. The parts of one engine share one
+`SettingsRef`, so a settings change is one assignment that every part sees.
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -61,6 +63,18 @@ class Settings(BaseModel):
     model_retries: int = Field(default=DEFAULT_MODEL_RETRIES, ge=0)
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
     mode: Mode = "build"
+
+
+@dataclass
+class SettingsRef:
+    """The current settings of one engine, shared by its parts (they read `current`)."""
+
+    current: Settings
+
+
+def shared(settings: Settings | SettingsRef) -> SettingsRef:
+    """`settings` as a reference: the one given, or a new one for a part used on its own."""
+    return settings if isinstance(settings, SettingsRef) else SettingsRef(settings)
 
 
 def _describe(error: ValidationError) -> str:

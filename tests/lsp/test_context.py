@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from cairn.agent.engine import REPOMAP_CACHE
+from cairn.agent.parts import REPOMAP_CACHE
 from cairn.settings import DEFAULT_TRACE_DIR
 from cairn.trace.store import CACHE_DIR
 from tests.lsp.harness import Starter

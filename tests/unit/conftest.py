@@ -10,7 +10,7 @@ import pytest
 from cairn.agent.tools import ToolContext
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
-from cairn.settings import Settings
+from cairn.settings import Settings, SettingsRef
 from cairn.trace import Trace, TraceStore
 
 
@@ -28,7 +28,7 @@ def tool_context(
     """A tool context on the single-folder workspace `root`, with default settings."""
     return ToolContext(
         workspace=Workspace([root]),
-        settings=Settings(),
+        config=SettingsRef(Settings()),
         trace=trace,
         ignore=IgnoreRules.for_folder(root),
         allowed_commands=list(allowed_commands or []),

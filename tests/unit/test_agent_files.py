@@ -22,9 +22,12 @@ SMALL_WINDOW = 8000
 def block_text(engine: Engine, source: Source, references: list[str] | None = None) -> str:
     """The text of the next context's `source` blocks (a dry run with `references`)."""
     inputs = TurnInputs(
-        model=engine.settings.model, mode="build", user_message="look", references=references or []
+        model=engine.settings.model,
+        mode="build",
+        user_message="look",
+        references=tuple(references or []),
     )
-    built = engine.contexts.build(engine.session(), inputs)
+    built = engine.contexts.build(engine.scope(engine.session(), inputs))
     return "\n".join(block.text for block in built.blocks if block.source == source)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.agent.engine import REPOMAP_CACHE
+from cairn.agent.parts import REPOMAP_CACHE
 from tests.unit.test_agent_support import make_engine
 
 

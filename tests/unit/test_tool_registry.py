@@ -6,7 +6,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from pydantic import ValidationError
 
+from cairn.agent.explore import Explorer
+from cairn.agent.inputs import TurnInputs
+from cairn.agent.listener import SafeListener
+from cairn.agent.scope import TurnScope, main_scope
+from cairn.agent.session import Session
 from cairn.agent.tools import (
     READ_ONLY_TOOLS,
     Tool,
@@ -16,12 +22,15 @@ from cairn.agent.tools import (
     ToolRegistry,
     default_registry,
 )
-from cairn.errors import GoalError, InvalidRequestError
+from cairn.agent.tools.explore import ExploreArgs
+from cairn.agent.tools.goal import GoalArgs
+from cairn.errors import InvalidRequestError
 from cairn.files.workspace import Workspace
-from cairn.goals import apply_goal, render_plan
 from cairn.models.diagnostics import Diagnostic, Position, Range
 from cairn.models.goals import GoalTree
-from cairn.settings import Settings
+from cairn.settings import Settings, SettingsRef
+from cairn.trace import Trace
+from tests.unit.test_agent_support import Recorder
 
 DESIGN_TOOLS = {
     "read_file": ({"path"}, {"start_line", "end_line"}),
@@ -39,7 +48,7 @@ DESIGN_TOOLS = {
 @pytest.fixture
 def ctx(tmp_path: Path) -> ToolContext:
     (tmp_path / "a.py").write_text("x = 1\n")
-    return ToolContext(workspace=Workspace([tmp_path]), settings=Settings())
+    return ToolContext(workspace=Workspace([tmp_path]), config=SettingsRef(Settings()))
 
 
 def test_schemas_match_the_design_names_and_arguments() -> None:
@@ -124,70 +133,145 @@ def test_duplicate_tool_names_are_refused() -> None:
 # -- goal ----------------------------------------------------------------------
 
 
-async def test_goal_calls_the_handler_and_returns_the_plan(ctx: ToolContext) -> None:
-    state = {"tree": GoalTree(mission="fix the bug")}
+def turn_scope(
+    trace: Trace, recorder: Recorder | None = None, read_only: bool = False
+) -> TurnScope:
+    """A main-agent scope on a real session (the explorer stays None: explore is not offered)."""
+    session = Session(trace)
+    inputs = TurnInputs(model="scripted/none.jsonl", mode="build")
+    registry = default_registry()
+    scope = main_scope(session, inputs, SafeListener(recorder), registry, None)
+    scope.read_only = read_only
+    return scope
 
-    def handler(verbs: dict[str, Any]) -> str:
-        state["tree"] = apply_goal(state["tree"], **verbs)
-        return render_plan(state["tree"])
 
-    ctx.goal_handler = handler
+async def test_goal_changes_the_turns_session_and_returns_the_plan(
+    ctx: ToolContext, trace: Trace
+) -> None:
+    recorder = Recorder()
+    ctx.scope = turn_scope(trace, recorder)
     outcome = await default_registry().run("goal", {"add": "reproduce, fix"}, ctx)
     assert outcome.ok
+    assert outcome.output.splitlines()[0] == "added 1, 2"
     assert "reproduce" in outcome.output and "fix" in outcome.output
     assert outcome.data == {"goal": {"add": "reproduce, fix"}}
-    assert len(state["tree"].goals) == 2
+    assert [g.description for g in trace.goals().goals] == ["reproduce", "fix"]
+    assert len(recorder.trees) == 1  # the editor heard of the change once
 
 
-async def test_goal_error_is_a_tool_error(ctx: ToolContext) -> None:
-    def handler(verbs: dict[str, Any]) -> str:
-        raise GoalError("no focused goal to mark done")
+async def test_goal_done_queues_the_fold_for_the_end_of_the_step(
+    ctx: ToolContext, trace: Trace
+) -> None:
+    ctx.scope = turn_scope(trace)
+    registry = default_registry()
+    await registry.run("goal", {"add": "reproduce"}, ctx)
+    await registry.run("goal", {"focus": "1"}, ctx)
+    outcome = await registry.run("goal", {"done": "it fails on touching intervals"}, ctx)
+    assert outcome.output.splitlines()[0] == "done 1: it fails on touching intervals"
+    folds = ctx.scope.session.pending_folds
+    assert [(f.goal_id, f.verb, f.summary) for f in folds] == [
+        ("1", "done", "it fails on touching intervals")
+    ]
 
-    ctx.goal_handler = handler
+
+async def test_goal_error_is_a_tool_error(ctx: ToolContext, trace: Trace) -> None:
+    ctx.scope = turn_scope(trace)
     outcome = await default_registry().run("goal", {"done": "finished"}, ctx)
     assert not outcome.ok
-    assert outcome.output == "error: no focused goal to mark done"
+    assert outcome.output == "error: done needs a focused goal; focus one first"
+    assert trace.goals() == GoalTree()
 
 
-async def test_goal_needs_exactly_one_verb(ctx: ToolContext) -> None:
-    ctx.goal_handler = lambda verbs: "unused"
-    outcome = await default_registry().run("goal", {}, ctx)
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({}, "give exactly one of add, done, abandon, focus (got: none)"),
+        (
+            {"add": "a", "focus": "1"},
+            "give exactly one of add, done, abandon, focus (got: add, focus)",
+        ),
+        ({"add": 3}, "add: Input should be a valid string"),
+        ({"add": "a", "verb": "x"}, "verb: unknown argument"),
+    ],
+)
+async def test_goal_arguments_are_checked_once_by_the_args_model(
+    ctx: ToolContext, trace: Trace, args: dict[str, Any], problem: str
+) -> None:
+    recorder = Recorder()
+    ctx.scope = turn_scope(trace, recorder)
+    outcome = await default_registry().run("goal", args, ctx)
     assert not outcome.ok
-    assert "give exactly one of add, done, abandon, focus (got: none)" in outcome.output
+    assert outcome.output.startswith("error: invalid arguments for goal: ")
+    assert problem in outcome.output
+    assert recorder.trees == [] and trace.goals() == GoalTree()  # nothing changed
 
 
-async def test_goal_without_a_handler_is_unavailable(ctx: ToolContext) -> None:
+def test_goal_args_name_their_one_verb() -> None:
+    assert GoalArgs.model_validate({"abandon": "dead end"}).change == ("abandon", "dead end")
+    with pytest.raises(ValidationError, match="give exactly one of"):
+        GoalArgs.model_validate({"done": "a", "abandon": "b"})
+
+
+async def test_goal_outside_a_turn_or_in_a_branch_is_unavailable(
+    ctx: ToolContext, trace: Trace
+) -> None:
     outcome = await default_registry().run("goal", {"focus": "1"}, ctx)
     assert outcome.output == "error: the goal tool is not available here"
+    ctx.scope = turn_scope(trace, read_only=True)
+    outcome = await default_registry().run("goal", {"add": "x"}, ctx)
+    assert outcome.output == "error: the goal tool is not available here"
+    assert trace.goals() == GoalTree()
 
 
 # -- explore -------------------------------------------------------------------
 
 
-async def test_explore_passes_branches_to_the_handler(ctx: ToolContext) -> None:
-    seen: list[dict[str, Any]] = []
+class RecordingExplorer(Explorer):
+    """Runs no branch: keeps what the `explore` tool hands over (the tool's side of the call)."""
 
-    async def handler(request: dict[str, Any]) -> str:
-        seen.append(request)
+    def __init__(self) -> None:
+        self.calls: list[tuple[TurnScope, ExploreArgs]] = []
+
+    async def explore(self, parent: TurnScope, args: ExploreArgs) -> str:
+        self.calls.append((parent, args))
         return "branch 0: parser is fine\nbranch 1: bug is in the lexer"
 
-    ctx.explore_handler = handler
-    args = {"branches": ["check the parser", "check the lexer"], "background": "a bug"}
+
+async def test_explore_hands_typed_arguments_and_its_scope_to_the_explorer(
+    ctx: ToolContext, trace: Trace
+) -> None:
+    explorer = RecordingExplorer()
+    scope = turn_scope(trace)
+    scope.explorer = explorer
+    ctx.scope = scope
+    args = {"branches": ["  check the parser ", "check the lexer"], "background": ""}
     outcome = await default_registry().run("explore", args, ctx)
     assert outcome.ok
-    assert seen == [args]
     assert "bug is in the lexer" in outcome.output
+    assert outcome.data == {"branches": 2}
+    [(parent, typed)] = explorer.calls
+    assert parent is scope
+    assert typed.branches == ["check the parser", "check the lexer"]
+    assert typed.background is None  # an empty background means "see this conversation"
 
 
-@pytest.mark.parametrize("branches", [[], ["ok", "  "]])
-async def test_explore_rejects_empty_branches(ctx: ToolContext, branches: list[str]) -> None:
-    ctx.explore_handler = None
+@pytest.mark.parametrize("branches", [[], ["ok", "  "], [f"b{i}" for i in range(9)]])
+async def test_explore_rejects_bad_branches_before_the_explorer(
+    ctx: ToolContext, trace: Trace, branches: list[str]
+) -> None:
+    explorer = RecordingExplorer()
+    ctx.scope = turn_scope(trace)
+    ctx.scope.explorer = explorer
     outcome = await default_registry().run("explore", {"branches": branches}, ctx)
     assert not outcome.ok
     assert "invalid arguments for explore: branches" in outcome.output
+    assert explorer.calls == []
 
 
-async def test_explore_without_a_handler_is_unavailable(ctx: ToolContext) -> None:
+async def test_explore_without_an_explorer_is_unavailable(ctx: ToolContext, trace: Trace) -> None:
+    outcome = await default_registry().run("explore", {"branches": ["a"]}, ctx)
+    assert outcome.output == "error: explore is not available here (branches cannot explore)"
+    ctx.scope = turn_scope(trace)  # a scope without an explorer: a branch's, or a dry run's
     outcome = await default_registry().run("explore", {"branches": ["a"]}, ctx)
     assert outcome.output == "error: explore is not available here (branches cannot explore)"
 

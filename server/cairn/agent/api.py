@@ -57,7 +57,11 @@ class FixTarget:
 
 class EngineApi(Protocol):
     workspace: Workspace
-    settings: Settings
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings (changed only through `update_settings`)."""
+        ...
 
     @property
     def active_session_id(self) -> str: ...

@@ -2,8 +2,10 @@
 
 The policy lives in `cairn.compaction` (pure); this module only decides the
 moment, makes the compaction model call (agent lane "compaction"), measures
-the context before and after, records the markers and tells the listener
-(`start` / `done` / `failed`, with tokens before and after).
+the context before and after, records the markers and tells the scope's
+listener (`start` / `done` / `failed`, with tokens before and after). Every
+method works on a `TurnScope`: the running turn's, or one the engine opens
+between turns (a goal the user finished, a forced compaction).
 
 A summary may be prepared in the background (`start_background`) while the
 turn runs its tools; its marker is recorded at the next `join`, before the
@@ -21,9 +23,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from cairn.agent.contexts import Contexts, Demand, demand_of
-from cairn.agent.inputs import TurnInputs
-from cairn.agent.listener import SafeListener
-from cairn.agent.session import PendingFold, Session
+from cairn.agent.scope import TurnScope
+from cairn.agent.session import PendingFold
 from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
@@ -44,7 +45,7 @@ from cairn.llm import ModelRuntime
 from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.models.summary import SessionSummary
-from cairn.settings import Settings
+from cairn.settings import Settings, SettingsRef
 from cairn.tokens.counter import counter_for
 
 Stage = Literal["start", "done", "failed"]
@@ -56,32 +57,29 @@ COMPACTION_PROMPT_RESERVE = 2_000
 class Compactor:
     """Compaction for every session of one engine."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        runtime: ModelRuntime,
-        contexts: Contexts,
-        listener: SafeListener,
-    ) -> None:
-        self.settings = settings
+    def __init__(self, config: SettingsRef, runtime: ModelRuntime, contexts: Contexts) -> None:
+        self.config = config
         self.runtime = runtime
         self.contexts = contexts
-        self.listener = listener
+
+    @property
+    def settings(self) -> Settings:
+        return self.config.current
 
     # -- events ----------------------------------------------------------------
 
     def _event(
         self,
-        session: Session,
+        scope: TurnScope,
         stage: Stage,
         kind: CompactionKind,
         before: int,
         after: int | None = None,
         error: str | None = None,
     ) -> None:
-        self.listener.on_compaction(
+        scope.listener.on_compaction(
             CompactionEvent(
-                session_id=session.id,
+                session_id=scope.session.id,
                 stage=stage,
                 kind=kind,
                 tokens_before=before,
@@ -92,8 +90,9 @@ class Compactor:
 
     # -- goal folding ----------------------------------------------------------
 
-    def fold(self, session: Session, inputs: TurnInputs, fold: PendingFold) -> None:
+    def fold(self, scope: TurnScope, fold: PendingFold) -> None:
         """Record the marker folding a finished goal's messages into its summary."""
+        session = scope.session
         tree = session.goals()
         goal = find_goal(tree, fold.goal_id)
         if goal is None:
@@ -104,40 +103,42 @@ class Compactor:
         )
         if part is None:
             return
-        before = self.contexts.demand(session, inputs, messages).tokens
-        self._event(session, "start", "goal", before)
+        before = self.contexts.demand(scope, messages).tokens
+        self._event(scope, "start", "goal", before)
         candidate = _with_marker(messages, part, fold.goal_id)
-        after = self.contexts.demand(session, inputs, candidate).tokens
+        after = self.contexts.demand(scope, candidate).tokens
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part, goal_id=fold.goal_id)
-        self._event(session, "done", "goal", before, after)
+        self._event(scope, "done", "goal", before, after)
 
-    def flush_folds(self, session: Session, inputs: TurnInputs) -> None:
+    def flush_folds(self, scope: TurnScope) -> None:
+        session = scope.session
         folds, session.pending_folds = session.pending_folds, []
         for fold in folds:
-            self.fold(session, inputs, fold)
+            self.fold(scope, fold)
 
     # -- prune -----------------------------------------------------------------
 
-    def prune(self, session: Session, inputs: TurnInputs) -> bool:
+    def prune(self, scope: TurnScope) -> bool:
         """Apply phase 1 when it frees at least `prune_minimum`; True when it did."""
+        session = scope.session
         messages = session.messages()
         plan = plan_prune(
             messages,
-            counter_for(inputs.model),
+            counter_for(scope.inputs.model),
             minimum=self.settings.prune_minimum,
             protect=self.settings.prune_protect,
             protected_tools=self.settings.protected_tools,
         )
         if plan is None:
             return False
-        before = self.contexts.demand(session, inputs, messages).tokens
-        self._event(session, "start", "prune", before)
+        before = self.contexts.demand(scope, messages).tokens
+        self._event(scope, "start", "prune", before)
         part = plan.marker(before, 0)
-        after = self.contexts.demand(session, inputs, _with_marker(messages, part)).tokens
+        after = self.contexts.demand(scope, _with_marker(messages, part)).tokens
         part.tokens_after = after
         session.append_marker(part)
-        self._event(session, "done", "prune", before, after)
+        self._event(scope, "done", "prune", before, after)
         return True
 
     # -- summary ---------------------------------------------------------------
@@ -160,31 +161,31 @@ class Compactor:
             return None
         return index, covered_tokens(messages, state, count, index)
 
-    def worth_it(self, session: Session, inputs: TurnInputs, demand: Demand) -> bool:
+    def worth_it(self, scope: TurnScope, demand: Demand) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
-        cut = self._cut(inputs.model, session.messages(), demand.available)
+        cut = self._cut(scope.inputs.model, scope.session.messages(), demand.available)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
-        self, session: Session, inputs: TurnInputs, messages: Sequence[Message], available: int
+        self, scope: TurnScope, messages: Sequence[Message], available: int
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
-        cut = self._cut(inputs.model, messages, available)
+        cut = self._cut(scope.inputs.model, messages, available)
         if cut is None:
             return None
         index = cut[0]
         state = read_state(messages)
 
-        count = counter_for(inputs.model)
+        count = counter_for(scope.inputs.model)
 
         new = messages[state.watermark_index + 1 : index + 1]
         transcript = render_transcript(new, state, count)
-        narrative = await self._narrative(session, inputs, state.summary, transcript)
+        narrative = await self._narrative(scope, state.summary, transcript)
         covered = messages[: index + 1]
         summary = build_summary(
             state.summary,
             narrative,
-            build_ledger(covered, session.goals()),
+            build_ledger(covered, scope.session.goals()),
             covered,
             messages[index].id,
         )
@@ -192,58 +193,57 @@ class Compactor:
 
     async def _narrative(
         self,
-        session: Session,
-        inputs: TurnInputs,
+        scope: TurnScope,
         previous: SessionSummary | None,
         transcript: str,
     ) -> Narrative:
         try:
             reply = await self.runtime.complete(
-                inputs.model,
+                scope.inputs.model,
                 compaction_messages(previous, transcript),
                 None,
                 agent=COMPACTION_AGENT,
             )
         except CairnError as exc:
-            self.listener.on_log(f"compaction model call failed, ledger only: {exc}")
+            scope.listener.on_log(f"compaction model call failed, ledger only: {exc}")
             return Narrative()
-        session.add_usage(reply.usage)
+        scope.session.add_usage(reply.usage)
         return parse_narrative(reply.text)
 
-    def record_summary(
-        self, session: Session, inputs: TurnInputs, part: CompactionPart | None
-    ) -> bool:
+    def record_summary(self, scope: TurnScope, part: CompactionPart | None) -> bool:
         """Measure and record a prepared summary (or report the stall); True when recorded."""
+        session = scope.session
         messages = session.messages()
-        before = self.contexts.demand(session, inputs, messages).tokens
+        before = self.contexts.demand(scope, messages).tokens
         if part is None or not _still_newer(messages, part):
             session.summarised_at = len(messages)
-            self._event(session, "failed", "summary", before, before, "stalled: nothing to cover")
+            self._event(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        after = self.contexts.demand(session, inputs, _with_marker(messages, part)).tokens
+        after = self.contexts.demand(scope, _with_marker(messages, part)).tokens
         if policy.is_stalled(before, after):
             session.summarised_at = len(messages)
             error = policy.stall_message(before, after)
-            self._event(session, "failed", "summary", before, after, error)
+            self._event(scope, "failed", "summary", before, after, error)
             return False
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part)
         session.summarised_at = len(messages)
-        self._event(session, "done", "summary", before, after)
+        self._event(scope, "done", "summary", before, after)
         return True
 
-    async def summarize(self, session: Session, inputs: TurnInputs) -> bool:
+    async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
-        messages = session.messages()
-        before = self.contexts.demand(session, inputs, messages)
-        self._event(session, "start", "summary", before.tokens)
-        part = await self.prepare_summary(session, inputs, messages, before.available)
-        return self.record_summary(session, inputs, part)
+        messages = scope.session.messages()
+        before = self.contexts.demand(scope, messages)
+        self._event(scope, "start", "summary", before.tokens)
+        part = await self.prepare_summary(scope, messages, before.available)
+        return self.record_summary(scope, part)
 
     # -- background --------------------------------------------------------------
 
-    def start_background(self, session: Session, inputs: TurnInputs, demand: Demand) -> None:
+    def start_background(self, scope: TurnScope, demand: Demand) -> None:
         """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
+        session = scope.session
         if session.compacting or not policy.should_start_early(
             demand.tokens, demand.window, self.settings.compaction_threshold
         ):
@@ -251,58 +251,56 @@ class Compactor:
         messages = session.messages()
         if not policy.may_summarise_again(len(messages), session.summarised_at):
             return
-        if not self.worth_it(session, inputs, demand):
+        if not self.worth_it(scope, demand):
             return
-        self._event(session, "start", "summary", demand.tokens)
+        self._event(scope, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
-            self.prepare_summary(session, inputs, messages, demand.available),
+            self.prepare_summary(scope, messages, demand.available),
             name=f"compaction-{session.id}",
         )
 
-    async def join(self, session: Session, inputs: TurnInputs) -> None:
+    async def join(self, scope: TurnScope) -> None:
         """Record the background summary, waiting for it if it still runs."""
+        session = scope.session
         task, session.background = session.background, None
         if task is None:
             return
         try:
             part = await task
         except CairnError as exc:
-            before = self.contexts.demand(session, inputs).tokens
-            self._event(session, "failed", "summary", before, None, str(exc))
+            before = self.contexts.demand(scope).tokens
+            self._event(scope, "failed", "summary", before, None, str(exc))
             return
-        self.record_summary(session, inputs, part)
+        self.record_summary(scope, part)
 
     # -- before each call --------------------------------------------------------
 
-    async def before_call(self, session: Session, inputs: TurnInputs) -> BuiltContext:
+    async def before_call(self, scope: TurnScope) -> BuiltContext:
         """Join, prune, summarise when the next call would pass the threshold; its context."""
-        await self.join(session, inputs)
-        self.prune(session, inputs)
-        built = self.contexts.build(session, inputs)
+        session = scope.session
+        await self.join(scope)
+        self.prune(scope)
+        built = self.contexts.build(scope)
         demand = demand_of(built)
         over = policy.needs_summary(
             demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
         )
         retry = policy.may_summarise_again(len(session.messages()), session.summarised_at)
-        if (
-            over
-            and retry
-            and self.worth_it(session, inputs, demand)
-            and await self.summarize(session, inputs)
-        ):
-            built = self.contexts.build(session, inputs)
+        if over and retry and self.worth_it(scope, demand) and await self.summarize(scope):
+            built = self.contexts.build(scope)
         return built
 
     # -- forced ------------------------------------------------------------------
 
-    async def compact_now(self, session: Session, inputs: TurnInputs) -> CompactResult:
+    async def compact_now(self, scope: TurnScope) -> CompactResult:
         """`cairn/compact`: prune, then summarise, whatever the thresholds say."""
-        await self.join(session, inputs)
-        before = self.contexts.demand(session, inputs).tokens
-        pruned = self.prune(session, inputs)
+        session = scope.session
+        await self.join(scope)
+        before = self.contexts.demand(scope).tokens
+        pruned = self.prune(scope)
         session.summarised_at = None
-        summarised = await self.summarize(session, inputs)
-        after = self.contexts.demand(session, inputs).tokens
+        summarised = await self.summarize(scope)
+        after = self.contexts.demand(scope).tokens
         kind = "summary" if summarised else "prune" if pruned else "none"
         return CompactResult(
             session_id=session.id, tokens_before=before, tokens_after=after, kind=kind

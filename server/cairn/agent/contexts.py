@@ -1,7 +1,12 @@
 """Building a session's context for a model call (the turn loop's view of the builder).
 
-Wraps `ContextBuilder` with what the engine knows: the session's history and
-goals, the mode's tool schemas, the files in play and the fix target. Also
+Wraps `ContextBuilder` with what a `TurnScope` knows: the session's history
+and goals, the schemas of the tools the turn offers, the files in play (the
+open buffers, the turn's references and edits) and the fix target. The
+turn, the compactor, the editor's dry run and `cairn context` all build
+through `Contexts.build`, so a dry run is the context of a real call. A
+read-only `Contexts` stores no artifact (a degraded block's full text is
+then not kept). Also
 measures the *demand* of a context, the tokens of every candidate block
 whether or not it fit, which is what compaction decisions compare with the
 window (a context that had to drop history is an overflow).
@@ -12,15 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
-from cairn.agent.session import Session
+from cairn.agent.inputs import files_in_play, fix_block
+from cairn.agent.scope import TurnScope
 from cairn.agent.tools import ToolRegistry
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
-from cairn.context.sources.mode import MODE_TOOLS
 from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message
-from cairn.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -51,36 +54,26 @@ class Contexts:
     def __init__(
         self,
         workspace: Workspace,
-        settings: Settings,
         builder: ContextBuilder,
         registry: ToolRegistry,
         files: FileSync | None = None,
+        *,
+        read_only: bool = False,
     ) -> None:
         self.workspace = workspace
-        self.settings = settings
         self.builder = builder
         self.registry = registry
         self.files = files
+        self.read_only = read_only
 
-    def tool_names(self, inputs: TurnInputs) -> list[str]:
-        """The turn's tools, or the mode's allowlist (`MODE_TOOLS`) the registry has."""
-        if inputs.tools is not None:
-            return list(inputs.tools)
-        return [name for name in MODE_TOOLS[inputs.mode] if self.registry.get(name) is not None]
-
-    def build(
-        self,
-        session: Session,
-        inputs: TurnInputs,
-        *,
-        messages: Sequence[Message] | None = None,
-    ) -> BuiltContext:
-        """The context of the next call (over `messages` when given, else the trace's).
+    def build(self, scope: TurnScope, *, messages: Sequence[Message] | None = None) -> BuiltContext:
+        """The context of the scope's next call (over `messages` when given, else the trace's).
 
         File events and editor buffers that arrived since the last build are applied first.
         """
         if self.files is not None:
             self.files.sync()
+        session, inputs = scope.session, scope.inputs
         history = list(messages) if messages is not None else session.messages()
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         request = ContextRequest(
@@ -91,16 +84,14 @@ class Contexts:
             history=history,
             user_message=inputs.user_message,
             references=list(inputs.references),
-            files_in_play=files_in_play(self.workspace, inputs),
+            files_in_play=files_in_play(self.workspace, inputs, scope.edited),
             extra_blocks=extra,
-            tool_schemas=self.registry.schemas(self.tool_names(inputs)),
-            store_artifact=session.trace.write_artifact,
+            tool_schemas=self.registry.schemas(scope.tools),
+            store_artifact=None if self.read_only else session.trace.write_artifact,
         )
         built = self.builder.build(request)
         built.stats.compaction.in_progress = session.compacting
         return built
 
-    def demand(
-        self, session: Session, inputs: TurnInputs, messages: Sequence[Message] | None = None
-    ) -> Demand:
-        return demand_of(self.build(session, inputs, messages=messages))
+    def demand(self, scope: TurnScope, messages: Sequence[Message] | None = None) -> Demand:
+        return demand_of(self.build(scope, messages=messages))

@@ -1,50 +1,47 @@
 """The engine facade (`EngineApi`): what the language server and the CLI call.
 
-One `Engine` serves one workspace: the live `Workspace` the LSP layer
-updates, the trace store at `<root>/<settings.trace_dir>`, the sessions
-(the active one is created on first use; any other is opened from its trace,
-so a new engine on the same workspace resumes a session by id), the model
-runtime, the tools, the context builder with the project profile and the
-repository map, and compaction. Methods only translate to the parts in
-`cairn.agent` and report through the listener. File events from the editor
-(`files_changed`) and its open buffers reach the cached file listing, the
-repository map and the profile through `FileSync`, before every context build.
+One `Engine` serves one workspace. It is built in dependency order, nothing
+patched in afterwards: the context side (`cairn.agent.parts`: the live
+`Workspace` the LSP layer updates, the trace store at
+`<root>/<settings.trace_dir>`, the profile, the repository map, the context
+builder, the tools), then the model runtime, compaction, the turn runner
+and the explorer that runs branch turns through it. All of them read one
+`SettingsRef`, so `update_settings` is one assignment. Sessions: the active
+one is created on first use; any other is opened from its trace, so a new
+engine on the same workspace resumes a session by id. Each turn runs in its
+own `TurnScope`; work on a session between turns (a dry run, a goal the
+user finished, a forced compaction) gets one too. Methods only translate to
+the parts in `cairn.agent` and report through the listener. File events
+from the editor (`files_changed`) and its open buffers reach the cached file
+listing, the repository map and the profile through `FileSync`, before
+every context build.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from cairn.agent.api import Approver, EditApplier, EngineListener, FixTarget
 from cairn.agent.compactor import Compactor
-from cairn.agent.contexts import Contexts
-from cairn.agent.explore import Explorer, branch_listener
+from cairn.agent.explore import Explorer
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
-from cairn.agent.runner import TurnOptions, TurnRunner
+from cairn.agent.parts import context_parts
+from cairn.agent.runner import TurnRunner
+from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session
-from cairn.agent.tools import default_registry
-from cairn.context.builder import ContextBuilder
-from cairn.files.ignore import IgnoreRules
-from cairn.files.sync import FileSync
 from cairn.files.text import content_hash
-from cairn.files.workspace import Workspace, uri_to_path
+from cairn.files.workspace import uri_to_path
+from cairn.goals import one_verb
 from cairn.llm import ModelRuntime
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import FilePart, Part, TextPart
 from cairn.models.profile import ProjectProfile
-from cairn.profile.store import ProfileManager
-from cairn.repomap.map import RepoMap
-from cairn.settings import Mode, Settings
-from cairn.trace import TraceStore
+from cairn.settings import Mode, Settings, SettingsRef
 
-logger = logging.getLogger(__name__)
-
-REPOMAP_CACHE = "repomap"
 FIX_MESSAGE = "Fix this diagnostic: {message}"
 
 
@@ -60,54 +57,39 @@ class Engine:
         approver: Approver | None = None,
         apply_edit: EditApplier | None = None,
     ) -> None:
-        self.workspace = Workspace(list(folders))
-        self.settings = settings
+        self.config = SettingsRef(settings)
         self.listener = SafeListener(listener)
-        self.store = TraceStore(self.workspace.root / settings.trace_dir)
-        self._sessions: dict[str, Session] = {}
-        self._active: str | None = None
-        self.runtime = ModelRuntime(settings, self.workspace.root)
-        self.registry = default_registry()
-        self.builder = ContextBuilder(self.workspace, settings, profile_provider=self._profile)
-        ignore = self.builder.ignore_rules()
-        self.profiles = ProfileManager(self.workspace.root, self.store, ignore)
-        self.repomap = self._repo_map(ignore)
-        self.builder.repomap = self.repomap
-        self.files = FileSync(self.workspace, self.builder.ignore_rules, self.repomap)
-        self.contexts = Contexts(
-            self.workspace, settings, self.builder, self.registry, files=self.files
-        )
-        self.compactor = Compactor(settings, self.runtime, self.contexts, self.listener)
+        parts = context_parts(list(folders), self.config)
+        self.workspace = parts.workspace
+        self.store = parts.store
+        self.profiles = parts.profiles
+        self.repomap = parts.repomap
+        self.builder = parts.builder
+        self.files = parts.files
+        self.registry = parts.registry
+        self.contexts = parts.contexts
+        self.runtime = ModelRuntime(self.config, self.workspace.root)
+        self.compactor = Compactor(self.config, self.runtime, self.contexts)
         self.runner = TurnRunner(
             workspace=self.workspace,
-            settings=settings,
+            config=self.config,
             runtime=self.runtime,
             registry=self.registry,
             contexts=self.contexts,
             compactor=self.compactor,
+            ignore=parts.ignore,
+            profile=self.profiles.get,
             approver=approver,
             apply_edit=apply_edit,
-            allowed_commands=self._allowed_commands,
-            ignore=self.builder.ignore_rules,
         )
-        self.explorer = Explorer(settings, self._run_branch)
-        self.runner.explore = self.explorer.explore
+        self.explorer = Explorer(self.config, self.runner, self.registry)
+        self._sessions: dict[str, Session] = {}
+        self._active: str | None = None
 
-    def _repo_map(self, ignore: IgnoreRules) -> RepoMap | None:
-        """The repository map (optional: without it the map section is absent)."""
-        try:
-            return RepoMap(self.workspace.root, ignore, self.store.cache_dir(REPOMAP_CACHE))
-        except (OSError, ValueError) as exc:
-            logger.warning("repository map unavailable: %s", exc)
-            return None
-
-    def _allowed_commands(self) -> list[str]:
-        if self.settings.allowed_commands is not None:
-            return list(self.settings.allowed_commands)
-        return list(self._profile().test_suites.values())
-
-    def _profile(self) -> ProjectProfile:
-        return self.profiles.get()
+    @property
+    def settings(self) -> Settings:
+        """The current settings (`update_settings` replaces them for every part at once)."""
+        return self.config.current
 
     # -- sessions ----------------------------------------------------------------
 
@@ -171,9 +153,13 @@ class Engine:
             model=model or self.settings.model,
             mode=mode or self.settings.mode,
             user_message=message,
-            references=list(references),
+            references=tuple(references),
             fix=fix,
         )
+
+    def scope(self, session: Session, inputs: TurnInputs, edited: Iterable[Path] = ()) -> TurnScope:
+        """The scope of a main-agent turn of `session` (or of work on it between turns)."""
+        return main_scope(session, inputs, self.listener, self.registry, self.explorer, edited)
 
     def _user_parts(self, message: str, references: Sequence[str]) -> list[Part]:
         parts: list[Part] = [TextPart(text=message)]
@@ -211,23 +197,14 @@ class Engine:
         inputs = self._inputs(model, mode, message, references, fix)
         self._set_mission(session, message)
         self.files.refresh_all()
-        return await self.runner.run(
-            session, inputs, self._user_parts(message, references), self.listener
-        )
-
-    async def _run_branch(
-        self, branch: Session, inputs: TurnInputs, instruction: str, lane: str
-    ) -> TurnResult:
-        inputs.user_message = instruction
-        options = TurnOptions(lane=lane, read_only=True, compact=False, explore=False)
-        parts: list[Part] = [TextPart(text=instruction)]
-        return await self.runner.run(branch, inputs, parts, branch_listener(), options)
+        scope = self.scope(session, inputs)
+        return await self.runner.run(scope, self._user_parts(message, references))
 
     # -- context -----------------------------------------------------------------
 
     def context_stats(self, session_id: str | None = None) -> ContextStats:
         session = self.session(session_id)
-        return self.contexts.build(session, self._inputs()).stats
+        return self.contexts.build(self.scope(session, self._inputs())).stats
 
     def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None
@@ -237,10 +214,9 @@ class Engine:
             manifests = session.trace.manifests()
             if manifests:
                 return manifests[-1]
-        inputs = self._inputs(message=message or "")
-        if uri is not None:
-            inputs.edited.append(self.workspace.resolve(uri_to_path(uri)))
-        return self.contexts.build(session, inputs).manifest
+        edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
+        scope = self.scope(session, self._inputs(message=message or ""), edited)
+        return self.contexts.build(scope).manifest
 
     # -- goals -------------------------------------------------------------------
 
@@ -256,13 +232,14 @@ class Engine:
         abandon: str | None = None,
         focus: str | None = None,
     ) -> GoalTreeView:
+        verb, text = one_verb({"add": add, "done": done, "abandon": abandon, "focus": focus})
         session = self.session(session_id)
-        fold = change_goal(session, self.listener, add=add, done=done, abandon=abandon, focus=focus)
+        fold = change_goal(session, self.listener, verb, text)
         if fold is not None:
             if session.turn_lock.locked():
                 session.pending_folds.append(fold)
             else:
-                self.compactor.fold(session, self._inputs(), fold)
+                self.compactor.fold(self.scope(session, self._inputs()), fold)
         return session.goal_view()
 
     # -- files -------------------------------------------------------------------
@@ -277,7 +254,7 @@ class Engine:
         """Prune and summarise now (waits for a running turn of the session to end)."""
         session = self.session(session_id)
         async with session.turn_lock:
-            return await self.compactor.compact_now(session, self._inputs())
+            return await self.compactor.compact_now(self.scope(session, self._inputs()))
 
     # -- profile and settings ----------------------------------------------------
 
@@ -290,16 +267,7 @@ class Engine:
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""
-        self.settings = settings
-        for part in (
-            self.runtime,
-            self.builder,
-            self.contexts,
-            self.compactor,
-            self.runner,
-            self.explorer,
-        ):
-            part.settings = settings
+        self.config.current = settings
 
     def warm(self) -> None:
         self.files.refresh_all()

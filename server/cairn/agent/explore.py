@@ -1,38 +1,41 @@
 """`explore(branches, background?)`: parallel read-only sub-agents, one per branch.
 
-Each branch is a sub-agent with its own message list, kept as a child trace
-of the parent (`<trace>/branches/explore<k>-<index>/`): it starts from the
-`background` text when given, else from a copy of the parent's messages,
-then gets the branch's instruction. Branches run concurrently, at most
-`settings.explore_concurrency` at once, with read-only tools, no compaction
-and no nested explore. Branch `i` reads the scripted model's lane `str(i)`
-(DESIGN §2.6 allows "branch index or name"; the index is always a valid,
-unique lane). A failing branch does not fail the others; cancelling the
-parent cancels every branch. The parent gets one JSON tool result with,
-per branch, its conclusion (final text), evidence (files it read), tokens
-used and status, and one `SubtaskPart` per branch on that result.
+`Explorer.explore(scope, args)` is what the `explore` tool calls with its
+checked `ExploreArgs` and the parent turn's scope. Each branch is a
+sub-agent with its own message list, kept as a child trace of the parent
+(`<trace>/branches/explore<k>-<index>/`): it starts from the `background`
+text when given, else from a copy of the parent's messages, then gets the
+branch's instruction. Branches run through the same `TurnRunner` as the
+main agent, concurrently, at most `settings.explore_concurrency` at once,
+each in a `branch_scope`: read-only tools, no compaction, no nested explore.
+Branch `i` reads the scripted model's lane `str(i)` (DESIGN §2.6 allows
+"branch index or name"; the index is always a valid, unique lane). A failing
+branch does not fail the others; cancelling the parent cancels every branch.
+The parent gets one JSON tool result with, per branch, its conclusion (final
+text), evidence (files it read), tokens used and status, and one
+`SubtaskPart` per branch on that result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from cairn.agent.inputs import TurnInputs
-from cairn.agent.listener import SafeListener
+from cairn.agent.runner import TurnRunner
+from cairn.agent.scope import TurnScope, branch_scope
 from cairn.agent.session import Session
+from cairn.agent.tools import ToolRegistry
+from cairn.agent.tools.explore import ExploreArgs
 from cairn.compaction.ledger import files_read
-from cairn.errors import InvalidRequestError
 from cairn.models.base import utc_now
 from cairn.models.events import TurnResult
-from cairn.models.messages import SubtaskPart, TextPart
-from cairn.settings import Settings
+from cairn.models.messages import Part, SubtaskPart, TextPart
+from cairn.settings import SettingsRef
 
 BRANCH_PREFIX = "explore"
-MAX_BRANCHES = 8
 BACKGROUND_HEADER = "Background from the main agent:"
 INSTRUCTION = (
     "You are one branch of a parallel exploration. Investigate only this direction, using the"
@@ -40,8 +43,6 @@ INSTRUCTION = (
 )
 
 BranchStatus = Literal["completed", "failed", "cancelled"]
-# Runs one branch turn: (branch session, inputs, instruction, lane) → its result.
-BranchTurn = Callable[[Session, TurnInputs, str, str], Awaitable[TurnResult]]
 
 
 @dataclass
@@ -59,21 +60,6 @@ class BranchReport:
     ended_at: str = ""
 
 
-def parse_branches(args: dict[str, Any]) -> tuple[list[str], str | None]:
-    """The branch instructions and the background; InvalidRequestError when malformed."""
-    branches = args.get("branches")
-    if not isinstance(branches, list) or not branches:
-        raise InvalidRequestError("explore needs `branches`: a non-empty list of directions")
-    if len(branches) > MAX_BRANCHES:
-        raise InvalidRequestError(f"explore takes at most {MAX_BRANCHES} branches")
-    if not all(isinstance(b, str) and b.strip() for b in branches):
-        raise InvalidRequestError("explore: every branch must be a non-empty string")
-    background = args.get("background")
-    if background is not None and not isinstance(background, str):
-        raise InvalidRequestError("explore: `background` must be a string")
-    return [b.strip() for b in branches], (background or None)
-
-
 def next_explore_number(session: Session) -> int:
     prefixes = {name.split("-", 1)[0] for name in session.trace.branches()}
     return len([p for p in prefixes if p.startswith(BRANCH_PREFIX)]) + 1
@@ -82,9 +68,10 @@ def next_explore_number(session: Session) -> int:
 class Explorer:
     """Runs explore calls for the sessions of one engine."""
 
-    def __init__(self, settings: Settings, run_branch: BranchTurn) -> None:
-        self.settings = settings
-        self.run_branch = run_branch
+    def __init__(self, config: SettingsRef, runner: TurnRunner, registry: ToolRegistry) -> None:
+        self.config = config
+        self.runner = runner
+        self.registry = registry
 
     def _seed(self, parent: Session, branch: Session, background: str | None) -> None:
         branch.trace.save_goals(parent.goals())
@@ -94,24 +81,30 @@ class Explorer:
         for message in parent.messages():
             branch.trace.append_message(message)
 
+    async def _run_branch(
+        self, branch: Session, parent: TurnInputs, report: BranchReport
+    ) -> TurnResult:
+        """One branch's turn, on the parent's model and mode, with its instruction."""
+        instruction = INSTRUCTION + report.branch
+        inputs = TurnInputs(model=parent.model, mode=parent.mode, user_message=instruction)
+        scope = branch_scope(branch, inputs, str(report.index), self.registry)
+        parts: list[Part] = [TextPart(text=instruction)]
+        return await self.runner.run(scope, parts)
+
     async def _branch(
         self,
-        parent: Session,
-        inputs: TurnInputs,
+        parent: TurnScope,
         report: BranchReport,
         background: str | None,
         gate: asyncio.Semaphore,
     ) -> BranchReport:
         async with gate:
             report.started_at = utc_now().isoformat()
-            branch = Session(parent.trace.branch(report.trace))
+            branch = Session(parent.session.trace.branch(report.trace))
             report.trace = branch.id
-            branch_inputs = TurnInputs(model=inputs.model, mode=inputs.mode)
             try:
-                self._seed(parent, branch, background)
-                result = await self.run_branch(
-                    branch, branch_inputs, INSTRUCTION + report.branch, str(report.index)
-                )
+                self._seed(parent.session, branch, background)
+                result = await self._run_branch(branch, parent.inputs, report)
             except asyncio.CancelledError:
                 report.status, report.error = "cancelled", "cancelled with the parent turn"
                 report.ended_at = utc_now().isoformat()
@@ -128,24 +121,23 @@ class Explorer:
             report.ended_at = utc_now().isoformat()
             return report
 
-    async def explore(self, parent: Session, inputs: TurnInputs, args: dict[str, Any]) -> str:
+    async def explore(self, parent: TurnScope, args: ExploreArgs) -> str:
         """Run every branch; the JSON result for the parent (one entry per branch)."""
-        branches, background = parse_branches(args)
-        number = next_explore_number(parent)
+        number = next_explore_number(parent.session)
         reports = [
             BranchReport(branch=text, index=i, trace=f"{BRANCH_PREFIX}{number}-{i}")
-            for i, text in enumerate(branches)
+            for i, text in enumerate(args.branches)
         ]
-        gate = asyncio.Semaphore(self.settings.explore_concurrency)
+        gate = asyncio.Semaphore(self.config.current.explore_concurrency)
         tasks = [
-            asyncio.create_task(self._branch(parent, inputs, r, background, gate)) for r in reports
+            asyncio.create_task(self._branch(parent, r, args.background, gate)) for r in reports
         ]
         try:
             await asyncio.gather(*tasks)
         finally:
             for task in tasks:
                 task.cancel()
-            parent.pending_subtasks.extend(
+            parent.session.pending_subtasks.extend(
                 SubtaskPart(
                     branch=r.branch,
                     trace_id=r.trace,
@@ -155,8 +147,3 @@ class Explorer:
                 for r in reports
             )
         return json.dumps({"branches": [asdict(r) for r in reports]}, ensure_ascii=False)
-
-
-def branch_listener() -> SafeListener:
-    """Branch turns report nothing to the editor (their record is the branch trace)."""
-    return SafeListener(None)

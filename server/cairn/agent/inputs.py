@@ -1,14 +1,16 @@
-"""What one turn feeds into every context build: model, mode, message, references, files.
+"""What a turn is asked to do, fixed at its start: model, mode, message, references, fix.
 
-Files in play (they select the nearer `AGENTS.md` rules, buffers and the
-repository map) are the open buffers, the referenced files, the files the
-turn edited and the file of the diagnostic being fixed. A fix turn also
-carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
+`TurnInputs` is frozen: what changes while a turn runs (the files it edited)
+lives in its `TurnScope`. Files in play (they select the nearer `AGENTS.md`
+rules, buffers and the repository map) are the open buffers, the referenced
+files, the files the turn edited and the file of the diagnostic being fixed.
+A fix turn also carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.agent.api import FixTarget
@@ -24,19 +26,18 @@ from cairn.tokens.counter import counter_for
 FIX_CONTEXT_LINES = 20
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnInputs:
+    """The request of one turn (or explore branch, or dry run); never changed once made."""
+
     model: str
     mode: Mode
     user_message: str = ""
-    references: list[str] = field(default_factory=list)
+    references: tuple[str, ...] = ()
     fix: FixTarget | None = None
-    edited: list[Path] = field(default_factory=list)
-    # The tools offered to the model; None: the mode's allowlist.
-    tools: list[str] | None = None
 
 
-def referenced_files(workspace: Workspace, references: list[str]) -> list[Path]:
+def referenced_files(workspace: Workspace, references: Sequence[str]) -> list[Path]:
     """The references that name files inside the workspace (others are the builder's to report)."""
     out: list[Path] = []
     for ref in references:
@@ -49,11 +50,13 @@ def referenced_files(workspace: Workspace, references: list[str]) -> list[Path]:
     return out
 
 
-def files_in_play(workspace: Workspace, inputs: TurnInputs) -> list[Path]:
+def files_in_play(
+    workspace: Workspace, inputs: TurnInputs, edited: Sequence[Path] = ()
+) -> list[Path]:
     """Open buffers, referenced files, edited files and the fix target, without repeats."""
     ordered: list[Path] = list(workspace.open_paths())
     ordered += referenced_files(workspace, inputs.references)
-    ordered += inputs.edited
+    ordered += edited
     if inputs.fix is not None:
         ordered.append(inputs.fix.path)
     seen: set[Path] = set()

@@ -1,174 +1,116 @@
-"""Setting up and running one turn of a session (the main agent's, or an explore branch's).
+"""Running one turn in its scope (the main agent's, or an explore branch's).
 
-`TurnRunner.run` takes the session's turn lock, snapshots the workspace,
-records the user message (with the focused goal), builds the turn's
-`ToolContext` (goal and explore handlers, the edit capture, the command
-allowlist) and runs the `TurnLoop`. Explore branches use the same path with
-read-only tools, their own model lane, no compaction and no nested explore.
+`TurnRunner.run(scope, user_parts)` takes the session's turn lock,
+snapshots the workspace, records the user message (with the focused goal),
+builds the turn's `ToolContext` (the scope, the edit capture, the command
+allowlist) and runs the `TurnLoop`. Explore branches come through the same
+path with a `branch_scope`: read-only tools and no edit capture, their own
+model lane, no compaction. The runner knows nothing of explore: a scope
+carries the explorer when its turn may explore.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from cairn.agent.api import Approver, EditApplier
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
-from cairn.agent.goal_ops import change_goal, describe_change, goal_arguments, tool_reply
 from cairn.agent.ids import turn_id
-from cairn.agent.inputs import TurnInputs
-from cairn.agent.listener import SafeListener
 from cairn.agent.recorder import EditCapture
-from cairn.agent.session import Session
-from cairn.agent.snapshot import EditLog, take_snapshot
+from cairn.agent.scope import TurnScope
+from cairn.agent.snapshot import take_snapshot
 from cairn.agent.tooling import ToolRunner
-from cairn.agent.tools import READ_ONLY_TOOLS, ToolContext, ToolRegistry
+from cairn.agent.tools import ToolContext, ToolRegistry
 from cairn.agent.turn import TurnLoop, new_turn, run_loop
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
 from cairn.llm import ModelRuntime
 from cairn.models.events import TurnResult
 from cairn.models.messages import Part
-from cairn.settings import Settings
-
-# Explores a session: (session, turn inputs, tool arguments) → the tool's result text.
-ExploreFn = Callable[[Session, TurnInputs, dict[str, Any]], Awaitable[str]]
+from cairn.models.profile import ProjectProfile
+from cairn.settings import Settings, SettingsRef
 
 
-@dataclass(frozen=True)
-class TurnOptions:
-    """How a turn runs: the main agent's defaults, or an explore branch's."""
-
-    lane: str | None = None
-    read_only: bool = False
-    compact: bool = True
-    explore: bool = True
+def allowed_commands(settings: Settings, profile: ProjectProfile) -> list[str]:
+    """Commands run without asking: the configured list, else the profile's test commands."""
+    if settings.allowed_commands is not None:
+        return list(settings.allowed_commands)
+    return list(profile.test_suites.values())
 
 
-MAIN_TURN = TurnOptions()
-
-
-@dataclass
 class TurnRunner:
-    """Everything a turn needs from the engine."""
+    """Runs the turns of one engine's sessions."""
 
-    workspace: Workspace
-    settings: Settings
-    runtime: ModelRuntime
-    registry: ToolRegistry
-    contexts: Contexts
-    compactor: Compactor
-    approver: Approver | None
-    apply_edit: EditApplier | None
-    allowed_commands: Callable[[], list[str]]
-    ignore: Callable[[], IgnoreRules]
-    explore: ExploreFn | None = None
-
-    def _goal_handler(
-        self, session: Session, listener: SafeListener
-    ) -> Callable[[dict[str, Any]], str]:
-        def handle(args: dict[str, Any]) -> str:
-            verbs = goal_arguments(args)
-            before = session.goals()
-            fold = change_goal(session, listener, **verbs)
-            if fold is not None:
-                session.pending_folds.append(fold)
-            return tool_reply(session, describe_change(before, session.goals(), verbs))
-
-        return handle
-
-    def _tool_context(
+    def __init__(
         self,
-        session: Session,
-        inputs: TurnInputs,
-        options: TurnOptions,
-        capture: EditCapture,
-        listener: SafeListener,
-    ) -> ToolContext:
-        explore = self.explore
+        *,
+        workspace: Workspace,
+        config: SettingsRef,
+        runtime: ModelRuntime,
+        registry: ToolRegistry,
+        contexts: Contexts,
+        compactor: Compactor,
+        ignore: IgnoreRules,
+        profile: Callable[[], ProjectProfile],
+        approver: Approver | None,
+        apply_edit: EditApplier | None,
+    ) -> None:
+        self.workspace = workspace
+        self.config = config
+        self.runtime = runtime
+        self.registry = registry
+        self.contexts = contexts
+        self.compactor = compactor
+        self.ignore = ignore
+        self.profile = profile
+        self.approver = approver
+        self.apply_edit = apply_edit
 
-        async def explore_handler(args: dict[str, Any]) -> str:
-            assert explore is not None
-            return await explore(session, inputs, args)
-
+    def _tool_context(self, scope: TurnScope, capture: EditCapture) -> ToolContext:
         return ToolContext(
             workspace=self.workspace,
-            settings=self.settings,
-            trace=session.trace,
-            ignore=self.ignore(),
+            config=self.config,
+            trace=scope.session.trace,
+            ignore=self.ignore,
             approve=self.approver,
-            apply_edit=None if options.read_only else capture,
-            goal_handler=None if options.read_only else self._goal_handler(session, listener),
-            explore_handler=explore_handler if options.explore and explore else None,
-            allowed_commands=self.allowed_commands(),
+            apply_edit=None if scope.read_only else capture,
+            scope=scope,
+            allowed_commands=allowed_commands(self.config.current, self.profile()),
             interactive=self.approver is not None,
         )
 
-    def _allowed(self, inputs: TurnInputs, options: TurnOptions) -> list[str]:
-        names = self.contexts.tool_names(inputs)
-        if options.read_only:
-            names = [n for n in names if n in READ_ONLY_TOOLS]
-        if not options.explore:
-            names = [n for n in names if n != "explore"]
-        return names
-
-    async def run(
-        self,
-        session: Session,
-        inputs: TurnInputs,
-        user_parts: Sequence[Part],
-        listener: SafeListener,
-        options: TurnOptions = MAIN_TURN,
-    ) -> TurnResult:
+    async def run(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
         """Run one turn to its end (see `cairn.agent.turn`)."""
+        session = scope.session
         async with session.turn_lock:
             session.current_turn_id = turn_id()
             try:
-                return await self._run_locked(session, inputs, user_parts, listener, options)
+                return await self._run_locked(scope, user_parts)
             finally:
                 session.current_turn_id = None
 
-    async def _run_locked(
-        self,
-        session: Session,
-        inputs: TurnInputs,
-        user_parts: Sequence[Part],
-        listener: SafeListener,
-        options: TurnOptions,
-    ) -> TurnResult:
+    async def _run_locked(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
+        session = scope.session
         snapshot = await asyncio.to_thread(take_snapshot, self.workspace.root)
         user = session.append("user", user_parts)
         turn = new_turn(session, user, snapshot)
-        session.start_turn(turn, inputs.user_message)
+        session.start_turn(turn, scope.inputs.user_message)
         capture = EditCapture(self.workspace, self.apply_edit)
-        edit_log = EditLog()
-        allowed = self._allowed(inputs, options)
-        inputs.tools = allowed
         tools = ToolRunner(
-            session=session,
+            scope=scope,
             registry=self.registry,
-            ctx=self._tool_context(session, inputs, options, capture, listener),
+            ctx=self._tool_context(scope, capture),
             capture=capture,
-            edit_log=edit_log,
-            allowed=allowed,
-            mode=inputs.mode,
-            emit=listener.on_turn_event,
-            edited=inputs.edited,
         )
         loop = TurnLoop(
-            session=session,
-            inputs=inputs,
+            scope=scope,
             runtime=self.runtime,
             contexts=self.contexts,
-            compactor=self.compactor if options.compact else None,
+            compactor=self.compactor if scope.compact else None,
             tools=tools,
-            edit_log=edit_log,
-            listener=listener,
-            step_limit=self.settings.step_limit,
-            agent=options.lane,
+            step_limit=self.config.current.step_limit,
         )
 
         def on_cancel() -> None:

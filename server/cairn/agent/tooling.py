@@ -4,24 +4,20 @@ Calls run one after another in the order the model gave them. A call with
 malformed JSON arguments, or a tool outside the mode's allowlist, gets an
 error result the model can read (it is never run). Each result is recorded
 as a `tool` message under the same goal as the assistant message that made
-the call, so a goal fold never separates a call from its result.
+the call, so a goal fold never separates a call from its result. The files
+a successful call edited join the scope's files in play and its edit log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from pathlib import Path
 
 from cairn.agent.recorder import EditCapture, output_artifact, record_edits
-from cairn.agent.session import Session
-from cairn.agent.snapshot import EditLog
+from cairn.agent.scope import TurnScope
 from cairn.agent.tools import ToolContext, ToolOutcome, ToolRegistry
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolResultPart
-
-EmitEvent = Callable[[TurnEvent], None]
 
 
 def malformed_outcome(call: ToolCall) -> ToolOutcome:
@@ -40,24 +36,19 @@ def first_line(text: str) -> str:
 class ToolRunner:
     """Runs one turn's tool calls with its `ToolContext` and records them in the session."""
 
-    session: Session
+    scope: TurnScope
     registry: ToolRegistry
     ctx: ToolContext
     capture: EditCapture
-    edit_log: EditLog
-    allowed: Collection[str]
-    mode: str
-    emit: EmitEvent
-    # Files the turn edited (files in play for the next context builds).
-    edited: list[Path]
 
     def _event(
         self, kind: TurnEventKind, call: ToolCall, ok: bool | None, text: str | None
     ) -> None:
-        self.emit(
+        session = self.scope.session
+        self.scope.listener.on_turn_event(
             TurnEvent(
-                session_id=self.session.id,
-                turn_id=self.session.current_turn_id or "",
+                session_id=session.id,
+                turn_id=session.current_turn_id or "",
                 kind=kind,
                 tool=call.name,
                 call_id=call.call_id,
@@ -69,10 +60,12 @@ class ToolRunner:
     async def _outcome(self, call: ToolCall) -> ToolOutcome:
         if call.arguments is None or call.error is not None:
             return malformed_outcome(call)
-        if call.name not in self.allowed:
-            available = ", ".join(self.allowed)
+        offered = self.scope.tools
+        if call.name not in offered:
+            available = ", ".join(offered)
+            mode = self.scope.inputs.mode
             return ToolOutcome.failure(
-                f"tool {call.name!r} is not available in {self.mode} mode (available: {available})"
+                f"tool {call.name!r} is not available in {mode} mode (available: {available})"
             )
         return await self.registry.run(call.name, call.arguments, self.ctx)
 
@@ -83,18 +76,18 @@ class ToolRunner:
         outcome = await self._outcome(call)
         edits = self.capture.take()
         if outcome.ok:
-            self.edited.extend(e.path for e in edits if e.path not in self.edited)
-        if outcome.ok:
-            record_edits(self.ctx.workspace, edits, self.edit_log)
+            self.scope.note_edited(e.path for e in edits)
+            record_edits(self.ctx.workspace, edits, self.scope.edit_log)
+        session = self.scope.session
         part = ToolResultPart(
             call_id=call.call_id,
             name=call.name,
             output=outcome.output,
             ok=outcome.ok,
-            artifact_id=output_artifact(self.session.trace, outcome),
+            artifact_id=output_artifact(session.trace, outcome),
             data=outcome.data,
         )
-        subtasks, self.session.pending_subtasks = self.session.pending_subtasks, []
-        self.session.append("tool", [part, *subtasks], goal_id=assistant.goal_id, use_focus=False)
+        subtasks, session.pending_subtasks = session.pending_subtasks, []
+        session.append("tool", [part, *subtasks], goal_id=assistant.goal_id, use_focus=False)
         self._event("toolEnd", call, outcome.ok, first_line(outcome.output))
         return part

@@ -6,7 +6,8 @@ second reply with malformed tool-call JSON (`error`, with a message), or
 when the awaiting task is cancelled (`cancelled`: the text streamed so far
 is recorded, the turn is saved, and the cancellation propagates). The turn
 record keeps its start snapshot, usage, finish reason and the patch of
-every file it edited.
+every file it edited. Everything the turn shares with its tools and the
+compactor is in its `TurnScope`.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from dataclasses import dataclass, field, replace
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts, demand_of
 from cairn.agent.ids import new_id
-from cairn.agent.inputs import TurnInputs
-from cairn.agent.listener import SafeListener
+from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
-from cairn.agent.snapshot import EditLog, StartSnapshot
+from cairn.agent.snapshot import StartSnapshot
 from cairn.agent.tooling import ToolRunner
 from cairn.errors import CairnError
 from cairn.llm import ModelReply, ModelRuntime, ToolCall
@@ -43,28 +43,28 @@ class TurnOutcome:
 
 @dataclass
 class TurnLoop:
-    """One turn of one session; `run` is called once."""
+    """One turn of one session; `steps` is called once."""
 
-    session: Session
-    inputs: TurnInputs
+    scope: TurnScope
     runtime: ModelRuntime
     contexts: Contexts
+    # None when the scope runs without compaction (explore branches).
     compactor: Compactor | None
     tools: ToolRunner
-    edit_log: EditLog
-    listener: SafeListener
     step_limit: int
-    # The scripted-model lane: None for the main agent, the branch index for explore.
-    agent: str | None = None
     usage: Usage = field(default_factory=Usage)
     texts: list[str] = field(default_factory=list)
     _partial: list[str] = field(default_factory=list)
     _partial_reasoning: list[str] = field(default_factory=list)
 
+    @property
+    def session(self) -> Session:
+        return self.scope.session
+
     # -- events --------------------------------------------------------------
 
     def emit(self, kind: TurnEventKind, text: str | None = None) -> None:
-        self.listener.on_turn_event(
+        self.scope.listener.on_turn_event(
             TurnEvent(
                 session_id=self.session.id,
                 turn_id=self.session.current_turn_id or "",
@@ -125,25 +125,26 @@ class TurnLoop:
     # -- the loop --------------------------------------------------------------
 
     async def _call(self) -> ModelReply:
+        scope = self.scope
         if self.compactor is not None:
-            built = await self.compactor.before_call(self.session, self.inputs)
+            built = await self.compactor.before_call(scope)
         else:
-            built = self.contexts.build(self.session, self.inputs)
+            built = self.contexts.build(scope)
         built.manifest.call_id = new_id("call")
-        self.session.trace.append_manifest(built.manifest)
-        self.listener.on_context_stats(built.stats)
-        schemas = self.contexts.registry.schemas(self.contexts.tool_names(self.inputs))
+        scope.session.trace.append_manifest(built.manifest)
+        scope.listener.on_context_stats(built.stats)
+        schemas = self.contexts.registry.schemas(scope.tools)
         reply = await self.runtime.complete(
-            self.inputs.model,
+            scope.inputs.model,
             built.messages,
             schemas,
             on_text=self._on_text,
-            agent=self.agent,
+            agent=scope.lane,
             on_reasoning=self._on_reasoning,
         )
         self.usage = self.usage.add(reply.usage)
         if reply.tool_calls and self.compactor is not None:
-            self.compactor.start_background(self.session, self.inputs, demand_of(built))
+            self.compactor.start_background(scope, demand_of(built))
         return reply
 
     async def steps(self) -> TurnOutcome:
@@ -162,7 +163,7 @@ class TurnLoop:
             for call in reply.tool_calls:
                 await self.tools.run(call, assistant)
             if self.compactor is not None:
-                self.compactor.flush_folds(self.session, self.inputs)
+                self.compactor.flush_folds(self.scope)
             if bad:
                 malformed += 1
                 if malformed >= MAX_MALFORMED_REPLIES:
@@ -187,7 +188,7 @@ def new_turn(session: Session, user_message: Message, snapshot: StartSnapshot) -
 
 def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
     """Save the turn's end (patch, usage, reason), tell the listener, and build the result."""
-    patch = loop.edit_log.patch()
+    patch = loop.scope.edit_log.patch()
     if patch:
         turn.patch_artifact_id = loop.session.trace.write_artifact(patch, PATCH_ARTIFACT_KIND)
     turn.ended_at = utc_now()
@@ -221,5 +222,5 @@ async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) ->
         raise
     if loop.compactor is not None:
         # Goals the user finished while the last step ran are folded now.
-        loop.compactor.flush_folds(loop.session, loop.inputs)
+        loop.compactor.flush_folds(loop.scope)
     return finish_turn(loop, turn, outcome)

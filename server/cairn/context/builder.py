@@ -1,4 +1,4 @@
-"""The context builder every model call goes through (team brief, interface 5).
+"""The context builder every model call goes through, and the request it builds from.
 
 `ContextBuilder.build(request)` rebuilds the model's input from its sources:
 harness rules, the current user message and its `@` references, project
@@ -46,7 +46,7 @@ from cairn.models.goals import GoalTree
 from cairn.models.manifest import ContextBlock, ContextStats, Manifest, Source
 from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
-from cairn.settings import Mode, Settings
+from cairn.settings import Mode, Settings, SettingsRef, shared
 from cairn.tokens.counter import counter_for
 
 __all__ = ["MODE_TOOLS", "BuiltContext", "ContextBuilder", "ContextRequest"]
@@ -119,18 +119,24 @@ class ContextBuilder:
     def __init__(
         self,
         workspace: Workspace,
-        settings: Settings,
+        settings: Settings | SettingsRef,
         *,
         profile_provider: Callable[[], ProjectProfile] | None = None,
         repomap: RepoMapRenderer | None = None,
+        ignore: IgnoreRules | None = None,
     ) -> None:
         self.workspace = workspace
-        self.settings = settings
+        self._settings = shared(settings)
         self.profile_provider = profile_provider
         self.repomap = repomap
-        self._ignore: IgnoreRules | None = None
+        self._ignore = ignore
         # Per session: content version → artifact id of texts already stored.
         self._stored: dict[str, dict[str, str]] = {}
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings (read on every build)."""
+        return self._settings.current
 
     def budget(self, model: str, tool_schemas: list[dict[str, Any]]) -> Budget:
         """The budget of a call to `model` offering `tool_schemas`."""
@@ -143,7 +149,7 @@ class ContextBuilder:
         )
 
     def ignore_rules(self) -> IgnoreRules:
-        """The root folder's ignore rules (loaded once; `refresh()` them on file changes)."""
+        """The root folder's ignore rules (given, or loaded once; `refresh()` them on changes)."""
         if self._ignore is None:
             self._ignore = IgnoreRules.for_folder(self.workspace.root)
         return self._ignore

@@ -27,7 +27,7 @@ live here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -50,7 +50,7 @@ class FileSync:
     def __init__(
         self,
         workspace: Workspace,
-        root_rules: Callable[[], IgnoreRules],
+        root_rules: IgnoreRules,
         repomap: BufferMap | None,
     ) -> None:
         self.workspace = workspace
@@ -75,7 +75,7 @@ class FileSync:
         """Apply the recorded file events, then the changed open buffers."""
         if self._pending:
             pending, self._pending = self._pending, set()
-            rules = self._root_rules()
+            rules = self._root_rules
             if any(self._changes_listing(rules, path) for path in pending):
                 self._refresh_listing(rules)
         self._sync_buffers()
@@ -83,7 +83,7 @@ class FileSync:
     def refresh_all(self) -> None:
         """Rebuild the root's file listing and re-stat the map's files (no event needed)."""
         self._pending.clear()
-        self._refresh_listing(self._root_rules())
+        self._refresh_listing(self._root_rules)
         if self.repomap is not None:
             self.repomap.refresh()
         self._sync_buffers()

@@ -30,7 +30,7 @@ from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
 from cairn.llm.stream import StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
-from cairn.settings import Settings
+from cairn.settings import Settings, SettingsRef, shared
 from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 TOOL_CALLS_FINISH = "tool_calls"
@@ -44,16 +44,21 @@ class ModelRuntime:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | SettingsRef,
         workspace_root: Path | None = None,
         *,
         backoff_base_s: float = BACKOFF_BASE_S,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        self.settings = settings
+        self._settings = shared(settings)
         self.workspace_root = workspace_root
         self.backoff_base_s = backoff_base_s
         self._sleep = sleep
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings (read on every call: a change applies to the next one)."""
+        return self._settings.current
 
     def resolve_model(self, model: str) -> str:
         """`scripted/<relative path>` → `scripted/<absolute path>`; other names unchanged."""

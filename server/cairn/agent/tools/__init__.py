@@ -21,9 +21,10 @@ from cairn.agent.tools.list_dir import ListDir
 from cairn.agent.tools.read_file import ReadFile
 from cairn.agent.tools.registry import ToolRegistry
 from cairn.agent.tools.run_command import RunCommand
+from cairn.context.sources.mode import READ_TOOLS
 
 # Tools that never change the workspace: explore branches and plan/review modes get these.
-READ_ONLY_TOOLS: tuple[str, ...] = ("read_file", "list_dir", "glob", "grep", "diagnostics")
+READ_ONLY_TOOLS: tuple[str, ...] = tuple(READ_TOOLS)
 
 
 def default_registry() -> ToolRegistry:
@@ -46,6 +47,8 @@ def default_registry() -> ToolRegistry:
 __all__ = [
     "READ_ONLY_TOOLS",
     "ArtifactStore",
+    "Explore",
+    "Goal",
     "Tool",
     "ToolArgs",
     "ToolContext",

@@ -11,10 +11,9 @@ a trace artifact and the model gets its head (and tail) with the artifact id.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,7 +21,10 @@ from cairn.agent.api import Approver, EditApplier
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
-from cairn.settings import Settings
+from cairn.settings import Settings, SettingsRef
+
+if TYPE_CHECKING:
+    from cairn.agent.scope import TurnScope
 
 # Longest tool output (characters) handed to the model inline; longer goes to an artifact.
 MAX_INLINE_OUTPUT_CHARS = 24_000
@@ -30,9 +32,6 @@ MAX_INLINE_OUTPUT_CHARS = 24_000
 OUTPUT_HEAD_CHARS = 8_000
 OUTPUT_TAIL_CHARS = 4_000
 ARTIFACT_REF_PREFIX = "artifact:"
-
-GoalHandler = Callable[[dict[str, Any]], str]
-ExploreHandler = Callable[[dict[str, Any]], Awaitable[str]]
 
 
 class ArtifactStore(Protocol):
@@ -50,22 +49,29 @@ class ToolFailure(CairnError):
 class ToolContext:
     """Everything a tool may touch. The engine builds one per turn (or explore branch).
 
+    `config` is the engine's shared settings (`settings` reads the current ones).
     `approve` asks the user about a command outside `allowed_commands`; without one
     such commands are refused. `interactive` says whether a person is there to ask
-    (the engine sets it with the approver; tools only read `approve`).
+    (the engine sets it with the approver; tools only read `approve`). `scope` is
+    the turn the call belongs to: the `goal` and `explore` tools act on its session
+    and explorer; None outside a turn (then those two are unavailable).
     """
 
     workspace: Workspace
-    settings: Settings
+    config: SettingsRef
     trace: ArtifactStore | None = None
     ignore: IgnoreRules | None = None
     approve: Approver | None = None
     apply_edit: EditApplier | None = None
-    goal_handler: GoalHandler | None = None
-    explore_handler: ExploreHandler | None = None
+    scope: TurnScope | None = None
     allowed_commands: list[str] = field(default_factory=list)
     interactive: bool = False
     _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def settings(self) -> Settings:
+        """The engine's current settings."""
+        return self.config.current
 
     def rules_for(self, folder: Path) -> IgnoreRules:
         """The ignore rules of one workspace folder (`ignore` for its own folder, else loaded once)."""

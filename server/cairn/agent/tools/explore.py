@@ -1,9 +1,12 @@
 """`explore(branches, background?)`: investigate alternatives in parallel sub-agents.
 
-The engine's explore handler runs one read-only sub-agent per branch
+`ExploreArgs` checks the call once (1 to `MAX_EXPLORE_BRANCHES` non-empty
+branches, stripped; an empty `background` counts as none). The tool hands
+the typed arguments and its turn's scope to the turn's explorer
+(`cairn.agent.explore`), which runs one read-only sub-agent per branch
 (concurrently, up to `explore_concurrency`), each seeded by `background` or
-the parent's messages, and returns their conclusions as one text, which is
-the tool's output. Branches cannot explore further (no handler there).
+the parent's messages, and returns their conclusions as one JSON text, the
+tool's output. Branches cannot explore further (their scope has no explorer).
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ class ExploreArgs(ToolArgs):
     def _non_empty(cls, branches: list[str]) -> list[str]:
         if any(not branch.strip() for branch in branches):
             raise ValueError("every branch needs a task")
-        return branches
+        return [branch.strip() for branch in branches]
+
+    @field_validator("background")
+    @classmethod
+    def _given(cls, background: str | None) -> str | None:
+        return background or None
 
 
 class Explore(Tool[ExploreArgs]):
@@ -46,8 +54,8 @@ class Explore(Tool[ExploreArgs]):
     args_model = ExploreArgs
 
     async def run(self, args: ExploreArgs, ctx: ToolContext) -> ToolOutcome:
-        if ctx.explore_handler is None:
+        scope = ctx.scope
+        if scope is None or scope.explorer is None:
             raise ToolFailure("explore is not available here (branches cannot explore)")
-        request = args.model_dump(exclude_none=True)
-        conclusions = await ctx.explore_handler(request)
+        conclusions = await scope.explorer.explore(scope, args)
         return ToolOutcome(output=conclusions, data={"branches": len(args.branches)})

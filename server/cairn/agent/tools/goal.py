@@ -1,19 +1,23 @@
 """`goal(add?, done?, abandon?, focus?)`: change the session's plan, one verb per call.
 
-The engine's goal handler applies the verb (`cairn.goals.apply_goal`),
-saves the tree, notifies the editor and returns the rendered plan, which is
-the tool's output. A verb that cannot apply (`GoalError`) is a tool error.
+`GoalArgs` checks the call once (exactly one verb, strings only, no unknown
+key: the registry turns a failure into the tool error the model reads). The
+tool then applies the verb to its turn's session (`cairn.agent.goal_ops`:
+saved, the editor notified, a finished goal's fold queued for the end of the
+step) and answers with the change and the plan. A verb that cannot apply
+(`GoalError`: no focused goal, unknown id) is a tool error too.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
+from cairn.agent.goal_ops import goal_call
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
-
-GOAL_VERBS = ("add", "done", "abandon", "focus")
+from cairn.errors import GoalError
+from cairn.goals import GoalVerb, one_verb
 
 
 class GoalArgs(ToolArgs):
@@ -31,14 +35,20 @@ class GoalArgs(ToolArgs):
     focus: str | None = Field(
         default=None, description="Id of the goal to work on next, e.g. '2.1'."
     )
+    _change: tuple[GoalVerb, str] = PrivateAttr()
 
     @model_validator(mode="after")
     def _one_verb(self) -> GoalArgs:
-        given = [verb for verb in GOAL_VERBS if getattr(self, verb) is not None]
-        if len(given) != 1:
-            listed = ", ".join(given) if given else "none"
-            raise ValueError(f"give exactly one of add, done, abandon, focus (got: {listed})")
+        try:
+            self._change = one_verb(self.model_dump())
+        except GoalError as error:
+            raise ValueError(str(error)) from None
         return self
+
+    @property
+    def change(self) -> tuple[GoalVerb, str]:
+        """The one verb given, and its text."""
+        return self._change
 
 
 class Goal(Tool[GoalArgs]):
@@ -51,8 +61,9 @@ class Goal(Tool[GoalArgs]):
     args_model = GoalArgs
 
     async def run(self, args: GoalArgs, ctx: ToolContext) -> ToolOutcome:
-        if ctx.goal_handler is None:
+        scope = ctx.scope
+        if scope is None or scope.read_only:
             raise ToolFailure("the goal tool is not available here")
-        verbs = args.model_dump(exclude_none=True)
-        rendered = ctx.goal_handler(verbs)
-        return ToolOutcome(output=rendered, data={"goal": verbs})
+        verb, text = args.change
+        rendered = goal_call(scope.session, scope.listener, verb, text)
+        return ToolOutcome(output=rendered, data={"goal": {verb: text}})

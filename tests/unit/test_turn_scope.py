@@ -1,0 +1,103 @@
+"""One turn scope: frozen inputs, per-turn state in the scope, one shared settings reference."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from cairn.agent.inputs import TurnInputs
+from cairn.agent.scope import offered_tools
+from cairn.agent.tools import READ_ONLY_TOOLS, default_registry
+from cairn.models.messages import ToolResultPart
+from cairn.settings import Settings
+from tests.unit.test_agent_support import call, make_engine, reply
+from tests.unit.test_explore import Overlap, branch_script
+
+
+def test_turn_inputs_are_frozen() -> None:
+    inputs = TurnInputs(model="m", mode="build", references=("@a.py",))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        inputs.user_message = "changed"  # type: ignore[misc]
+    assert not any(f.name in ("edited", "tools") for f in dataclasses.fields(TurnInputs))
+
+
+def test_branch_tools_are_the_modes_read_only_tools_without_explore() -> None:
+    registry = default_registry()
+    main = offered_tools(registry, "build")
+    branch = offered_tools(registry, "build", read_only=True, explore=False)
+    assert "explore" in main and "edit_file" in main
+    assert branch == tuple(n for n in main if n in READ_ONLY_TOOLS)
+    assert offered_tools(registry, "review") == (*READ_ONLY_TOOLS, "goal")
+
+
+async def test_files_a_turn_edits_are_in_play_for_its_next_calls(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("edit_file", path="app.py", old="a - b", new="a + b")),
+            reply("Fixed."),
+        ],
+    )
+    try:
+        result = await engine.turn("fix add")
+        manifests = engine.session(result.session_id).trace.manifests()
+        refs = [{b.ref for b in m.blocks if b.source == "buffer"} for m in manifests]
+        assert refs == [set(), {"app.py"}]  # not in play before the edit, in play after it
+        # The edits belonged to that turn's scope: the next build starts with none in play.
+        manifest = engine.context_manifest(message="next")
+        assert "app.py" not in {b.ref for b in manifest.blocks if b.source == "buffer"}
+    finally:
+        engine.close()
+
+
+def test_a_settings_change_is_one_assignment_every_part_sees(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, [])
+    try:
+        before = engine.context_stats()
+        new = Settings.model_validate(
+            {
+                **engine.settings.model_dump(),
+                "context_window": 50_000,
+                "max_output_tokens": 1_234,
+                "explore_concurrency": 1,
+                "prune_minimum": 7,
+                "command_timeout_s": 9.0,
+            }
+        )
+        engine.update_settings(new)
+        assert engine.settings is new
+        for part in (engine.runtime, engine.builder, engine.compactor):
+            assert part.settings is new
+        for config in (engine.runner.config, engine.explorer.config, engine.compactor.config):
+            assert config is engine.config
+        after = engine.context_stats()
+        assert (before.context_window, after.context_window) == (128_000, 50_000)
+        assert after.max_output_tokens == 1_234
+    finally:
+        engine.close()
+
+
+async def test_a_settings_change_reaches_the_explorer_of_the_next_turn(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    script = branch_script()
+    script[1], script[3] = script[3], script[1]
+    engine = make_engine(tmp_path, script)  # explore_concurrency 3 by default
+    engine.update_settings(engine.settings.model_copy(update={"explore_concurrency": 1}))
+    overlap = Overlap(engine, expected=1)
+    try:
+        result = await engine.turn("why does add fail?")
+        assert result.finish_reason == "stop"
+        assert overlap.max_in_flight == 1
+        assert sorted(overlap.lanes_seen) == ["0", "0", "1", "2", "2"]
+        explore = [
+            p
+            for m in engine.session(result.session_id).messages()
+            for p in m.parts
+            if isinstance(p, ToolResultPart) and p.name == "explore"
+        ]
+        assert len(explore) == 1 and explore[0].ok
+    finally:
+        engine.close()
