@@ -14,6 +14,7 @@ from cairn.models.goals import Goal, GoalTree
 from cairn.models.messages import Message, TextPart
 from cairn.trace import TraceStore
 
+MAP_CACHE = "cache/repomap/"
 FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
 
 
@@ -34,6 +35,19 @@ def cairn(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def written(root: Path) -> list[str]:
+    """Every file under the workspace's `.cairn/`, relative to it."""
+    trace_dir = root / ".cairn"
+    return sorted(p.relative_to(trace_dir).as_posix() for p in trace_dir.rglob("*") if p.is_file())
+
+
+def assert_only_the_map_cache(root: Path) -> None:
+    """Under `.cairn/` only the repository map's index (and the store's `.gitignore`)."""
+    files = written(root)
+    assert any(f.startswith(MAP_CACHE) for f in files), files
+    assert [f for f in files if not f.startswith(MAP_CACHE) and f != ".gitignore"] == []
+
+
 def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
     done = cairn(root, "--message", "fix the engine", "--file", str(root / "app" / "engine.py"))
     assert done.returncode == 0, done.stderr
@@ -48,7 +62,7 @@ def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
     assert "AGENTS.md" in rows["rules"]
     assert any(line.startswith("model scripted/") and " input tokens " in line for line in lines)
     assert any(line.startswith("context window 128000 = input ") for line in lines)
-    assert not (root / ".cairn").exists()  # a dry run writes nothing
+    assert_only_the_map_cache(root)  # a dry run writes no trace, artifact or profile
 
 
 def test_json_is_the_manifest_wire_shape(root: Path) -> None:

@@ -1,11 +1,13 @@
 """`cairn context`: the manifest the next model call would get, without calling a model.
 
-Builds the context exactly as the engine would (same builder, tool schemas of
-the mode, project profile, repository map), over a session's history and
-goals when `--session` is given, and prints it as a table of blocks with
-totals, as the Manifest wire JSON (`--json`), or as the exact chat messages
-(`--text`). It is a dry run: nothing is written — no artifact, no profile
-document, no repository-map cache.
+Asks a read-only engine on the workspace (`cairn.agent.read_only`) for the
+next call's context: the same builder path as a real call (sources, open
+buffers, the mode's tools, project profile, repository map with its index
+under `.cairn/cache/`), over a session's history and goals when `--session`
+is given. Prints it as a table of blocks with totals, as the Manifest wire
+JSON (`--json`), or as the exact chat messages (`--text`). It is a dry run:
+no trace, no artifact, no profile document is written; only the repository
+map's index is read and refreshed, so a second run starts warm.
 """
 
 from __future__ import annotations
@@ -16,37 +18,16 @@ from typing import Any
 
 import typer
 
-from cairn.agent.tools import default_registry
-from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
-from cairn.context.sources.mode import MODE_TOOLS
+from cairn.agent.read_only import ReadOnlyEngine
+from cairn.context.builder import BuiltContext
 from cairn.errors import InvalidRequestError
-from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
-from cairn.models.goals import GoalTree
-from cairn.models.messages import Message
-from cairn.profile.store import ProfileManager
-from cairn.repomap.map import RepoMap
-from cairn.settings import Settings, load_settings
-from cairn.trace import TraceStore
+from cairn.settings import load_settings
 
 COLUMNS = ("SOURCE", "REF", "TOKENS", "STATUS")
 REF_WIDTH = 48
 ELLIPSIS = "…"
-DRY_RUN_SESSION = "(dry run)"
 RULE = "─" * 8
-
-
-class _ReadOnlyDocs:
-    """The trace store's documents, read but never written (this command is a dry run)."""
-
-    def __init__(self, store: TraceStore) -> None:
-        self.store = store
-
-    def read_doc(self, name: str) -> dict[str, Any] | None:
-        return self.store.read_doc(name)
-
-    def write_doc(self, name: str, data: dict[str, Any]) -> None:
-        """Discarded: `cairn context` writes nothing."""
 
 
 def _file_path(workspace: Workspace, file: Path) -> Path:
@@ -56,14 +37,16 @@ def _file_path(workspace: Workspace, file: Path) -> Path:
     return workspace.resolve(file)
 
 
-def _session_state(
-    store: TraceStore, session_id: str | None
-) -> tuple[str, list[Message], GoalTree, str | None]:
-    """(session id, history, goals, the session's model) — empty for no session."""
-    if session_id is None:
-        return DRY_RUN_SESSION, [], GoalTree(), None
-    trace = store.open(session_id)
-    return trace.id, trace.messages(), trace.goals(), trace.meta().model
+def next_context(
+    engine: ReadOnlyEngine,
+    files: list[Path],
+    message: str,
+    session_id: str | None,
+    model: str | None,
+) -> BuiltContext:
+    """What `cairn context` shows: the engine's next context with `files` as typed in play."""
+    in_play = [_file_path(engine.workspace, f) for f in files]
+    return engine.next_context(message, session_id=session_id, files=in_play, model=model)
 
 
 def build_dry_run(
@@ -74,33 +57,8 @@ def build_dry_run(
     model: str | None,
 ) -> BuiltContext:
     """The context the next call would get (see the module docstring)."""
-    settings: Settings = load_settings(workspace_dir)
-    workspace = Workspace([workspace_dir])
-    store = TraceStore(workspace.root / settings.trace_dir)
-    sid, history, goals, session_model = _session_state(store, session_id)
-    chosen_model = model or session_model or settings.model
-    ignore = IgnoreRules.for_folder(workspace.root)
-    profiles = ProfileManager(workspace.root, _ReadOnlyDocs(store), ignore)
-    builder = ContextBuilder(
-        workspace,
-        settings,
-        profile_provider=profiles.get,
-        repomap=RepoMap(workspace.root, ignore, cache_dir=None),
-    )
-    registry = default_registry()
-    tools = [name for name in MODE_TOOLS[settings.mode] if registry.get(name) is not None]
-    return builder.build(
-        ContextRequest(
-            session_id=sid,
-            model=chosen_model,
-            mode=settings.mode,
-            goals=goals,
-            history=history,
-            user_message=message,
-            files_in_play=[_file_path(workspace, f) for f in files],
-            tool_schemas=registry.schemas(tools),
-        )
-    )
+    engine = ReadOnlyEngine([workspace_dir], load_settings(workspace_dir))
+    return next_context(engine, files, message, session_id, model)
 
 
 def _short(text: str, width: int) -> str:

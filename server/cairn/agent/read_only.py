@@ -1,0 +1,80 @@
+"""A read-only engine on a workspace: the context the next model call would get, writing nothing.
+
+`cairn context` asks it. It has the same context side as `Engine`
+(`cairn.agent.parts`: workspace and open buffers, ignore rules, profile,
+repository map with its index under `<trace_dir>/cache/`, builder, tools)
+and builds through the same `Contexts.build` in a main-agent `TurnScope`,
+so the dry run sees the same sources, the same mode tool filter and the
+same repository map as a real call. It has no model runtime, no turns and
+no compaction, and its parts store no artifact and never write the
+profile document; a session given by id is only read. The one thing it
+may write is the repository map's index (a cache, with the trace store's
+`.gitignore` beside it), so the next `cairn context` starts warm.
+
+Without a session the build is that of a new session: no history, no plan,
+the session id `DRY_RUN_SESSION`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from cairn.agent.inputs import TurnInputs
+from cairn.agent.listener import SafeListener
+from cairn.agent.parts import context_parts
+from cairn.agent.scope import main_scope
+from cairn.agent.session import Session
+from cairn.context.builder import BuiltContext
+from cairn.files.workspace import Workspace
+from cairn.settings import Settings, SettingsRef
+from cairn.trace import Trace
+
+DRY_RUN_SESSION = "(dry run)"
+# Where the new session of a dry run would live: never created (nothing is recorded in it),
+# and hidden, so no listing of sessions could ever show it.
+DRY_RUN_FOLDER = ".dry-run"
+
+
+class ReadOnlyEngine:
+    """The context side of an engine, for dry runs (see the module docstring)."""
+
+    def __init__(self, folders: list[Path], settings: Settings) -> None:
+        self.config = SettingsRef(settings)
+        self.parts = context_parts(list(folders), self.config, read_only=True)
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace (open buffers here are in play, as an editor's are)."""
+        return self.parts.workspace
+
+    def _session(self, session_id: str | None) -> Session:
+        store = self.parts.store
+        if session_id is None:
+            return Session(Trace(store.traces_dir / DRY_RUN_FOLDER, DRY_RUN_SESSION))
+        return Session(store.open(session_id))
+
+    def next_context(
+        self,
+        message: str = "",
+        *,
+        session_id: str | None = None,
+        files: Sequence[Path] = (),
+        model: str | None = None,
+    ) -> BuiltContext:
+        """The context the next call would get: in `session_id` (a new session when None),
+        with `message` as the user's and `files` in play beside the open buffers.
+
+        The model is `model`, else the session's, else the settings'."""
+        session = self._session(session_id)
+        settings = self.config.current
+        session_model = session.meta().model if session_id is not None else None
+        inputs = TurnInputs(
+            model=model or session_model or settings.model,
+            mode=settings.mode,
+            user_message=message,
+        )
+        scope = main_scope(
+            session, inputs, SafeListener(None), self.parts.registry, None, edited=files
+        )
+        return self.parts.contexts.build(scope)
