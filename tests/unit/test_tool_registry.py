@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -141,8 +142,7 @@ def turn_scope(
     inputs = TurnInputs(model="scripted/none.jsonl", mode="build")
     registry = default_registry()
     scope = main_scope(session, inputs, SafeListener(recorder), registry, None)
-    scope.read_only = read_only
-    return scope
+    return dataclasses.replace(scope, read_only=read_only)
 
 
 async def test_goal_changes_the_turns_session_and_returns_the_plan(
@@ -241,8 +241,7 @@ async def test_explore_hands_typed_arguments_and_its_scope_to_the_explorer(
     ctx: ToolContext, trace: Trace
 ) -> None:
     explorer = RecordingExplorer()
-    scope = turn_scope(trace)
-    scope.explorer = explorer
+    scope = dataclasses.replace(turn_scope(trace), explorer=explorer)
     ctx.scope = scope
     args = {"branches": ["  check the parser ", "check the lexer"], "background": ""}
     outcome = await default_registry().run("explore", args, ctx)
@@ -260,8 +259,7 @@ async def test_explore_rejects_bad_branches_before_the_explorer(
     ctx: ToolContext, trace: Trace, branches: list[str]
 ) -> None:
     explorer = RecordingExplorer()
-    ctx.scope = turn_scope(trace)
-    ctx.scope.explorer = explorer
+    ctx.scope = dataclasses.replace(turn_scope(trace), explorer=explorer)
     outcome = await default_registry().run("explore", {"branches": branches}, ctx)
     assert not outcome.ok
     assert "invalid arguments for explore: branches" in outcome.output

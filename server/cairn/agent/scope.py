@@ -35,9 +35,13 @@ if TYPE_CHECKING:
     from cairn.agent.explore import Explorer
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnScope:
-    """Everything one turn's parts share (see the module docstring)."""
+    """Everything one turn's parts share (see the module docstring).
+
+    Frozen: what the turn is and how it runs is fixed when it starts; only the
+    edited files and the edit log (containers) grow while it runs.
+    """
 
     session: Session
     inputs: TurnInputs
