@@ -29,6 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1] / "server"
 TRACE_DIR = ".cairn"
+DESCRIPTION = "`cairn context` wall time on a large workspace: this tree vs a peer source tree"
 
 
 Block = tuple[str, str | None, bool]
@@ -52,7 +53,7 @@ def run(src: Path, workspace: Path, extra: list[str]) -> tuple[float, list[Block
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--peer", type=Path, required=True, help="the peer's server/ folder")
     parser.add_argument("--repeats", type=int, default=5)
