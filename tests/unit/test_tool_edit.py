@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -155,6 +156,19 @@ async def test_keeps_the_file_mode(ctx: ToolContext, root: Path) -> None:
     assert outcome.ok
     assert script.stat().st_mode & 0o777 == 0o755
     assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
+
+
+async def test_a_created_file_gets_the_usual_mode_not_a_private_temp_mode(
+    ctx: ToolContext, root: Path
+) -> None:
+    umask = os.umask(0o022)
+    try:
+        outcome = await edit(ctx, path="new/tool.py", new="print('hi')\n")
+    finally:
+        os.umask(umask)
+    assert outcome.ok, outcome.output
+    assert (root / "new" / "tool.py").stat().st_mode & 0o777 == 0o644
+    assert not [p for p in (root / "new").iterdir() if p.name.endswith(".tmp")]
 
 
 async def test_refuses_binary_files(ctx: ToolContext) -> None:

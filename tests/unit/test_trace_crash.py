@@ -192,3 +192,13 @@ def test_kill_in_the_middle_of_a_line_leaves_a_skippable_tail(tmp_path: Path) ->
         assert loaded.load_report.messages.torn_tail
         assert loaded.load_report.messages.corrupt == iteration + 1
         expected.append(_write_after_crash(root, trace.id, f"i{iteration}"))
+
+
+def test_atomic_write_keeps_the_mode_of_an_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "script.sh"
+    target.write_bytes(b"old\n")
+    target.chmod(0o750)
+    files.atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"new\n"
+    assert target.stat().st_mode & 0o777 == 0o750
+    assert [p.name for p in tmp_path.iterdir()] == ["script.sh"]

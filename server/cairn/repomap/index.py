@@ -4,9 +4,9 @@ Each file's entry is keyed by its size and modification time (ns); a refresh is 
 pass over the folder's files, and only new or changed files are scanned — with helper
 processes on every core when there are many of them (a cold build, `repomap_workers`).
 Definitions parsed later for rendering (`complete`, whole files or parts) are kept in the
-index too. The index is saved in `cache_dir` as one
-`marshal` file written atomically (temp file, fsync, rename); a missing, corrupt or
-foreign-version file just means a cold build.
+index too. The index is saved in `cache_dir` as one `marshal` file written by
+`trace.files.atomic_write` (temp file, fsync, rename, fsync of the folder); a missing,
+corrupt or foreign-version file just means a cold build.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import marshal
 import os
 import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from contextlib import suppress
 from pathlib import Path
 
 from cairn.code.languages import language_for_path
@@ -114,18 +113,14 @@ class TagIndex:
         data = marshal.dumps(
             {"format": INDEX_FORMAT, "folder": str(self.folder), "files": files}, MARSHAL_VERSION
         )
-        temp = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
+        # Imported here: the trace package loads pydantic, which the map itself never needs.
+        from cairn.trace.files import atomic_write
+
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, self._path)
+            atomic_write(self._path, data)
         except OSError:
             # An unwritable cache only costs the next process a cold build.
-            with suppress(OSError):
-                temp.unlink()
             return
         self.dirty = False
 

@@ -1,8 +1,10 @@
-"""Crash-safe file primitives: atomic JSON documents and fsynced JSONL appends.
+"""Crash-safe file primitives: the project's one atomic writer and fsynced JSONL appends.
 
 - `atomic_write`: write a temp file in the same folder, fsync it, `os.replace`
   it over the target, fsync the folder. A reader (or a crash) sees the old
-  or the new version, never a mix.
+  or the new version, never a mix; an existing file keeps its permissions.
+  Every whole-file write of Cairn goes through it: trace records, the
+  repository-map index, and `edit_file`'s writes to workspace files.
 - `AppendLog`: one full line per write, then fsync. If the file ends with a
   torn line (a crash mid-write), a newline is written first so the fragment
   stays a line of its own (skipped on load) and new records are intact.
@@ -27,6 +29,7 @@ T = TypeVar("T")
 
 NEWLINE = b"\n"
 FILE_MODE = 0o644
+PERMISSION_BITS = 0o7777
 TEMP_SUFFIX = ".tmp"
 TEMP_RANDOM_BYTES = 4
 
@@ -60,13 +63,27 @@ def remove_stale_temps(folder: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
+def existing_mode(target: Path) -> int | None:
+    """The permission bits of `target`, or None when there is no such file."""
+    try:
+        return target.stat().st_mode & PERMISSION_BITS
+    except FileNotFoundError:
+        return None
+
+
 def atomic_write(target: Path, data: bytes) -> None:
-    """Replace `target` with `data` atomically and durably."""
+    """Replace `target` with `data` atomically and durably, keeping an existing file's mode.
+
+    A new file gets `FILE_MODE` (less the umask). The folder must exist.
+    """
+    mode = existing_mode(target)
     tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         try:
             write_all(fd, data)
+            if mode is not None:
+                os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
             os.close(fd)

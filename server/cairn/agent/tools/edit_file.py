@@ -5,16 +5,14 @@ unsaved text when the file is open): zero or several matches are an error
 naming the count, so the model re-reads and quotes more context. Without
 `old`, `new` becomes the whole file (creating it, and its folders, when
 needed). The change goes through the editor (`ctx.apply_edit`) when one is
-attached, else it is written to disk atomically. The result is a unified
+attached, else it is written to disk with `trace.files.atomic_write` (the
+file's permissions kept). The result is a unified
 diff, also stored as a `patch` artifact for the session's ledger.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import tempfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,6 +28,7 @@ from cairn.agent.tools.base import (
 )
 from cairn.agent.tools.paths import display, guard
 from cairn.files.guard import PathRefusal
+from cairn.trace.files import atomic_write
 
 DIFF_CONTEXT_LINES = 3
 
@@ -84,21 +83,10 @@ def replace_once(text: str, old: str, new: str, name: str) -> str:
     return text.replace(old, new, 1)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and a rename (keeps the file's mode)."""
+def write_file(path: Path, text: str) -> None:
+    """Write `text` (UTF-8, line endings as given) with the one atomic writer, folders created."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    atomic_write(path, text.encode("utf-8"))
 
 
 def _target(ctx: ToolContext, ref: str, *, creating: bool) -> tuple[Path, bool]:
@@ -139,7 +127,7 @@ class EditFile(Tool[EditFileArgs]):
             raise ToolFailure(f"{name}: the edit changes nothing")
         applied = ctx.apply_edit is not None and await ctx.apply_edit(path, after)
         if not applied:
-            write_atomically(path, after)
+            write_file(path, after)
         if not exists:
             ctx.refresh_files()
         diff = unified_diff(before, after, name)
