@@ -6,8 +6,8 @@ its share is replaced by:
   `cairn.code.outline`), the full text stored as an artifact whose id the
   block names; no outline for the language → no degraded form;
 - kind "log": the first and last lines plus every error-looking line in
-  between (whole lines, with their line numbers), the full text stored as an
-  artifact;
+  between (whole lines, with their line numbers; `context.excerpt`, the one
+  shortener), the full text stored as an artifact;
 - kind "message" (a history block): each large tool output in it becomes such
   a log excerpt, largest first, until the block fits (the artifact the tool
   already stored is reused);
@@ -16,7 +16,6 @@ its share is replaced by:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ from cairn.context.blocks import (
     with_body,
     with_messages,
 )
+from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.files.text import content_hash
 
 StoreArtifact = Callable[[str, str], str]
@@ -34,36 +34,11 @@ StoreArtifact = Callable[[str, str], str]
 # A log excerpt keeps this many lines from the head and from the tail ...
 LOG_HEAD_LINES = 20
 LOG_TAIL_LINES = 40
-# ... and at most this many error lines from the middle.
+# ... and at most this many error lines from the middle (`context.excerpt`).
 LOG_MAX_ERROR_LINES = 60
-# Excerpts are retried with the line counts divided by this until they fit.
-LOG_SHRINK_FACTOR = 2
+LOG_EXCERPT = ExcerptShape(LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES)
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
-# A line is an "error line" when, lowercased, it contains one of these words,
-# or when it carries a compiler/linter code like E0308 or E501.
-ERROR_WORDS: tuple[str, ...] = (
-    "error",
-    "exception",
-    "traceback",
-    "failed",
-    "failure",
-    "fatal",
-    "panic",
-    "assert",
-    "critical",
-    "denied",
-    "not found",
-    "cannot",
-    "undefined",
-    "segmentation fault",
-)
-ERROR_CODE = re.compile(r"\bE\d{3,4}\b")
-
-
-def is_error_line(line: str) -> bool:
-    lower = line.lower()
-    return any(word in lower for word in ERROR_WORDS) or ERROR_CODE.search(line) is not None
 
 
 @dataclass
@@ -127,46 +102,6 @@ def degrade_code(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candi
     return smaller if smaller.block.tokens <= limit else None
 
 
-def log_excerpt(
-    lines: list[str], errors: list[int], head: int, tail: int, max_errors: int
-) -> str | None:
-    """Head, error lines (numbered) and tail; None when nothing would be left out.
-
-    `errors` are the indexes of every error line of `lines`, ascending.
-    """
-    if len(lines) <= head + tail:
-        return None
-    last = len(lines) - tail
-    kept = [i for i in errors if head <= i < last][:max_errors]
-    parts = lines[:head]
-    parts.append(
-        f"[... lines {head + 1}-{last} of {len(lines)} omitted; {len(kept)} error lines kept ...]"
-    )
-    parts.extend(f"{i + 1}: {lines[i]}" for i in kept)
-    parts.append("[...]")
-    parts.extend(lines[last:])
-    return "\n".join(parts)
-
-
-def fitting_excerpt(text: str, limit: int, count: Count, note: str) -> str | None:
-    """The largest log excerpt of `text` (plus `note`) within `limit` tokens, or None."""
-    lines = text.splitlines()
-    errors = [i for i, line in enumerate(lines) if is_error_line(line)]
-    head, tail, most = LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES
-    while True:
-        excerpt = log_excerpt(lines, errors, head, tail, most)
-        if excerpt is None:
-            return None
-        body = f"{excerpt}\n{note}"
-        if count(body) <= limit:
-            return body
-        if head == tail == most == 1:
-            return None
-        head = max(1, head // LOG_SHRINK_FACTOR)
-        tail = max(1, tail // LOG_SHRINK_FACTOR)
-        most = max(1, most // LOG_SHRINK_FACTOR)
-
-
 def _log_note(total_lines: int, tokens: int, artifact_id: str | None) -> str:
     return (
         f"[Excerpt: head, tail and error lines of {total_lines} lines ({tokens} tokens);"
@@ -180,7 +115,8 @@ def degrade_log(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candid
     artifact_id = ctx.store(text, "log")
     note = _log_note(text.count("\n") + 1, candidate.block.tokens, artifact_id)
     title_tokens = candidate.block.tokens - ctx.count(text)
-    body = fitting_excerpt(text, limit - max(0, title_tokens), ctx.count, note)
+    budget = limit - max(0, title_tokens)
+    body = fitting_excerpt(text, budget, ctx.count, LOG_EXCERPT, note=note, artifact_id=artifact_id)
     if body is None:
         return None
     reason = _reason("log excerpt", candidate.block.tokens, limit, artifact_id)
@@ -208,10 +144,16 @@ def degrade_messages(candidate: Candidate, limit: int, ctx: DegradeContext) -> C
         if excess <= 0:
             break
         output: str = messages[index]["content"]
-        artifact_id = candidate.artifacts.get(index) or ctx.store(output, "log")
+        tool_artifact = candidate.artifacts.get(index)
+        artifact_id = tool_artifact or ctx.store(output, "log")
         note = _log_note(output.count("\n") + 1, sizes[index], artifact_id)
         target = max(1, sizes[index] - excess)
-        excerpt = fitting_excerpt(output, target, ctx.count, note)
+        # The tool's own artifact holds its raw output, not this message's lines:
+        # line numbers into it would be wrong, so only an exact copy gets the range hint.
+        exact = None if tool_artifact else artifact_id
+        excerpt = fitting_excerpt(
+            output, target, ctx.count, LOG_EXCERPT, note=note, artifact_id=exact
+        )
         if excerpt is None:
             continue
         messages[index] = {**messages[index], "content": excerpt}

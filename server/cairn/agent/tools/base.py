@@ -5,7 +5,8 @@ made from it) and an async `run(args, ctx) -> ToolOutcome`. A tool reports a
 problem the model can fix (a refused path, zero matches for `old`, a refused
 command) by raising `ToolFailure`, or any `CairnError`; the registry turns
 both into a failed outcome. Output too long for the context is kept whole in
-a trace artifact and the model gets its head (and tail) with the artifact id.
+a trace artifact and the model gets its head, error lines and tail, with the
+artifact id and the exact `read_file` call for the lines left out.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from cairn.agent.api import Approver, EditApplier
+from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
@@ -28,10 +30,11 @@ if TYPE_CHECKING:
 
 # Longest tool output (characters) handed to the model inline; longer goes to an artifact.
 MAX_INLINE_OUTPUT_CHARS = 24_000
-# How much of a long output the model still sees inline: the head, and the tail.
-OUTPUT_HEAD_CHARS = 8_000
-OUTPUT_TAIL_CHARS = 4_000
-ARTIFACT_REF_PREFIX = "artifact:"
+# What the model still sees of a longer output (fewer lines when they do not fit):
+# lines from the head and the tail, and the error lines between them ...
+OUTPUT_EXCERPT = ExcerptShape(head=150, tail=100, max_errors=100)
+# ... each cut to this many characters (minified code); the artifact keeps them whole.
+MAX_LINE_CHARS = 2_000
 
 
 class ArtifactStore(Protocol):
@@ -155,36 +158,20 @@ def _plain_optional(prop: dict[str, Any]) -> dict[str, Any]:
     return {**concrete[0], **plain}
 
 
-def _head(text: str, limit: int) -> str:
-    """At most `limit` characters from the start, cut after a line break when there is one."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind("\n", 0, limit)
-    return text[: cut + 1] if cut > 0 else text[:limit]
-
-
-def _tail(text: str, limit: int) -> str:
-    """At most `limit` characters from the end, starting on a line when possible."""
-    if len(text) <= limit:
-        return text
-    start = len(text) - limit
-    cut = text.find("\n", start)
-    return text[cut + 1 :] if 0 <= cut < len(text) - 1 else text[start:]
-
-
 def shorten_output(ctx: ToolContext, text: str, kind: str = "text") -> tuple[str, str | None]:
-    """`text` when short; else its head and tail plus the id of an artifact holding it all."""
+    """`text` when short; else its head, error lines and tail (`context.excerpt`, the one
+    shortener) with the id of an artifact holding it all and the exact read_file range."""
     if len(text) <= MAX_INLINE_OUTPUT_CHARS:
         return text, None
-    if ctx.trace is None:
-        head = _head(text, OUTPUT_HEAD_CHARS)
-        omitted = len(text) - len(head)
-        return f"{head}\n[... {omitted} more characters not shown: no trace to keep them]", None
-    artifact_id = ctx.trace.write_artifact(text, kind)
-    head, tail = _head(text, OUTPUT_HEAD_CHARS), _tail(text, OUTPUT_TAIL_CHARS)
-    omitted = len(text) - len(head) - len(tail)
-    note = (
-        f"[... {omitted} characters omitted; full output in artifact {artifact_id}: "
-        f"read_file(path='{ARTIFACT_REF_PREFIX}{artifact_id}', start_line=..., end_line=...)]"
+    artifact_id = ctx.trace.write_artifact(text, kind) if ctx.trace is not None else None
+    shown = fitting_excerpt(
+        text,
+        MAX_INLINE_OUTPUT_CHARS,
+        len,
+        OUTPUT_EXCERPT,
+        artifact_id=artifact_id,
+        max_line_chars=MAX_LINE_CHARS,
     )
-    return f"{head}\n{note}\n{tail}", artifact_id
+    # Cannot happen (three clipped lines always fit); said plainly rather than asserted.
+    fallback = f"[output of {len(text)} characters not shown; artifact {artifact_id}]"
+    return (fallback if shown is None else shown), artifact_id

@@ -13,8 +13,8 @@ from typing import ClassVar
 from pydantic import Field, model_validator
 
 from cairn.agent.tools.base import (
-    ARTIFACT_REF_PREFIX,
     MAX_INLINE_OUTPUT_CHARS,
+    MAX_LINE_CHARS,
     Tool,
     ToolArgs,
     ToolContext,
@@ -22,13 +22,12 @@ from cairn.agent.tools.base import (
     ToolOutcome,
 )
 from cairn.agent.tools.paths import display, guard
+from cairn.context.excerpt import ARTIFACT_REF_PREFIX, clip_line
 from cairn.errors import InvalidRequestError
 from cairn.files.text import content_hash
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
-# Longest line shown inline (minified code); the artifact keeps it whole.
-MAX_LINE_CHARS = 2_000
 
 
 class ReadFileArgs(ToolArgs):
@@ -58,9 +57,7 @@ def number_lines(lines: list[str], first: int) -> list[str]:
 
 
 def _clip(line: str) -> str:
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    return f"{line[:MAX_LINE_CHARS]}… [line cut: {len(line) - MAX_LINE_CHARS} more characters]"
+    return clip_line(line, MAX_LINE_CHARS)
 
 
 def _fit(numbered: list[str]) -> list[str]:
