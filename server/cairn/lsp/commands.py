@@ -16,16 +16,13 @@ from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
 from cairn.files.workspace import Workspace
-from cairn.lsp.compaction import compact_session
+from cairn.lsp.methods import COMPACT_COMMAND, FIX_COMMAND, FORK_COMMAND
 from cairn.lsp.params import ForkParams, P, SessionParams, wire_diagnostic
 from cairn.lsp.rpc import describe_validation_error, parse_params, translated_errors
 from cairn.lsp.server import CairnServer
 from cairn.lsp.sessions import fork_session
 from cairn.models.diagnostics import Diagnostic
 
-FIX = "cairn.fix"
-COMPACT = "cairn.compact"
-FORK = "cairn.fork"
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
@@ -33,15 +30,17 @@ def fix_arguments(args: tuple[Any, ...]) -> tuple[str, Diagnostic]:
     """`[uri, diagnostic]` → (uri, Diagnostic); InvalidParams naming the problem."""
     if len(args) != 2:
         raise JsonRpcInvalidParams(
-            f"{FIX}: expected 2 arguments [uri, diagnostic], got {len(args)}"
+            f"{FIX_COMMAND}: expected 2 arguments [uri, diagnostic], got {len(args)}"
         )
     uri, raw = args
     if not isinstance(uri, str) or not uri:
-        raise JsonRpcInvalidParams(f"{FIX}: the first argument must be a document uri")
+        raise JsonRpcInvalidParams(f"{FIX_COMMAND}: the first argument must be a document uri")
     try:
         return uri, wire_diagnostic(raw)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(f"{FIX}: diagnostic: {describe_validation_error(exc)}") from None
+        raise JsonRpcInvalidParams(
+            f"{FIX_COMMAND}: diagnostic: {describe_validation_error(exc)}"
+        ) from None
 
 
 def fix_message(workspace: Workspace, path: Path, diagnostic: Diagnostic) -> str:
@@ -70,7 +69,7 @@ async def fix(ls: CairnServer, *args: Any) -> dict[str, Any]:
 
     uri, diagnostic = fix_arguments(args)
     engine = await ls.host.get()
-    with translated_errors(FIX):
+    with translated_errors(FIX_COMMAND):
         path = engine.workspace.resolve(uri)
         result = await ls.turns.run(
             engine,
@@ -81,14 +80,14 @@ async def fix(ls: CairnServer, *args: Any) -> dict[str, Any]:
 
 
 async def compact(ls: CairnServer, *args: Any) -> dict[str, Any]:
-    params = command_params(COMPACT, SessionParams, args)
+    params = command_params(COMPACT_COMMAND, SessionParams, args)
     engine = await ls.host.get()
-    with translated_errors(COMPACT):
-        return await compact_session(engine, params)
+    with translated_errors(COMPACT_COMMAND):
+        return (await engine.compact(params.session_id)).wire()
 
 
 async def fork(ls: CairnServer, *args: Any) -> dict[str, Any]:
-    params = command_params(FORK, ForkParams, args)
+    params = command_params(FORK_COMMAND, ForkParams, args)
     engine = await ls.host.get()
-    with translated_errors(FORK):
-        return fork_session(engine, params)
+    with translated_errors(FORK_COMMAND):
+        return fork_session(engine, params).wire()

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cairn.lsp import contract
 from cairn.lsp.params import SessionParams
 from cairn.lsp.rpc import cairn_request
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
     from cairn.lsp.server import CairnServer
-
-COMPACT = "cairn/compact"
-
-
-async def compact_session(engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-    """`{sessionId, tokensBefore, tokensAfter, kind}`."""
-    result = await engine.compact(params.session_id)
-    return result.wire()
+    from cairn.models.events import CompactResult
 
 
-@cairn_request(COMPACT, SessionParams)
-async def compact(ls: CairnServer, engine: EngineApi, params: SessionParams) -> dict[str, Any]:
-    return await compact_session(engine, params)
+@cairn_request(contract.COMPACT)
+async def compact(ls: CairnServer, engine: EngineApi, params: SessionParams) -> CompactResult:
+    return await engine.compact(params.session_id)

@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from cairn.lsp.documents import document_path
+from cairn.lsp.methods import DEBUG
 from cairn.lsp.params import DebugParams
 from cairn.lsp.rpc import parse_params
 from cairn.lsp.server import HEAVY_MODULE
@@ -24,8 +25,7 @@ from cairn.lsp.server import HEAVY_MODULE
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
-DEBUG = "cairn/_debug"
-DELIBERATE_FAILURE = "cairn/_debug: a deliberate failure"
+DELIBERATE_FAILURE = f"{DEBUG}: a deliberate failure"
 MS = 1000.0
 P99 = 0.99
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcInvalidParams
 
 from cairn.errors import CairnError
+from cairn.lsp.methods import DIAGNOSTICS
 from cairn.lsp.params import DiagnosticsParams
 from cairn.lsp.rpc import parse_params
 
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from cairn.models.diagnostics import Diagnostic
 
 logger = logging.getLogger(__name__)
-
-DIAGNOSTICS = "cairn/diagnostics"
 
 
 def forwarded_diagnostics(ls: CairnServer, uri: str) -> list[Diagnostic]:

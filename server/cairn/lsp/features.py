@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from cairn.lsp import methods
+
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
@@ -50,24 +52,28 @@ FEATURES: tuple[Feature, ...] = (
         types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, "documents", "did_change_workspace_folders"
     ),
     Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "documents", "did_change_watched_files"),
-    Feature("cairn/diagnostics", "diagnostics_sync", "on_diagnostics"),
+    Feature(methods.DIAGNOSTICS, "diagnostics_sync", "on_diagnostics"),
     Feature(
         types.TEXT_DOCUMENT_CODE_ACTION, "code_actions", "code_action", options=QUICKFIX_OPTIONS
     ),
-    Feature("cairn/turn", "turns", "turn", is_async=True),
-    Feature("cairn/contextStats", "manifest_requests", "context_stats", is_async=True),
-    Feature("cairn/contextManifest", "manifest_requests", "context_manifest", is_async=True),
-    Feature("cairn/goalTree", "goals", "goal_tree", is_async=True),
-    Feature("cairn/goal", "goals", "goal", is_async=True),
-    Feature("cairn/compact", "compaction", "compact", is_async=True),
-    Feature("cairn/sessions", "sessions", "sessions", is_async=True),
-    Feature("cairn/fork", "sessions", "fork", is_async=True),
-    Feature("cairn/deleteSession", "sessions", "delete_session", is_async=True),
-    Feature("cairn/projectProfile", "profile_request", "project_profile", is_async=True),
+    Feature(methods.TURN, "turns", "turn", is_async=True),
+    Feature(methods.CONTEXT_STATS, "manifest_requests", "context_stats", is_async=True),
+    Feature(methods.CONTEXT_MANIFEST, "manifest_requests", "context_manifest", is_async=True),
+    Feature(methods.GOAL_TREE, "goals", "goal_tree", is_async=True),
+    Feature(methods.GOAL, "goals", "goal", is_async=True),
+    Feature(methods.COMPACT, "compaction", "compact", is_async=True),
+    Feature(methods.SESSIONS, "sessions", "sessions", is_async=True),
+    Feature(methods.FORK, "sessions", "fork", is_async=True),
+    Feature(methods.DELETE_SESSION, "sessions", "delete_session", is_async=True),
+    Feature(methods.PROJECT_PROFILE, "profile_request", "project_profile", is_async=True),
 )
-DEBUG_FEATURE = Feature("cairn/_debug", "debug", "debug_info")
+DEBUG_FEATURE = Feature(methods.DEBUG, "debug", "debug_info")
 # `workspace/executeCommand` commands → their functions in `commands.py`.
-COMMANDS = {"cairn.fix": "fix", "cairn.compact": "compact", "cairn.fork": "fork"}
+COMMANDS = {
+    methods.FIX_COMMAND: "fix",
+    methods.COMPACT_COMMAND: "compact",
+    methods.FORK_COMMAND: "fork",
+}
 
 
 def resolve(module: str, function: str) -> Callable[..., Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from cairn.lsp.methods import COMPACTION, CONTEXT_STATS_CHANGED, GOAL_TREE_CHANGED, TURN_EVENT
 from cairn.lsp.progress import ProgressBar
 
 if TYPE_CHECKING:
@@ -21,11 +22,6 @@ if TYPE_CHECKING:
     from cairn.models.manifest import ContextStats
 
 logger = logging.getLogger(__name__)
-
-TURN_EVENT = "cairn/turnEvent"
-GOAL_TREE_CHANGED = "cairn/goalTreeChanged"
-COMPACTION = "cairn/compaction"
-CONTEXT_STATS_CHANGED = "cairn/contextStatsChanged"
 
 
 def describe_compaction(event: CompactionEvent) -> str:

@@ -8,7 +8,7 @@ gigabytes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from cairn.errors import GoalError
 from cairn.goals import one_verb
 from cairn.models.diagnostics import Diagnostic
+from cairn.settings import Mode
 
 # Limits on what a client may send in one request.
 MAX_MESSAGE_CHARS = 1_000_000
@@ -48,7 +49,7 @@ class SessionParams(CairnParams):
 
 class TurnParams(SessionParams):
     message: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
-    mode: Literal["build", "plan", "review"] | None = None
+    mode: Mode | None = None
     references: Annotated[
         list[Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]],
         Field(max_length=MAX_REFERENCES),

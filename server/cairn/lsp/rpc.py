@@ -1,8 +1,9 @@
 """Registering `cairn/*` requests: params validation, engine access, error translation.
 
-Each custom request has a small pydantic params model (`params.py`). The raw
-params dict is validated with it; a malformed one is InvalidParams (-32602)
-naming the field. `InvalidRequestError` from the engine (unknown session, bad
+Each custom request is an entry of `contract.py`: a params model (`params.py`)
+and a result model. The raw params dict is validated with the first; a
+malformed one is InvalidParams (-32602) naming the field. The handler returns
+the second, sent as its camelCase `wire()` dump. `InvalidRequestError` from the engine (unknown session, bad
 goal id, refused path) is InvalidParams too; any other `CairnError` is
 RequestFailed (-32803) with its one-line message. Anything else propagates:
 pygls logs it with its traceback and answers InternalError (-32603).
@@ -13,7 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -21,13 +22,16 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from cairn.errors import CairnError, InvalidRequestError
 from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.params import P
+from cairn.models.base import WireModel
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
+    from cairn.lsp.contract import Request
     from cairn.lsp.server import CairnServer
 
+R = TypeVar("R", bound=WireModel)
 Result = dict[str, Any]
-Handler = Callable[["CairnServer", "EngineApi", P], Result | Awaitable[Result]]
+Handler = Callable[["CairnServer", "EngineApi", P], R | Awaitable[R]]
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -65,18 +69,19 @@ def translated_errors(method: str) -> Iterator[None]:
 RequestHandler = Callable[["CairnServer", object], Awaitable[Result]]
 
 
-def cairn_request(method: str, model: type[P]) -> Callable[[Handler[P]], RequestHandler]:
-    """`fn(ls, engine, params) -> dict` (sync or async) → the pygls handler of request `method`."""
+def cairn_request(request: Request[P, R]) -> Callable[[Handler[P, R]], RequestHandler]:
+    """`fn(ls, engine, params) -> result model` (sync or async) → the pygls handler of `request`."""
+    method = request.method
 
-    def decorator(fn: Handler[P]) -> RequestHandler:
+    def decorator(fn: Handler[P, R]) -> RequestHandler:
         async def handler(ls: CairnServer, raw: object) -> Result:
-            params = parse_params(method, model, raw)
+            params = parse_params(method, request.params, raw)
             engine = await ls.host.get()
             with translated_errors(method):
                 result = fn(ls, engine, params)
                 if inspect.isawaitable(result):
                     result = await result
-            return result
+            return result.wire()
 
         handler.__name__ = handler.__qualname__ = fn.__name__
         return handler

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import MsgId
 
+from cairn.lsp import methods
 from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.progress import ProgressBar
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-TURN = "cairn/turn"
 PROGRESS_TITLE = "Cairn"
 # Progress messages show at most this many characters of the user's message.
 PROGRESS_MESSAGE_CHARS = 80
@@ -100,7 +100,7 @@ class TurnRegistry:
         sid = session_id or engine.active_session_id
         if sid in self._by_session:
             raise JsonRpcException(
-                f"{TURN}: a turn is already running in session {sid!r}", code=REQUEST_FAILED
+                f"{methods.TURN}: a turn is already running in session {sid!r}", code=REQUEST_FAILED
             )
         task = asyncio.ensure_future(
             engine.turn(

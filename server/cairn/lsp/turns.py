@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cairn.lsp import contract
 from cairn.lsp.params import TurnParams
 from cairn.lsp.rpc import cairn_request
-from cairn.lsp.turn_registry import TURN
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
     from cairn.lsp.server import CairnServer
+    from cairn.models.events import TurnResult
 
 
-@cairn_request(TURN, TurnParams)
-async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> dict[str, Any]:
-    result = await ls.turns.run(
+@cairn_request(contract.TURN)
+async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> TurnResult:
+    return await ls.turns.run(
         engine,
         params.message,
         session_id=params.session_id,
@@ -24,4 +25,3 @@ async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> dict[s
         model=params.model,
         work_done_token=params.work_done_token,
     )
-    return result.wire()

@@ -82,3 +82,21 @@ class SessionInfo(WireModel):
     created_at: str
     updated_at: str
     turns: int
+
+
+class SessionsResult(WireModel):
+    """`cairn/sessions` result."""
+
+    sessions: list[SessionInfo] = Field(default_factory=list)
+
+
+class ForkResult(WireModel):
+    """`cairn/fork` result: the new session."""
+
+    session_id: str
+
+
+class DeleteSessionResult(WireModel):
+    """`cairn/deleteSession` result."""
+
+    deleted: Literal[True] = True

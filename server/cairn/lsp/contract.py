@@ -1,0 +1,104 @@
+"""Every `cairn/*` message of PROTOCOL.md: its method, its params model, its result model.
+
+The one table of the custom protocol. Request handlers are registered from
+it (`rpc.cairn_request(contract.TURN)` validates with its params model and
+answers with its result model), the extension's TypeScript types are
+generated from it (`tools/gen_contracts.py` writes
+`client-vscode/src/protocol.ts`), and `docs/PROTOCOL.md` is checked against
+it (`tests/unit/test_protocol_doc.py`). Method names come from `methods.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from cairn.lsp import methods
+from cairn.lsp.params import (
+    CairnParams,
+    DiagnosticsParams,
+    EmptyParams,
+    ForkParams,
+    GoalParams,
+    ManifestParams,
+    ProfileParams,
+    SessionParams,
+    TurnParams,
+)
+from cairn.models.base import WireModel
+from cairn.models.events import (
+    CompactionEvent,
+    CompactResult,
+    DeleteSessionResult,
+    ForkResult,
+    GoalTreeView,
+    SessionsResult,
+    TurnEvent,
+    TurnResult,
+)
+from cairn.models.manifest import ContextStats, Manifest
+from cairn.models.profile import ProjectProfile
+
+ParamsT = TypeVar("ParamsT", bound=CairnParams, covariant=True)
+ResultT = TypeVar("ResultT", bound=WireModel, covariant=True)
+Sender = Literal["client", "server"]
+
+
+@dataclass(frozen=True)
+class Request(Generic[ParamsT, ResultT]):
+    """A client → server request: validated with `params`, answered with `result`."""
+
+    method: str
+    params: type[ParamsT]
+    result: type[ResultT]
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A notification and who sends it; `params` is its one params shape."""
+
+    method: str
+    params: type[BaseModel]
+    sender: Sender
+
+
+TURN = Request(methods.TURN, TurnParams, TurnResult)
+CONTEXT_STATS = Request(methods.CONTEXT_STATS, SessionParams, ContextStats)
+CONTEXT_MANIFEST = Request(methods.CONTEXT_MANIFEST, ManifestParams, Manifest)
+GOAL_TREE = Request(methods.GOAL_TREE, SessionParams, GoalTreeView)
+GOAL = Request(methods.GOAL, GoalParams, GoalTreeView)
+COMPACT = Request(methods.COMPACT, SessionParams, CompactResult)
+SESSIONS = Request(methods.SESSIONS, EmptyParams, SessionsResult)
+FORK = Request(methods.FORK, ForkParams, ForkResult)
+DELETE_SESSION = Request(methods.DELETE_SESSION, SessionParams, DeleteSessionResult)
+PROJECT_PROFILE = Request(methods.PROJECT_PROFILE, ProfileParams, ProjectProfile)
+
+REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (
+    TURN,
+    CONTEXT_STATS,
+    CONTEXT_MANIFEST,
+    GOAL_TREE,
+    GOAL,
+    COMPACT,
+    SESSIONS,
+    FORK,
+    DELETE_SESSION,
+    PROJECT_PROFILE,
+)
+
+NOTIFICATIONS: tuple[Notification, ...] = (
+    Notification(methods.DIAGNOSTICS, DiagnosticsParams, "client"),
+    Notification(methods.GOAL_TREE_CHANGED, GoalTreeView, "server"),
+    Notification(methods.COMPACTION, CompactionEvent, "server"),
+    Notification(methods.TURN_EVENT, TurnEvent, "server"),
+    Notification(methods.CONTEXT_STATS_CHANGED, ContextStats, "server"),
+)
+
+# `workspace/executeCommand` commands: what each answers like.
+COMMAND_RESULTS: dict[str, type[WireModel]] = {
+    methods.FIX_COMMAND: TurnResult,
+    methods.COMPACT_COMMAND: CompactResult,
+    methods.FORK_COMMAND: ForkResult,
+}

@@ -1,0 +1,41 @@
+"""The name of every `cairn/*` method and `cairn.*` command (PROTOCOL.md), defined once.
+
+Plain strings with no imports, so `features.py` can register the handlers
+before pydantic or the engine are loaded. `contract.py` pairs each method
+with its params and result models; the extension's `Method` and
+`ServerCommand` constants are generated from this module
+(`tools/gen_contracts.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Client → server notifications.
+DIAGNOSTICS: Final = "cairn/diagnostics"
+
+# Client → server requests.
+TURN: Final = "cairn/turn"
+CONTEXT_STATS: Final = "cairn/contextStats"
+CONTEXT_MANIFEST: Final = "cairn/contextManifest"
+GOAL_TREE: Final = "cairn/goalTree"
+GOAL: Final = "cairn/goal"
+COMPACT: Final = "cairn/compact"
+SESSIONS: Final = "cairn/sessions"
+FORK: Final = "cairn/fork"
+DELETE_SESSION: Final = "cairn/deleteSession"
+PROJECT_PROFILE: Final = "cairn/projectProfile"
+
+# Server → client notifications.
+GOAL_TREE_CHANGED: Final = "cairn/goalTreeChanged"
+COMPACTION: Final = "cairn/compaction"
+TURN_EVENT: Final = "cairn/turnEvent"
+CONTEXT_STATS_CHANGED: Final = "cairn/contextStatsChanged"
+
+# Test builds only (`CAIRN_LSP_DEBUG=1`): not part of the protocol.
+DEBUG: Final = "cairn/_debug"
+
+# `workspace/executeCommand` commands.
+FIX_COMMAND: Final = "cairn.fix"
+COMPACT_COMMAND: Final = "cairn.compact"
+FORK_COMMAND: Final = "cairn.fork"
