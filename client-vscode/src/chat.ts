@@ -12,13 +12,11 @@ import {
   FILE_COMPLETION_EXCLUDE,
   MAX_FILE_COMPLETIONS,
   MAX_TRANSCRIPT_EVENTS,
-  Method,
-  ServerCommand,
   View,
 } from './constants';
 import { toWireDiagnostic } from './diagnostics';
 import { errorText } from './goalTree';
-import { CompactionEvent, Mode, TurnEvent, TurnResult } from './protocol';
+import { CompactionEvent, Method, Mode, ServerCommand, TurnEvent, TurnResult } from './protocol';
 
 /** JSON-RPC `RequestCancelled`: the server stopped the turn at our `$/cancelRequest`. */
 const REQUEST_CANCELLED = -32800;
@@ -108,14 +106,14 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
     const references = await this.existingReferences(mentions(message));
     this.push({ kind: 'user', text: message, mode, references });
     const params = { message, mode, ...(references.length > 0 ? { references } : {}) };
-    return this.track((token) => this.client.request<TurnResult>(Method.turn, params, token));
+    return this.track((token) => this.client.request(Method.turn, params, token));
   }
 
   /** `cairn.fix` on the server for one diagnostic; its turn is shown here. */
   async fix(uri: vscode.Uri, diagnostic: vscode.Diagnostic): Promise<TurnResult | undefined> {
     this.push({ kind: 'user', text: `Fix: ${diagnostic.message}`, mode: 'build', references: [] });
     return this.track(() =>
-      this.client.executeCommand<TurnResult>(ServerCommand.fix, [uri.toString(), toWireDiagnostic(diagnostic)]),
+      this.client.executeCommand(ServerCommand.fix, [uri.toString(), toWireDiagnostic(diagnostic)]),
     );
   }
 

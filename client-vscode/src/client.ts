@@ -16,18 +16,20 @@ import {
   LanguageClientOptions,
   State,
 } from 'vscode-languageclient/node';
-import {
-  CLIENT_ID,
-  CLIENT_NAME,
-  CONFIG_SECTION,
-  MAX_RESTARTS,
-  MAX_TRANSPORT_ERRORS,
-  Method,
-  RESTART_WINDOW_MS,
-  STDERR_TAIL_LINES,
-} from './constants';
+import { CLIENT_ID, CLIENT_NAME, MAX_RESTARTS, MAX_TRANSPORT_ERRORS, RESTART_WINDOW_MS, STDERR_TAIL_LINES } from './constants';
 import { EditApplier } from './applyEdit';
-import { CompactionEvent, ContextStats, GoalTreeView, TurnEvent } from './protocol';
+import {
+  ClientNotifications,
+  CommandResults,
+  CompactionEvent,
+  ContextStats,
+  GoalTreeView,
+  Method,
+  Requests,
+  ServerNotifications,
+  TurnEvent,
+} from './protocol';
+import { CONFIG_SECTION } from './settingKeys';
 import { ServerLaunch, findExecutable, serverLaunch, userServerSettings } from './settings';
 import { crashLoopMessage, notFoundMessage, startFailureMessage } from './startErrors';
 
@@ -124,19 +126,23 @@ export class CairnClient implements vscode.Disposable {
     });
   }
 
-  /** A custom request; the active session id is added unless params carry one. */
-  async request<R>(method: string, params: object = {}, token?: vscode.CancellationToken): Promise<R> {
+  /** A custom request (types from `protocol.ts`); the active session id is added unless params carry one. */
+  async request<M extends keyof Requests>(
+    method: M,
+    params: Requests[M]['params'],
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M]['result']> {
     const client = await this.requireClient();
     const withSession = this.withSession(params);
-    return token ? client.sendRequest<R>(method, withSession, token) : client.sendRequest<R>(method, withSession);
+    return token ? client.sendRequest(method, withSession, token) : client.sendRequest(method, withSession);
   }
 
   /** A request sent exactly as given (no session id added). */
-  async requestRaw<R>(method: string, params: object): Promise<R> {
-    return (await this.requireClient()).sendRequest<R>(method, params);
+  async requestRaw<M extends keyof Requests>(method: M, params: Requests[M]['params']): Promise<Requests[M]['result']> {
+    return (await this.requireClient()).sendRequest(method, params);
   }
 
-  async notify(method: string, params: object): Promise<void> {
+  async notify<M extends keyof ClientNotifications>(method: M, params: ClientNotifications[M]): Promise<void> {
     if (this.client && this.state === 'running') {
       await this.client.sendNotification(method, params);
     }
@@ -152,8 +158,8 @@ export class CairnClient implements vscode.Disposable {
   }
 
   /** `workspace/executeCommand` on the server. */
-  async executeCommand<R>(command: string, args: unknown[]): Promise<R> {
-    return (await this.requireClient()).sendRequest<R>('workspace/executeCommand', { command, arguments: args });
+  async executeCommand<C extends keyof CommandResults>(command: C, args: unknown[]): Promise<CommandResults[C]> {
+    return (await this.requireClient()).sendRequest('workspace/executeCommand', { command, arguments: args });
   }
 
   dispose(): void {
@@ -268,10 +274,13 @@ export class CairnClient implements vscode.Disposable {
   }
 
   private subscribe(client: LanguageClient): void {
-    client.onNotification(Method.goalTreeChanged, (p: GoalTreeView) => this.onGoalTreeChanged.fire(p));
-    client.onNotification(Method.turnEvent, (p: TurnEvent) => this.onTurnEvent.fire(p));
-    client.onNotification(Method.compaction, (p: CompactionEvent) => this.onCompaction.fire(p));
-    client.onNotification(Method.contextStatsChanged, (p: ContextStats) => this.onContextStats.fire(p));
+    const on = <M extends keyof ServerNotifications>(method: M, fire: (params: ServerNotifications[M]) => void): void => {
+      client.onNotification(method, fire);
+    };
+    on(Method.goalTreeChanged, (p) => this.onGoalTreeChanged.fire(p));
+    on(Method.turnEvent, (p) => this.onTurnEvent.fire(p));
+    on(Method.compaction, (p) => this.onCompaction.fire(p));
+    on(Method.contextStatsChanged, (p) => this.onContextStats.fire(p));
   }
 
   /**

@@ -5,10 +5,10 @@
 import * as vscode from 'vscode';
 import { ChatPanel } from './chat';
 import { CairnClient } from './client';
-import { Command, Method } from './constants';
+import { Command } from './constants';
 import { errorText } from './goalTree';
 import { showManifest, showTrace } from './manifest';
-import { CompactResult } from './protocol';
+import { CompactResult, Method } from './protocol';
 import { formatTokens } from './statusBar';
 
 /** The diagnostic under the cursor; the most severe one when several overlap. */
@@ -33,7 +33,7 @@ async function fixAtCursor(chat: ChatPanel): Promise<unknown> {
 }
 
 async function compact(client: CairnClient): Promise<CompactResult | undefined> {
-  const result = await client.request<CompactResult>(Method.compact, {});
+  const result = await client.request(Method.compact, {});
   const message =
     result.kind === 'none'
       ? 'Cairn: nothing to compact.'

@@ -1,30 +1,9 @@
 /**
- * Every name shared with the server or with package.json: LSP method names,
- * view ids, command ids, configuration keys, and the client's tuning numbers.
+ * The extension's own names and numbers: view ids, command ids (package.json)
+ * and the client's tuning numbers. What the server defines is generated from
+ * it: method and server-command names and wire types in `protocol.ts`,
+ * configuration keys in `settingKeys.ts` (`python -m tools.gen_contracts`).
  */
-
-/** Custom LSP methods (PROTOCOL.md). */
-export const Method = {
-  diagnostics: 'cairn/diagnostics',
-  turn: 'cairn/turn',
-  contextStats: 'cairn/contextStats',
-  contextManifest: 'cairn/contextManifest',
-  goalTree: 'cairn/goalTree',
-  goal: 'cairn/goal',
-  compact: 'cairn/compact',
-  sessions: 'cairn/sessions',
-  fork: 'cairn/fork',
-  deleteSession: 'cairn/deleteSession',
-  goalTreeChanged: 'cairn/goalTreeChanged',
-  compaction: 'cairn/compaction',
-  turnEvent: 'cairn/turnEvent',
-  contextStatsChanged: 'cairn/contextStatsChanged',
-} as const;
-
-/** Server-side commands run through `workspace/executeCommand`. */
-export const ServerCommand = {
-  fix: 'cairn.fix',
-} as const;
 
 /** View container and view ids (package.json `viewsContainers` / `views`). */
 export const View = {
@@ -54,34 +33,6 @@ export const Command = {
   sessionFork: 'cairn.session.fork',
   sessionDelete: 'cairn.session.delete',
 } as const;
-
-/** The configuration section; every key below lives under it. */
-export const CONFIG_SECTION = 'cairn';
-export const CONFIG_SERVER_COMMAND = 'server.command';
-export const CONFIG_SERVER_PYTHON = 'server.pythonPath';
-export const DEFAULT_SERVER_COMMAND: readonly string[] = ['cairn', 'serve'];
-
-/**
- * Settings forwarded to the server as `initializationOptions`, camelCase as on
- * the wire; they mirror `Settings` in server/cairn/settings.py.
- */
-export const SERVER_SETTING_KEYS: readonly string[] = [
-  'model',
-  'contextWindow',
-  'maxOutputTokens',
-  'safetyMargin',
-  'compactionThreshold',
-  'pruneMinimum',
-  'pruneProtect',
-  'protectedTools',
-  'exploreConcurrency',
-  'allowedCommands',
-  'stepLimit',
-  'traceDir',
-  'modelTimeoutS',
-  'modelRetries',
-  'commandTimeoutS',
-];
 
 /** Names used for the language client and its output channel. */
 export const CLIENT_ID = 'cairn';

@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
-import { DIAGNOSTICS_DEBOUNCE_MS, Method } from './constants';
-import { DiagnosticsParams, WireDiagnostic } from './protocol';
+import { DIAGNOSTICS_DEBOUNCE_MS } from './constants';
+import { DiagnosticsParams, Method, Diagnostic as WireDiagnostic } from './protocol';
 
 /** LSP severities are 1-based (Error = 1); vscode's enum is 0-based (Error = 0). */
 const LSP_SEVERITY_OFFSET = 1;

@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
-import { Command, Method, View } from './constants';
-import { Goal, GoalParams, GoalStatus, GoalTreeView } from './protocol';
+import { Command, View } from './constants';
+import { Goal, GoalParams, GoalStatus, GoalTreeView, Method } from './protocol';
 
 const STATUS_ICONS: Record<GoalStatus, vscode.ThemeIcon> = {
   pending: new vscode.ThemeIcon('circle-outline'),
@@ -102,7 +102,7 @@ export class GoalTreeProvider implements vscode.TreeDataProvider<Goal>, vscode.D
   /** Reloads the goal tree of the active session from the server. */
   async refresh(): Promise<GoalTreeView | undefined> {
     try {
-      const view = await this.client.request<GoalTreeView>(Method.goalTree, {});
+      const view = await this.client.request(Method.goalTree, {});
       this.show(view);
       return view;
     } catch (error) {
@@ -114,7 +114,7 @@ export class GoalTreeProvider implements vscode.TreeDataProvider<Goal>, vscode.D
   /** Sends one `cairn/goal` verb and shows the resulting tree. */
   async apply(params: GoalParams): Promise<GoalTreeView | undefined> {
     try {
-      const view = await this.client.request<GoalTreeView>(Method.goal, params);
+      const view = await this.client.request(Method.goal, params);
       this.show(view);
       return view;
     } catch (error) {

@@ -5,8 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
-import { Method } from './constants';
-import { ContextStats, GoalTreeView, Manifest, SessionsResult } from './protocol';
+import { ContextStats, GoalTreeView, Manifest, Method, SessionsResult } from './protocol';
 
 const PERCENT = 100;
 
@@ -89,7 +88,7 @@ async function openMarkdown(content: string): Promise<vscode.TextDocument> {
 
 /** `Cairn: Show Context Manifest` — opens the last manifest of the active session; returns its text. */
 export async function showManifest(client: CairnClient): Promise<string> {
-  const manifest = await client.request<Manifest | null>(Method.contextManifest, {});
+  const manifest = await client.request(Method.contextManifest, {});
   if (!manifest) {
     void vscode.window.showInformationMessage('Cairn: no model call yet in this session, so no manifest.');
     return '';
@@ -101,9 +100,9 @@ export async function showManifest(client: CairnClient): Promise<string> {
 
 /** `Cairn: Show Trace` — the goal tree, context and sessions of the active session; returns its text. */
 export async function showTrace(client: CairnClient): Promise<string> {
-  const goals = await client.request<GoalTreeView>(Method.goalTree, {});
-  const stats = await client.request<ContextStats>(Method.contextStats, { sessionId: goals.sessionId }).catch(() => undefined);
-  const sessions = await client.requestRaw<SessionsResult>(Method.sessions, {});
+  const goals = await client.request(Method.goalTree, {});
+  const stats = await client.request(Method.contextStats, { sessionId: goals.sessionId }).catch(() => undefined);
+  const sessions = await client.requestRaw(Method.sessions, {});
   const text = renderTrace(goals, stats, sessions);
   await openMarkdown(text);
   return text;

@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
-import { Command, Method, View } from './constants';
+import { Command, View } from './constants';
 import { errorText } from './goalTree';
-import { GoalTreeView, SessionInfo, SessionsResult } from './protocol';
+import { Method, SessionInfo } from './protocol';
 
 const SHORT_ID_LENGTH = 8;
 
@@ -16,7 +16,7 @@ export async function resolveSessionId(client: CairnClient): Promise<string> {
   if (client.sessionId !== undefined) {
     return client.sessionId;
   }
-  const view = await client.request<GoalTreeView>(Method.goalTree, {});
+  const view = await client.request(Method.goalTree, {});
   return view.sessionId;
 }
 
@@ -82,7 +82,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
 
   async refresh(): Promise<SessionInfo[]> {
     try {
-      const result = await this.client.requestRaw<SessionsResult>(Method.sessions, {});
+      const result = await this.client.requestRaw(Method.sessions, {});
       this.sessions = result.sessions;
     } catch {
       this.sessions = [];
@@ -102,7 +102,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
   private async fork(session: SessionInfo | undefined): Promise<string | undefined> {
     try {
       const sessionId = session?.sessionId ?? (await resolveSessionId(this.client));
-      const result = await this.client.requestRaw<{ sessionId: string }>(Method.fork, { sessionId });
+      const result = await this.client.requestRaw(Method.fork, { sessionId });
       this.client.setSession(result.sessionId);
       await this.refresh();
       void vscode.window.showInformationMessage(`Cairn: forked session ${short(sessionId)} into ${short(result.sessionId)}.`);

@@ -11,7 +11,7 @@ import {
   CONFIG_SERVER_PYTHON,
   DEFAULT_SERVER_COMMAND,
   SERVER_SETTING_KEYS,
-} from './constants';
+} from './settingKeys';
 
 /** How the server process is started. */
 export interface ServerLaunch {

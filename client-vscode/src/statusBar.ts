@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
-import { Command, Method, TOKENS_PER_K } from './constants';
-import { ContextStats } from './protocol';
+import { Command, TOKENS_PER_K } from './constants';
+import { ContextStats, Method } from './protocol';
 
 const STATUS_BAR_PRIORITY = 100;
 const SPINNER = '$(sync~spin)';
@@ -65,7 +65,7 @@ export class ContextMeter implements vscode.Disposable {
   /** Reads the active session's stats from the server. */
   async refresh(): Promise<void> {
     try {
-      this.stats = await this.client.request<ContextStats>(Method.contextStats, {});
+      this.stats = await this.client.request(Method.contextStats, {});
     } catch {
       this.stats = undefined;
     }

@@ -38,31 +38,57 @@ Mode = Literal["build", "plan", "review"]
 
 
 class Settings(BaseModel):
-    """Every user-settable option, fully defaulted."""
+    """Every user-settable option, fully defaulted.
+
+    Each field's docstring is its description: the editor's settings UI shows
+    it (`client-vscode/package.json` is generated from this model by
+    `python -m tools.gen_contracts`).
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
         extra="forbid",
         validate_assignment=True,
+        use_attribute_docstrings=True,
     )
 
     model: str = DEFAULT_MODEL
+    """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`),
+    or `scripted/<path>` for a scripted model."""
     context_window: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens; empty means the model's known window."""
     max_output_tokens: int = Field(default=DEFAULT_MAX_OUTPUT_TOKENS, gt=0)
+    """Tokens reserved for the model's reply."""
     safety_margin: int = Field(default=DEFAULT_SAFETY_MARGIN, ge=0)
+    """Tokens kept free to absorb tokenizer differences."""
     compaction_threshold: float = Field(default=DEFAULT_COMPACTION_THRESHOLD, gt=0, le=1)
+    """Fraction of the available input at which compaction starts."""
     prune_minimum: int = Field(default=DEFAULT_PRUNE_MINIMUM, ge=0)
+    """Prune old tool outputs only when at least this many tokens can be freed."""
     prune_protect: int = Field(default=DEFAULT_PRUNE_PROTECT, ge=0)
+    """The most recent tool outputs up to this many tokens are never pruned."""
     protected_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED_TOOLS))
+    """Tools whose outputs are never pruned."""
     explore_concurrency: int = Field(default=DEFAULT_EXPLORE_CONCURRENCY, ge=1, le=32)
+    """How many explore branches run at the same time."""
     allowed_commands: list[str] | None = None
+    """Shell commands the agent may run without asking; empty means the project's test
+    commands."""
     step_limit: int = Field(default=DEFAULT_STEP_LIMIT, ge=1)
+    """The most model calls one turn may make."""
     trace_dir: str = DEFAULT_TRACE_DIR
+    """Where sessions, manifests and artifacts are stored, relative to the workspace folder."""
     model_timeout_s: float = Field(default=DEFAULT_MODEL_TIMEOUT_S, gt=0)
+    """Seconds before one model call times out."""
     model_retries: int = Field(default=DEFAULT_MODEL_RETRIES, ge=0)
+    """Retries of a model call on rate limits and server errors."""
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
+    """Seconds before a shell command the agent runs is stopped."""
     mode: Mode = "build"
+    """The mode of a turn that names none, such as a "Fix with Cairn" quick fix: `build`
+    edits files and runs commands, `plan` and `review` only read. The chat and `Cairn: Ask`
+    choose their own mode."""
 
 
 @dataclass

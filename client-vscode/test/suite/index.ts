@@ -11,7 +11,7 @@ import type { ChatEntry } from '../../src/chat';
 import { mentions } from '../../src/chat';
 import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
-import type { CompactResult, Goal, GoalTreeView, Manifest, TurnEvent, TurnResult } from '../../src/protocol';
+import type { CompactResult, Goal, TurnEvent, TurnResult } from '../../src/protocol';
 import { TestCase, runTests, waitFor } from './harness';
 
 const EXTENSION_ID = 'cairn-dev.cairn';
@@ -77,7 +77,7 @@ function flatGoals(goals: readonly Goal[]): Goal[] {
 }
 
 async function manifestSources(message: string): Promise<string[]> {
-  const manifest = await api.client.request<Manifest>('cairn/contextManifest', { message, uri: sampleUri().toString() });
+  const manifest = await api.client.request('cairn/contextManifest', { message, uri: sampleUri().toString() });
   return manifest.blocks.filter((b) => b.included).map((b) => b.source);
 }
 
@@ -197,7 +197,8 @@ const tests: TestCase[] = [
   [
     'a running compaction spins the status bar and is shown in the chat (cairn/compaction handling)',
     async () => {
-      const base = { sessionId: firstSessionId, kind: 'summary' as const, tokensBefore: 90_000 };
+      // Every field, as the server sends it (`wire()` dumps them all).
+      const base = { sessionId: firstSessionId, kind: 'summary' as const, tokensBefore: 90_000, tokensAfter: null, error: null };
       api.client.onCompaction.fire({ ...base, stage: 'start' });
       assert.ok(api.meter.text.startsWith('$(sync~spin) Cairn'), api.meter.text);
       api.client.onCompaction.fire({ ...base, stage: 'done', tokensAfter: 12_000 });
@@ -228,7 +229,7 @@ const tests: TestCase[] = [
         result?.finishReason === 'cancelled' || api.chat.transcript().slice(before).some((e) => e.kind === 'stopped');
       assert.ok(stopped, `the turn was cancelled: ${JSON.stringify(result)}`);
       assert.ok(!turnText(turnId).includes(SLOW_LAST_WORD), 'the reply did not run to its end');
-      const view = await api.client.request<GoalTreeView>('cairn/goalTree', {});
+      const view = await api.client.request('cairn/goalTree', {});
       assert.strictEqual(view.sessionId, firstSessionId);
     },
   ],
@@ -377,7 +378,7 @@ const tests: TestCase[] = [
       assert.match(api.meter.text, /error/);
       await config.update('server.command', original, vscode.ConfigurationTarget.Workspace);
       await waitFor('the server to run again', () => api.client.state === 'running');
-      const view = await api.client.request<GoalTreeView>('cairn/goalTree', {});
+      const view = await api.client.request('cairn/goalTree', {});
       if (api.client.sessionId !== undefined) {
         // The session opened before the restart is still served (read back from the trace).
         assert.strictEqual(view.sessionId, api.client.sessionId);

@@ -10,9 +10,17 @@ from pydantic.alias_generators import to_camel
 
 
 class WireModel(BaseModel):
-    """Accepts either spelling; `wire()` dumps the camelCase JSON shape."""
+    """Accepts either spelling; `wire()` dumps the camelCase JSON shape.
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+    `wire()` dumps every field, defaulted or not, so the serialization JSON
+    schema (what the TypeScript types are generated from) marks them all required.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+    )
 
     def wire(self) -> dict[str, Any]:
         """The JSON-ready dict with camelCase keys, as sent over LSP or written to disk."""

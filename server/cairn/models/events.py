@@ -12,6 +12,7 @@ from pydantic import Field
 
 from cairn.models.base import WireModel
 from cairn.models.goals import GoalTree
+from cairn.models.messages import CompactionKind
 from cairn.models.session import FinishReason
 
 TurnEventKind = Literal["text", "reasoning", "toolStart", "toolEnd", "error", "end"]
@@ -34,7 +35,7 @@ class CompactionEvent(WireModel):
 
     session_id: str
     stage: Literal["start", "done", "failed"]
-    kind: Literal["prune", "summary", "goal"]
+    kind: CompactionKind
     tokens_before: int
     tokens_after: int | None = None
     error: str | None = None
