@@ -3,6 +3,8 @@
  * completion; Send runs `cairn/turn`, Stop cancels it (`$/cancelRequest`);
  * the turn's `cairn/turnEvent`s and `cairn/compaction`s are shown as they
  * arrive. The transcript is kept here, so it survives the view being hidden.
+ * The page's script is src/webview/chat.ts; the messages between the two are
+ * typed in src/webview/messages.ts.
  */
 import { randomBytes } from 'crypto';
 import * as vscode from 'vscode';
@@ -16,28 +18,17 @@ import {
 } from './constants';
 import { toWireDiagnostic } from './diagnostics';
 import { errorText } from './goalTree';
-import { CompactionEvent, Method, Mode, ServerCommand, TurnEvent, TurnResult } from './protocol';
+import { Method, Mode, ServerCommand, TurnResult } from './protocol';
+import { ChatEntry, FromWebview, Handlers, MODES, ToWebview, dispatch } from './webview/messages';
+
+export type { ChatEntry } from './webview/messages';
 
 /** JSON-RPC `RequestCancelled`: the server stopped the turn at our `$/cancelRequest`. */
 const REQUEST_CANCELLED = -32800;
 const NONCE_BYTES = 18;
-const MODES: readonly Mode[] = ['build', 'plan', 'review'];
-
-/** One row of the chat transcript. */
-export type ChatEntry =
-  | { kind: 'user'; text: string; mode: Mode; references: string[] }
-  | { kind: 'event'; event: TurnEvent }
-  | { kind: 'compaction'; event: CompactionEvent }
-  | { kind: 'result'; result: TurnResult }
-  | { kind: 'stopped' }
-  | { kind: 'error'; text: string };
-
-/** Messages from the webview (media/chat.js). */
-type FromWebview =
-  | { type: 'ready' }
-  | { type: 'send'; text: string; mode: Mode }
-  | { type: 'stop' }
-  | { type: 'requestFiles' };
+/** The webview's script, bundled by esbuild from src/webview/chat.ts. */
+const WEBVIEW_SCRIPT_DIR = ['dist', 'webview'];
+const WEBVIEW_SCRIPT = 'chat.js';
 
 /** The `@path` mentions of a message (the candidates; existence is checked separately). */
 export function mentions(text: string): string[] {
@@ -83,9 +74,10 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
-    view.webview.html = this.html(view.webview, media);
-    view.webview.onDidReceiveMessage((message: FromWebview) => void this.receive(message));
+    const scripts = vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_SCRIPT_DIR);
+    view.webview.options = { enableScripts: true, localResourceRoots: [media, scripts] };
+    view.webview.html = this.html(view.webview, media, scripts);
+    view.webview.onDidReceiveMessage((message: unknown) => dispatch(this.handlers, message));
     view.onDidDispose(() => {
       this.view = undefined;
     });
@@ -94,7 +86,7 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
   /** Shows the chat view and puts the cursor in the prompt. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${View.chat}.focus`);
-    void this.view?.webview.postMessage({ type: 'focus' });
+    this.post({ type: 'focus' });
   }
 
   /** Runs one `cairn/turn`; resolves to its result (undefined when it failed or was stopped). */
@@ -178,38 +170,36 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
     if (this.entries.length > MAX_TRANSCRIPT_EVENTS) {
       this.entries.splice(0, this.entries.length - MAX_TRANSCRIPT_EVENTS);
     }
-    void this.view?.webview.postMessage({ type: 'entries', entries: [entry] });
+    this.post({ type: 'entries', entries: [entry] });
   }
 
   private postBusy(): void {
-    void this.view?.webview.postMessage({ type: 'busy', busy: this.busy });
+    this.post({ type: 'busy', busy: this.busy });
   }
 
-  private async receive(message: FromWebview): Promise<void> {
-    switch (message.type) {
-      case 'ready':
-        void this.view?.webview.postMessage({ type: 'reset', entries: this.entries, busy: this.busy });
-        return;
-      case 'send':
-        if (message.text.trim() && MODES.includes(message.mode)) {
-          await this.ask(message.text.trim(), message.mode);
-        }
-        return;
-      case 'stop':
-        this.stop();
-        return;
-      case 'requestFiles': {
-        const uris = await vscode.workspace.findFiles('**/*', FILE_COMPLETION_EXCLUDE, MAX_FILE_COMPLETIONS);
-        const files = uris.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort();
-        void this.view?.webview.postMessage({ type: 'files', files });
-        return;
+  private post(message: ToWebview): void {
+    void this.view?.webview.postMessage(message);
+  }
+
+  /** What each message from the webview does. */
+  private readonly handlers: Handlers<FromWebview, unknown> = {
+    ready: () => this.post({ type: 'reset', entries: this.entries, busy: this.busy }),
+    send: async (message) => {
+      if (message.text.trim() && MODES.includes(message.mode)) {
+        await this.ask(message.text.trim(), message.mode);
       }
-    }
-  }
+    },
+    stop: () => this.stop(),
+    requestFiles: async () => {
+      const uris = await vscode.workspace.findFiles('**/*', FILE_COMPLETION_EXCLUDE, MAX_FILE_COMPLETIONS);
+      const files = uris.map((uri) => vscode.workspace.asRelativePath(uri, false)).sort();
+      this.post({ type: 'files', files });
+    },
+  };
 
-  private html(webview: vscode.Webview, media: vscode.Uri): string {
+  private html(webview: vscode.Webview, media: vscode.Uri, scripts: vscode.Uri): string {
     const nonce = makeNonce();
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js'));
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, WEBVIEW_SCRIPT));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
     const csp = [
       "default-src 'none'",

@@ -20,7 +20,7 @@ async function chatFrame(page) {
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
       if (!frame.url().includes('fake.html')) continue;
-      // body[data-ready] is set once media/chat.js has wired its listeners.
+      // body[data-ready] is set once the webview script (src/webview/chat.ts) has wired its listeners.
       if ((await frame.locator('body[data-ready="true"] #prompt').count().catch(() => 0)) > 0) return frame;
     }
     await page.waitForTimeout(POLL_MS);
