@@ -18,8 +18,8 @@ import {
 } from './constants';
 import { toWireDiagnostic } from './diagnostics';
 import { errorText } from './goalTree';
-import { Method, Mode, ServerCommand, TurnResult } from './protocol';
-import { ChatEntry, FromWebview, Handlers, MODES, ToWebview, dispatch } from './webview/messages';
+import { MODES, Method, Mode, ServerCommand, TurnResult } from './protocol';
+import { ChatEntry, FromWebview, Handlers, ToWebview, dispatch } from './webview/messages';
 
 export type { ChatEntry } from './webview/messages';
 

@@ -55,7 +55,7 @@ export const STDERR_TAIL_LINES = 20;
 export const MAX_FILE_COMPLETIONS = 2000;
 export const FILE_COMPLETION_EXCLUDE = '**/{node_modules,.git,.cairn,.venv,dist,out}/**';
 
-/** The status bar rounds token counts to thousands from this size on. */
+/** The status bar and the chat round token counts to thousands from this size on. */
 export const TOKENS_PER_K = 1000;
 
 /** The chat transcript keeps at most this many events (oldest dropped). */

@@ -33,6 +33,7 @@ export type GoalStatus = 'pending' | 'in_progress' | 'completed' | 'abandoned';
 export type Mode = 'build' | 'plan' | 'review';
 export type Severity = 1 | 2 | 3 | 4;
 export type TurnEventKind = 'text' | 'reasoning' | 'toolStart' | 'toolEnd' | 'error' | 'end';
+export const MODES: readonly Mode[] = ['build', 'plan', 'review'];
 
 /** `cairn/compact` result. */
 export interface CompactResult {

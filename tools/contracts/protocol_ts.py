@@ -18,7 +18,7 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from cairn import settings
 from cairn.lsp import contract, methods
 from cairn.models import diagnostics, events, goals, messages, session
-from tools.contracts.typescript import Translator
+from tools.contracts.typescript import Translator, literal
 
 CUSTOM_PREFIX = "cairn/"
 COMMAND_PREFIX = "cairn."
@@ -35,6 +35,9 @@ ALIASES: dict[str, object] = {
     "Severity": diagnostics.Severity,
     "TurnEventKind": events.TurnEventKind,
 }
+
+# Aliases whose values the extension also needs as a list (the chat's mode picker).
+VALUE_LISTS: dict[str, str] = {"MODES": "Mode"}
 
 ModelMode = tuple[type[BaseModel], JsonSchemaMode]
 
@@ -136,6 +139,9 @@ def protocol_ts(header: str) -> str:
         command_names(),
     )
     lines += ["", *translator.alias_declarations()]
+    for constant, alias in VALUE_LISTS.items():
+        values = ", ".join(literal(v) for v in get_args(ALIASES[alias]))
+        lines += [f"export const {constant}: readonly {alias}[] = [{values}];"]
     for name in sorted(definitions):
         lines += ["", *translator.interface(name, definitions[name])]
     lines += ["", *_maps()]

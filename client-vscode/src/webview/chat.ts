@@ -4,16 +4,9 @@
  * `@file` completion requests back. Text is always inserted with
  * textContent, never as HTML. The page (and its CSP) is built by src/chat.ts.
  */
-import type { CompactionEvent, TurnEvent, TurnResult } from '../protocol';
-import {
-  ChatEntry,
-  FromWebview,
-  Handlers,
-  MODES,
-  ToWebview,
-  WebviewState,
-  dispatch,
-} from './messages';
+import { TOKENS_PER_K } from '../constants';
+import { CompactionEvent, MODES, TurnEvent, TurnResult } from '../protocol';
+import { ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
 /** The part of the VS Code webview API this script uses. */
 interface VsCodeApi {
@@ -24,7 +17,6 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const MAX_SHOWN_COMPLETIONS = 50;
-const TOKENS_PER_K = 1000;
 
 /** The element with `id`, which must be of `type` (the page in src/chat.ts defines them). */
 function byId<T extends HTMLElement>(id: string, type: { new (): T }): T {

@@ -6,12 +6,9 @@
  * through a `Handlers` map, so a new message (an inline approval, rendered
  * markdown) is one new union member that the compiler then asks both sides
  * to handle. Transcript rows are `ChatEntry`s, discriminated by `kind`.
- * Types only (and the list of modes): nothing here touches the DOM or VS Code.
+ * Nothing here touches the DOM or VS Code (both bundles import it).
  */
 import type { CompactionEvent, Mode, TurnEvent, TurnResult } from '../protocol';
-
-/** The modes offered in the chat, in the order of its mode picker. */
-export const MODES: readonly Mode[] = ['build', 'plan', 'review'];
 
 /** One row of the chat transcript. */
 export type ChatEntry =
