@@ -33,6 +33,11 @@ DEFAULT_TRACE_DIR = ".cairn"
 DEFAULT_MODEL_TIMEOUT_S = 120.0
 DEFAULT_MODEL_RETRIES = 3
 DEFAULT_COMMAND_TIMEOUT_S = 120.0
+# The largest LSP message the server reads (a bigger one is refused unread); the bounds keep
+# an ordinary document readable and a hostile length from being allocated.
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MIN_MAX_MESSAGE_BYTES = 1024 * 1024
+MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 
 Mode = Literal["build", "plan", "review"]
 
@@ -85,6 +90,11 @@ class Settings(BaseModel):
     """Retries of a model call on rate limits and server errors."""
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
     """Seconds before a shell command the agent runs is stopped."""
+    max_message_bytes: int = Field(
+        default=DEFAULT_MAX_MESSAGE_BYTES, ge=MIN_MAX_MESSAGE_BYTES, le=MAX_MAX_MESSAGE_BYTES
+    )
+    """The largest message the language server reads, in bytes (1 MiB to 1 GiB); a larger
+    one is refused unread and the server goes on with the next."""
     mode: Mode = "build"
     """The mode of a turn that names none, such as a "Fix with Cairn" quick fix: `build`
     edits files and runs commands, `plan` and `review` only read. The chat and `Cairn: Ask`

@@ -1,7 +1,8 @@
 """A byte-level JSON-RPC client for `cairn serve`: sends anything, even garbage.
 
 pytest-lsp cannot send malformed frames; this one writes raw bytes to the
-server's stdin (or a TCP socket) and reads framed messages back. Requests the
+server's stdin (or a TCP socket: `RawServer.start_tcp`) and reads framed
+messages back. Requests the
 server sends (progress creation, registrations) are answered with `null`.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,9 @@ from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND
 READ_TIMEOUT_S = 60.0
 # A JSON-RPC header line is short; 10 MB bodies are read with readexactly.
 STREAM_LIMIT = 1 << 16
+LOCALHOST = "127.0.0.1"
+CONNECT_ATTEMPTS = 200
+CONNECT_PAUSE_S = 0.1
 
 
 def frame(body: bytes) -> bytes:
@@ -90,12 +95,35 @@ class RawConnection:
         await self.notify("exit", None)
 
 
-class RawServer(RawConnection):
-    """`cairn serve` over stdio, its stderr kept in a file for inspection."""
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOCALHOST, 0))
+        return probe.getsockname()[1]
 
-    def __init__(self, process: asyncio.subprocess.Process, stderr: Path) -> None:
-        assert process.stdout is not None and process.stdin is not None
-        super().__init__(process.stdout, process.stdin)
+
+async def connect(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Connect to 127.0.0.1:`port`, waiting for the server to listen."""
+    for _ in range(CONNECT_ATTEMPTS):
+        try:
+            return await asyncio.open_connection(LOCALHOST, port, limit=STREAM_LIMIT)
+        except OSError:
+            await asyncio.sleep(CONNECT_PAUSE_S)
+    raise TimeoutError(f"nothing listens on {LOCALHOST}:{port}")
+
+
+class RawServer(RawConnection):
+    """`cairn serve` over stdio (or TCP with `start_tcp`), its stderr kept in a file."""
+
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        stderr: Path,
+        streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None,
+    ) -> None:
+        if streams is None:
+            assert process.stdout is not None and process.stdin is not None
+            streams = (process.stdout, process.stdin)
+        super().__init__(*streams)
         self.process = process
         self.stderr = stderr
 
@@ -114,11 +142,36 @@ class RawServer(RawConnection):
             )
         return cls(process, stderr)
 
+    @classmethod
+    async def start_tcp(cls, cwd: Path, stderr: Path) -> RawServer:
+        port = free_port()
+        with stderr.open("wb") as sink:
+            process = await asyncio.create_subprocess_exec(
+                *SERVER_COMMAND,
+                "--tcp",
+                "--port",
+                str(port),
+                stdin=asyncio.subprocess.DEVNULL,
+                stderr=sink,
+                cwd=cwd,
+                env={**os.environ, **DEBUG_ENV},
+            )
+        try:
+            streams = await connect(port)
+        except BaseException:
+            process.kill()
+            await process.wait()
+            raise
+        return cls(process, stderr, streams)
+
     async def stop(self) -> int:
         try:
             await self.shutdown()
             return await asyncio.wait_for(self.process.wait(), READ_TIMEOUT_S)
         finally:
-            if self.process.returncode is None:
-                self.process.kill()
-                await self.process.wait()
+            await self.kill()
+
+    async def kill(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()

@@ -69,6 +69,7 @@ async def test_garbage_and_bad_requests_never_stop_the_server(tmp_path: Path) ->
         crash = await server.request("cairn/_debug", {"fail": True})
         assert crash["error"]["code"] == INTERNAL_ERROR
         assert DELIBERATE_FAILURE in crash["error"]["message"]
+        assert "data" not in crash["error"]  # the traceback stays in the log
         await assert_still_serving(server)
 
         unknown = await server.request("cairn/doesNotExist", {"a": 1})
@@ -94,6 +95,7 @@ async def test_garbage_and_bad_requests_never_stop_the_server(tmp_path: Path) ->
         if server.process.returncode is None:
             server.process.kill()
     log = server.stderr.read_text(encoding="utf-8", errors="replace")
-    assert "Unable to handle message" in log  # the garbage was logged, not shown
+    assert "bad framing: not a header line" in log  # the garbage was logged, not shown
+    assert "invalid message" in log and "invalid params, notification dropped" in log
     failure = log.index(DELIBERATE_FAILURE)
-    assert "Traceback" in log[log.rindex("Exception occurred", 0, failure) : failure]
+    assert "Traceback" in log[log.rindex("cairn/_debug failed", 0, failure) : failure]

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND, write_workspace
-from tests.lsp.raw_client import READ_TIMEOUT_S, RawConnection
+from tests.lsp.raw_client import READ_TIMEOUT_S, RawConnection, connect, free_port
 
 PROC_NET_TCP = Path("/proc/net/tcp")
 TCP_LISTEN = "0A"
 LOOPBACK_HEX = "0100007F"  # 127.0.0.1, little-endian
-CONNECT_ATTEMPTS = 200
-CONNECT_PAUSE_S = 0.1
 GUARD_PROBE = """
 import os, sys
 from cairn.commands.serve import guard_stdout
@@ -45,21 +42,6 @@ def listening_addresses(port: int) -> set[str]:
         if int(hex_port, 16) == port and fields[3] == TCP_LISTEN:
             found.add(address)
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-async def connect(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    for _ in range(CONNECT_ATTEMPTS):
-        try:
-            return await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(CONNECT_PAUSE_S)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
 
 
 async def test_tcp_serves_one_client_on_localhost(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """`cairn serve`: run the language server over stdio (default) or TCP on 127.0.0.1.
 
-Over stdio, stdout *is* the protocol: before anything else is imported, the
+Messages are read by Cairn's own guarded reader (`cairn.lsp.transport`), not
+pygls'. The process exits with 0 after `shutdown` + `exit` or the end of the
+stream, and 1 after `exit` without `shutdown` or a lost connection. Over stdio, stdout *is* the protocol: before anything else is imported, the
 real stdout is duplicated for the protocol and fd 1 and `sys.stdout` are
 pointed at stderr, so a stray `print` (litellm prints banners) cannot corrupt
 the stream. Logs go to stderr.
@@ -42,9 +44,12 @@ def serve(tcp: bool = False, port: int = 2087) -> None:
     protocol_out = None if tcp else guard_stdout()
     configure_logging()
     from cairn.lsp.server import create_server
+    from cairn.lsp.transport import serve_stdio, serve_tcp
 
     server = create_server()
-    if tcp:
-        server.start_tcp(LOCALHOST, port)
+    if protocol_out is None:
+        code = serve_tcp(server, LOCALHOST, port)
     else:
-        server.start_io(sys.stdin.buffer, protocol_out)
+        code = serve_stdio(server, sys.stdin.buffer, protocol_out)
+    if code:
+        sys.exit(code)

@@ -6,22 +6,31 @@ would load pydantic and the core before the initialize answer. Each entry
 names its module and function instead, imported on the first message. Custom
 requests and commands are `async` (they run as tasks); document sync and
 code actions are plain functions (they run in arrival order, in microseconds).
+An exception a handler does not expect is logged here with its traceback and
+answered as InternalError (-32603) naming the method and the error in one line:
+pygls would put the Python traceback into the response's `data`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
+import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from cairn.lsp import methods
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
+
+logger = logging.getLogger(__name__)
 
 PACKAGE = "cairn.lsp"
 DEBUG_ENV = "CAIRN_LSP_DEBUG"
@@ -80,30 +89,47 @@ def resolve(module: str, function: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(f"{PACKAGE}.{module}"), function)
 
 
+@contextmanager
+def answered(method: str) -> Iterator[None]:
+    """An unexpected exception → logged with its traceback, InternalError without one."""
+    try:
+        yield
+    except (JsonRpcException, asyncio.CancelledError):
+        raise
+    except Exception as exc:
+        logger.exception("%s failed", method)
+        raise JsonRpcInternalError(f"{method}: {type(exc).__name__}: {exc}") from None
+
+
 def lazy_handler(feature: Feature) -> Callable[..., Any]:
     """A handler with the same calling convention as the real one, loading it on first use."""
+    method = feature.method
     if feature.is_async:
 
         async def async_handler(ls: Any, params: Any) -> Any:
-            return await resolve(feature.module, feature.function)(ls, params)
+            with answered(method):
+                return await resolve(feature.module, feature.function)(ls, params)
 
         return async_handler
 
     def handler(ls: Any, params: Any) -> Any:
-        return resolve(feature.module, feature.function)(ls, params)
+        with answered(method):
+            return resolve(feature.module, feature.function)(ls, params)
 
     return handler
 
 
-def lazy_command(function: str) -> Callable[..., Any]:
+def lazy_command(name: str, function: str) -> Callable[..., Any]:
     async def command(ls: Any, *args: Any) -> Any:
-        return await resolve("commands", function)(ls, *args)
+        with answered(name):
+            return await resolve("commands", function)(ls, *args)
 
     return command
 
 
 def initialize(ls: CairnServer, params: types.InitializeParams) -> None:
-    ls.on_initialize(params)
+    with answered(types.INITIALIZE):
+        ls.on_initialize(params)
 
 
 def register_features(server: CairnServer) -> None:
@@ -112,4 +138,4 @@ def register_features(server: CairnServer) -> None:
     for feature in features:
         server.feature(feature.method, feature.options)(lazy_handler(feature))
     for name, function in COMMANDS.items():
-        server.command(name)(lazy_command(function))
+        server.command(name)(lazy_command(name, function))

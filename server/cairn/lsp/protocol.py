@@ -1,18 +1,27 @@
 """The JSON-RPC protocol class: pygls' `LanguageServerProtocol` with Cairn's fixes.
 
+Messages arrive from Cairn's own reader (`transport.py`), already checked
+(`envelope.py`); pygls decodes and dispatches them. Every pygls method this
+class overrides or calls is pinned by `tests/lsp/test_pygls_contract.py`.
+- The lifecycle rules (`lifecycle.py`) are applied before dispatch: -32002
+  before `initialize`, -32600 after `shutdown`, a second `initialize` refused.
 - `cairn/*` and unknown methods keep their params as the raw JSON value (pygls
   would turn them into namedtuples that silently rename odd keys, and would
   never answer a request sent without `params`). Handlers validate the dict
   with pydantic; unknown methods get -32601.
 - A request whose params do not match the LSP types is answered with -32602
-  naming the problem (pygls would log it and never answer).
+  naming the problem (pygls would log it and never answer); such a
+  notification is dropped with one log line.
 - Positions are always UTF-16: the `Workspace` counts UTF-16 code units, so a
   client offering UTF-8 first (Neovim) is not taken up on it.
 - pygls' own document store is skipped for didOpen/didChange/didClose: the
   engine's `Workspace` is the one store (keeping two would double the cost of
   every keystroke).
 - `$/cancelRequest` for a running turn cancels the engine's turn so that the
-  request is answered with finishReason "cancelled".
+  request is answered with finishReason "cancelled" (other cancellations go to
+  pygls).
+- Errors the server answers by itself (refused messages, invalid params) are
+  written through the connection's `FramedWriter` (`send_error`).
 - didChange handling time is recorded for the debug request and the bench.
 """
 
@@ -31,8 +40,14 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import MsgId, RPCMessage
 
+from cairn.lsp.envelope import error_response
+from cairn.lsp.lifecycle import Phase, Verdict, judge
+
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from cairn.lsp.server import CairnServer
+    from cairn.lsp.transport import FramedWriter
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +79,6 @@ class RawNotification:
 class AnsweredMessage:
     """A message already answered (with an error) while it was being decoded."""
 
-    jsonrpc: str = "answered"
-
 
 def keeps_raw_params(method: object) -> bool:
     """True for methods whose params must not go through lsprotocol/namedtuple decoding."""
@@ -83,12 +96,13 @@ def describe_structure_error(exc: BaseException) -> str:
 
 
 class CairnProtocol(LanguageServerProtocol):
-    """LanguageServerProtocol with raw custom params and answered decode errors."""
+    """LanguageServerProtocol with raw custom params, lifecycle rules and answered errors."""
 
-    _server: CairnServer  # pyright: ignore[reportIncompatibleVariableOverride]
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, server: CairnServer, converter: Converter) -> None:
+        super().__init__(server, converter)
+        self.cairn = server
+        self.phase = Phase.WAITING
+        self.connection: FramedWriter | None = None
         # Wall-clock and CPU (this thread) seconds per didChange: decode + handler.
         self.did_change_times: deque[float] = deque(maxlen=TIMING_WINDOW)
         self.did_change_cpu_times: deque[float] = deque(maxlen=TIMING_WINDOW)
@@ -112,23 +126,74 @@ class CairnProtocol(LanguageServerProtocol):
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
-            msg_id = data.get("id")
-            if "method" not in data or not isinstance(msg_id, int | str):
-                raise
+            if not isinstance(method, str):
+                raise  # a response the client sent back that does not decode
             problem = f"{method}: {describe_structure_error(exc)}"
-            logger.warning("invalid params for request %r: %s", msg_id, problem)
-            self._send_response(msg_id, error=JsonRpcInvalidParams(problem).to_response_error())
+            msg_id = data.get("id")
+            if msg_id is None:
+                logger.warning("invalid params, notification dropped: %s", problem)
+            else:
+                logger.warning("invalid params for request %r: %s", msg_id, problem)
+                self.send_error(msg_id, JsonRpcInvalidParams.CODE, problem)
             return AnsweredMessage()
         finally:
             self._decode_seconds = time.perf_counter() - started
             self._decode_cpu_seconds = time.thread_time() - started_cpu
 
-    def handle_message(self, message: RPCMessage) -> None:
+    # -- writing -----------------------------------------------------------------
+    def connect(self, connection: FramedWriter) -> None:
+        """Write through `connection`, which frames each body (pygls writes bare bodies)."""
+        self.connection = connection
+        self.set_writer(connection, include_headers=False)
+
+    def send_error(self, msg_id: MsgId | None, code: int, message: str) -> None:
+        """Answer request `msg_id` (None: a message whose id could not be read) with an error."""
+        if self.connection is None:
+            logger.error("no connection to answer %r with: %s", msg_id, message)
+            return
+        self.connection.write(error_response(msg_id, code, message))
+
+    # -- dispatch ----------------------------------------------------------------
+    def receive(self, data: dict[str, Any]) -> None:
+        """Handle one checked message object (the transport's entry point)."""
+        method = data.get("method")
+        verdict: Verdict | None = None
+        if isinstance(method, str):
+            verdict = judge(self.phase, method, is_request="id" in data)
+            if not verdict.accepted:
+                self._refuse(data.get("id"), verdict)
+                return
+        message = self.structure_message(data)
         if isinstance(message, AnsweredMessage):
             return
-        if getattr(message, "method", None) != types.TEXT_DOCUMENT_DID_CHANGE:
-            super().handle_message(message)
+        if verdict is not None:
+            self.phase = verdict.phase
+        self.handle_message(message)
+
+    def handle_message(self, message: RPCMessage) -> None:
+        method = getattr(message, "method", None)
+        if method == types.CANCEL_REQUEST and self._cancel_turn(message):
             return
+        if method == types.TEXT_DOCUMENT_DID_CHANGE:
+            self._timed_did_change(message)
+            return
+        super().handle_message(message)
+
+    def _refuse(self, msg_id: MsgId | None, verdict: Verdict) -> None:
+        assert verdict.code is not None and verdict.refusal is not None
+        if msg_id is None:
+            logger.warning("notification dropped: %s", verdict.refusal)
+            return
+        logger.warning("request %r refused: %s", msg_id, verdict.refusal)
+        self.send_error(msg_id, verdict.code, verdict.refusal)
+
+    def _cancel_turn(self, message: RPCMessage) -> bool:
+        """True when the cancelled request is a running turn (now being cancelled)."""
+        params = getattr(message, "params", None)
+        msg_id = getattr(params, "id", None)
+        return msg_id is not None and self.cairn.turns.cancel_request(msg_id)
+
+    def _timed_did_change(self, message: RPCMessage) -> None:
         started, started_cpu = time.perf_counter(), time.thread_time()
         super().handle_message(message)
         self.did_change_times.append(time.perf_counter() - started + self._decode_seconds)
@@ -168,9 +233,3 @@ class CairnProtocol(LanguageServerProtocol):
         self, params: types.DidCloseTextDocumentParams
     ) -> Generator[Any, Any, None]:
         yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
-
-    # -- cancellation ----------------------------------------------------------
-    def _handle_cancel_notification(self, msg_id: MsgId) -> None:
-        if self._server.turns.cancel_request(msg_id):
-            return
-        super()._handle_cancel_notification(msg_id)

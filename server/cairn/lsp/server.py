@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from cairn import __version__
@@ -40,22 +40,31 @@ logger = logging.getLogger(__name__)
 SERVER_NAME = "cairn"
 HEAVY_MODULE = "litellm"
 PYGLS_RPC_LOGGER = "pygls.protocol.json_rpc"
+PYGLS_DECODE_FAILURE = "Unable to deserialize message"
+# The message size limit until the settings are read (only `initialize` comes before them).
+STARTUP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 # (folders, settings, *, listener, approver, apply_edit) → engine.
 EngineFactory = Callable[..., "EngineApi"]
 
 
 class AnsweredErrorFilter(logging.Filter):
-    """One line, not a traceback, for errors raised on purpose and already answered.
+    """One line, not a traceback, for JSON-RPC errors already answered.
 
     pygls logs a traceback for every error response; InvalidParams and
-    RequestFailed are expected answers to bad requests. Unexpected exceptions
-    keep their traceback.
+    RequestFailed are expected answers to bad requests, and an unexpected
+    exception was logged with its traceback where it was turned into an
+    InternalError (`features.answered`). pygls' own decode-failure record
+    (a traceback in the message) is dropped: `CairnProtocol.structure_message`
+    logs one line naming the method and the fields. Other exceptions keep
+    their traceback.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith(PYGLS_DECODE_FAILURE):
+            return False
         error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+        if isinstance(error, JsonRpcException):
             record.msg = f"{record.getMessage()}: {error.code} {error.message}"
             record.args = None
             record.exc_info = None
@@ -82,6 +91,8 @@ class CairnServer(LanguageServer):
         self.turns = TurnRegistry(self)
         # uri → path inside the workspace, or None for documents Cairn does not track.
         self.document_paths: dict[str, Path | None] = {}
+        # Documents whose last change was refused → their language id (see documents.py).
+        self.out_of_sync: dict[Path, str] = {}
         self.init_params: types.InitializeParams | None = None
         self.startup_problems: list[str] = []
         self.litellm_at_initialize: bool | None = None
@@ -107,6 +118,16 @@ class CairnServer(LanguageServer):
         from cairn.lsp.initialize import prepare
 
         prepare(self)
+
+    def message_limit(self) -> int:
+        """The largest message to read now: the `max_message_bytes` setting once it is known."""
+        if self.host.settings is None and self.init_params is not None:
+            try:
+                self._prepare()  # initialize was answered: the settings can be read
+            except Exception:
+                logger.exception("reading the settings failed")
+        settings = self.host.settings
+        return settings.max_message_bytes if settings is not None else STARTUP_MAX_MESSAGE_BYTES
 
     # -- loop and messages -----------------------------------------------------
     def bind_loop(self) -> None:

@@ -1,0 +1,213 @@
+"""Serving one client over stdio or TCP: Cairn's reader in front of pygls' protocol.
+
+pygls' own readers trust the stream (an unbounded `Content-Length` is
+allocated, one bad frame desynchronises it for good), so `cairn serve` runs
+this loop instead and keeps pygls for decoding, dispatch and writing: bytes →
+`FrameReader` (framing.py) → `decode_message` (envelope.py) →
+`CairnProtocol.receive`. A framing problem or an invalid message is answered
+with a JSON-RPC error (id null when it could not be read), logged in one line,
+and the next message is read; nothing a client sends ends the loop but the end
+of the stream or `exit`. Outgoing messages are framed by `FramedWriter`.
+Stdin is read by a daemon thread handing at most `QUEUED_CHUNKS` chunks to the
+event loop (so a fast client cannot fill memory, and a blocked read never
+delays the process's exit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+
+from cairn.lsp.envelope import Refusal, decode_message
+from cairn.lsp.framing import PARSE_ERROR, Frame, FrameReader, FramingProblem, frame
+
+if TYPE_CHECKING:
+    from cairn.lsp.protocol import CairnProtocol
+    from cairn.lsp.server import CairnServer
+
+logger = logging.getLogger(__name__)
+
+CHUNK_BYTES = 1 << 16
+QUEUED_CHUNKS = 16
+INTERNAL_ERROR = -32603
+EXIT_OK = 0
+EXIT_CONNECTION_LOST = 1
+
+
+class ByteSource(Protocol):
+    async def read(self) -> bytes:
+        """The next bytes received; b"" at the end of the stream."""
+        ...
+
+
+class StreamSource:
+    """An asyncio stream (a TCP connection)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def read(self) -> bytes:
+        return await self._reader.read(CHUNK_BYTES)
+
+
+class PipeSource:
+    """A blocking binary stream (stdin) read on a daemon thread, at most QUEUED_CHUNKS ahead."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self._slots = threading.Semaphore(QUEUED_CHUNKS)
+        threading.Thread(target=self._pump, name="cairn-stdin", daemon=True).start()
+
+    def _reader(self) -> Callable[[int], bytes]:
+        """`os.read` on the file descriptor: a BufferedReader's lock, held by a read blocked
+        at exit, would abort the interpreter's shutdown."""
+        try:
+            fd = self._stream.fileno()
+        except (OSError, ValueError, AttributeError):
+            return getattr(self._stream, "read1", self._stream.read)
+        return lambda size: os.read(fd, size)
+
+    def _pump(self) -> None:
+        read = self._reader()
+        while True:
+            self._slots.acquire()
+            try:
+                chunk = read(CHUNK_BYTES)
+            except (OSError, ValueError) as exc:
+                logger.error("reading stdin failed: %s", exc)
+                chunk = b""
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, chunk)
+            except RuntimeError:  # the loop is closed: nobody reads any more
+                return
+            if not chunk:
+                return
+
+    async def read(self) -> bytes:
+        chunk = await self._queue.get()
+        self._slots.release()
+        return chunk
+
+
+class FramedWriter:
+    """pygls' writer interface (`write(body)`, `close()`), adding the header to each body."""
+
+    def __init__(self, write: Callable[[bytes], object], close: Callable[[], object]) -> None:
+        self._write = write
+        self._close = close
+
+    @classmethod
+    def for_stream(cls, stream: BinaryIO) -> FramedWriter:
+        def write(data: bytes) -> None:
+            stream.write(data)
+            stream.flush()
+
+        return cls(write, stream.close)
+
+    def write(self, data: bytes) -> None:
+        """Write one message body (pygls passes the encoded JSON)."""
+        self._write(frame(data))
+
+    def close(self) -> None:
+        self._close()
+
+
+def describe(message: dict[str, Any]) -> str:
+    """`method` (id …) of a message, for a log line."""
+    method = message.get("method", "response")
+    return f"{method} (id {message['id']!r})" if "id" in message else str(method)
+
+
+def deliver(protocol: CairnProtocol, reader: FrameReader, event: Frame | FramingProblem) -> None:
+    """Answer a problem, or hand a valid message to the protocol; never raises but SystemExit
+    and a lost connection."""
+    if isinstance(event, FramingProblem):
+        logger.warning("bad framing: %s", event.message)
+        protocol.send_error(None, event.code, event.message)
+        return
+    message = decode_message(event.body)
+    if isinstance(message, Refusal):
+        logger.warning("invalid message (%d bytes): %s", len(event.body), message.message)
+        if message.code == PARSE_ERROR:
+            reader.reread_last_body()  # perhaps a wrong length: the next header may be inside
+        if message.reply:
+            protocol.send_error(message.msg_id, message.code, message.message)
+        return
+    try:
+        protocol.receive(message)
+    except (BrokenPipeError, ConnectionError):
+        raise
+    except Exception as exc:
+        logger.exception("%s could not be handled", describe(message))
+        if "id" in message and "method" in message:
+            reason = f"{message['method']}: internal error: {type(exc).__name__}: {exc}"
+            protocol.send_error(message["id"], INTERNAL_ERROR, reason)
+
+
+async def run_connection(server: CairnServer, source: ByteSource, writer: FramedWriter) -> int:
+    """Serve one connection until its end or `exit`: the process exit code."""
+    protocol = server.protocol
+    protocol.connect(writer)
+    reader = FrameReader(server.message_limit)
+    try:
+        while chunk := await source.read():
+            reader.feed(chunk)
+            while (event := reader.next_event()) is not None:
+                deliver(protocol, reader, event)
+                await asyncio.sleep(0)  # let replies and running handlers through
+    except SystemExit as exc:  # `exit`: pygls closes the writer and exits with 0 or 1
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except (BrokenPipeError, ConnectionError) as exc:
+        logger.error("the connection to the client is lost: %s", exc)
+        return EXIT_CONNECTION_LOST
+    logger.info("the client closed the stream")
+    return EXIT_OK
+
+
+def serve_stdio(server: CairnServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Serve the client on stdin/stdout; the exit code."""
+
+    async def main() -> int:
+        try:
+            return await run_connection(server, PipeSource(stdin), FramedWriter.for_stream(stdout))
+        finally:
+            server.shutdown()
+
+    return asyncio.run(main())
+
+
+def serve_tcp(server: CairnServer, host: str, port: int) -> int:
+    """Serve the first client to connect to host:port, then stop; the exit code."""
+
+    async def main() -> int:
+        finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        connected = False
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal connected
+            if connected:
+                logger.warning("refusing a second connection: one client at a time")
+                writer.close()
+                return
+            connected = True
+            code = await run_connection(
+                server, StreamSource(reader), FramedWriter(writer.write, writer.close)
+            )
+            if not finished.done():
+                finished.set_result(code)
+
+        listener = await asyncio.start_server(on_connect, host, port)
+        logger.info("serving on %s:%d", host, port)
+        try:
+            async with listener:
+                return await finished
+        finally:
+            server.shutdown()
+
+    return asyncio.run(main())
