@@ -5,7 +5,9 @@ The engine module (and what it imports) is loaded in a worker thread so the
 loop. Until it is ready, document sync goes to a pending `Workspace` whose
 buffers and diagnostics are moved into the engine's workspace when it arrives.
 Requests wait for the engine; when it cannot be built they fail with a message
-saying why, and document sync keeps working.
+saying why, and document sync keeps working. A failed start is not final: the
+next request tries again (the earlier reason is logged), so a cause fixed in
+the meantime (a permission, a settings file) needs no restart.
 """
 
 from __future__ import annotations
@@ -63,7 +65,9 @@ class EngineHost:
         self._pending: Workspace | None = None
         self._engine: EngineApi | None = None
         self._task: asyncio.Task[EngineApi] | None = None
+        self._closed = False
         self.failure: str | None = None
+        self.attempts = 0
         self.settings: Settings | None = None
         self.overrides: dict[str, Any] = {}
 
@@ -94,16 +98,27 @@ class EngineHost:
         return self._pending
 
     def start(self) -> None:
-        """Begin loading the engine (idempotent)."""
-        if self._task is None:
-            self._task = asyncio.ensure_future(self._create())
+        """Begin loading the engine, unless it is loading or ready (again after a failure)."""
+        task = self._task
+        if self._closed or self._engine is not None:
+            return
+        if task is not None and not (task.done() and self.failure is not None):
+            return
+        if task is not None:
+            logger.info(
+                "starting the engine again (attempt %d failed: %s)", self.attempts, self.failure
+            )
+        self.attempts += 1
+        self._task = asyncio.ensure_future(self._create())
+        self._task.add_done_callback(_retrieve_failure)
 
     async def get(self) -> EngineApi:
-        """The engine, waiting for it if it is still loading."""
+        """The engine, waiting for it if it is still loading (starting it again if it failed)."""
         if self._engine is not None:
             return self._engine
         self.start()
-        assert self._task is not None
+        if self._task is None:
+            raise JsonRpcException("the server is shutting down", code=REQUEST_FAILED)
         try:
             return await asyncio.shield(self._task)
         except asyncio.CancelledError:
@@ -114,9 +129,10 @@ class EngineHost:
             ) from None
 
     async def _create(self) -> EngineApi:
-        pending = self.workspace
-        assert self.settings is not None  # set with the pending workspace
+        self.failure = None
         try:
+            pending = self.workspace
+            assert self.settings is not None  # set with the pending workspace
             await asyncio.to_thread(self._loader, self.settings)
             # The settings may have changed while loading: build with the current ones.
             engine = self._build(list(pending.folders), self.settings)
@@ -148,6 +164,7 @@ class EngineHost:
             self._engine.update_settings(settings)
 
     def close(self) -> None:
+        self._closed = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
         if self._engine is not None:
@@ -156,6 +173,12 @@ class EngineHost:
             except Exception:
                 logger.exception("closing the engine failed")
             self._engine = None
+
+
+def _retrieve_failure(task: asyncio.Task[EngineApi]) -> None:
+    """Mark a failed start's exception as seen (it was logged when it happened)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def default_engine(folders: list[Path], settings: Settings, **callbacks: Any) -> EngineApi:
