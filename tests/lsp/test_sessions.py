@@ -45,3 +45,22 @@ async def test_sessions_can_be_listed_forked_and_deleted(start: Starter) -> None
             types.WORKSPACE_EXECUTE_COMMAND,
             types.ExecuteCommandParams(command="cairn.fork", arguments=["a", "b", "c"]),
         )
+
+
+async def test_destructive_methods_never_default_to_the_active_session(start: Starter) -> None:
+    client = await start()
+    active = (await client.request("cairn/goalTree"))["sessionId"]
+    for params in ({}, None, {"atMessageId": "m1"}):
+        with pytest.raises(JsonRpcInvalidParams, match="sessionId is required"):
+            await client.request("cairn/deleteSession", params)
+        with pytest.raises(JsonRpcInvalidParams, match="sessionId is required"):
+            await client.request("cairn/fork", params)
+    for arguments in ([], [{}]):
+        with pytest.raises(JsonRpcInvalidParams, match="sessionId is required"):
+            await client.request(
+                types.WORKSPACE_EXECUTE_COMMAND,
+                types.ExecuteCommandParams(command="cairn.fork", arguments=arguments),
+            )
+    rows = [s["sessionId"] for s in (await client.request("cairn/sessions"))["sessions"]]
+    assert rows == [active]  # nothing deleted, nothing forked
+    assert (await client.request("cairn/goalTree"))["sessionId"] == active

@@ -3,8 +3,9 @@
 `cairn.fix [uri, diagnostic]` runs a turn whose context carries that
 diagnostic (`FixTarget`); its edits reach the editor as `workspace/applyEdit`
 and the command answers with the turn's result. `cairn.compact [sessionId?]`
-and `cairn.fork [sessionId?, atMessageId?]` answer like `cairn/compact` and
-`cairn/fork`; each also takes one params object instead of positional values.
+and `cairn.fork [sessionId, atMessageId?]` answer like `cairn/compact` and
+`cairn/fork` (which names its session: no default to the active one); each
+also takes one params object instead of positional values.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from cairn.lsp.params import (
     ForkParams,
     GoalParams,
     ManifestParams,
+    NamedSessionParams,
     ProfileParams,
     SessionParams,
     TurnParams,
@@ -72,7 +73,7 @@ GOAL = Request(methods.GOAL, GoalParams, GoalTreeView)
 COMPACT = Request(methods.COMPACT, SessionParams, CompactResult)
 SESSIONS = Request(methods.SESSIONS, EmptyParams, SessionsResult)
 FORK = Request(methods.FORK, ForkParams, ForkResult)
-DELETE_SESSION = Request(methods.DELETE_SESSION, SessionParams, DeleteSessionResult)
+DELETE_SESSION = Request(methods.DELETE_SESSION, NamedSessionParams, DeleteSessionResult)
 PROJECT_PROFILE = Request(methods.PROJECT_PROFILE, ProfileParams, ProjectProfile)
 
 REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (

@@ -42,7 +42,7 @@ P = TypeVar("P", bound=CairnParams)
 
 
 class SessionParams(CairnParams):
-    """`{sessionId?}` (contextStats, goalTree, compact, fork, deleteSession)."""
+    """`{sessionId?}`, the active session when omitted (contextStats, goalTree, compact...)."""
 
     session_id: SessionId | None = None
 
@@ -86,7 +86,24 @@ class GoalParams(SessionParams):
         return {"add": self.add, "done": self.done, "abandon": self.abandon, "focus": self.focus}
 
 
-class ForkParams(SessionParams):
+class NamedSessionParams(CairnParams):
+    """`{sessionId}`, required: for methods that destroy or copy a session (deleteSession,
+    fork), which never fall back to the active session — a client that drops the field
+    must not delete or fork the wrong one."""
+
+    session_id: SessionId
+
+    @model_validator(mode="before")
+    @classmethod
+    def _session_named(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not {"sessionId", "session_id"} & data.keys():
+            raise ValueError(
+                "sessionId is required: this method never defaults to the active session"
+            )
+        return data
+
+
+class ForkParams(NamedSessionParams):
     at_message_id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)] | None = None
 
 

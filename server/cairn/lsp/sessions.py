@@ -1,11 +1,15 @@
-"""`cairn/sessions`, `cairn/fork`, `cairn/deleteSession`: the workspace's sessions."""
+"""`cairn/sessions`, `cairn/fork`, `cairn/deleteSession`: the workspace's sessions.
+
+Fork and delete name their session explicitly (`NamedSessionParams`): an omitted
+`sessionId` is InvalidParams, never the active session.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from cairn.lsp import contract
-from cairn.lsp.params import EmptyParams, ForkParams, SessionParams
+from cairn.lsp.params import EmptyParams, ForkParams, NamedSessionParams
 from cairn.lsp.rpc import cairn_request
 from cairn.models.events import DeleteSessionResult, ForkResult, SessionsResult
 
@@ -15,9 +19,8 @@ if TYPE_CHECKING:
 
 
 def fork_session(engine: EngineApi, params: ForkParams) -> ForkResult:
-    """The new session (forked from the given or the active one)."""
-    source = params.session_id or engine.active_session_id
-    return ForkResult(session_id=engine.fork(source, params.at_message_id))
+    """The new session, forked from the named one."""
+    return ForkResult(session_id=engine.fork(params.session_id, params.at_message_id))
 
 
 @cairn_request(contract.SESSIONS)
@@ -32,7 +35,7 @@ def fork(ls: CairnServer, engine: EngineApi, params: ForkParams) -> ForkResult:
 
 @cairn_request(contract.DELETE_SESSION)
 def delete_session(
-    ls: CairnServer, engine: EngineApi, params: SessionParams
+    ls: CairnServer, engine: EngineApi, params: NamedSessionParams
 ) -> DeleteSessionResult:
-    engine.delete_session(params.session_id or engine.active_session_id)
+    engine.delete_session(params.session_id)
     return DeleteSessionResult()
