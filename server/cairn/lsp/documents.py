@@ -2,6 +2,10 @@
 
 Open documents inside the workspace folders are mirrored into the engine's
 `Workspace` with incremental edits (the editor's text wins over the disk).
+A change whose range cannot apply (inverted, or beyond the document) is
+refused, never guessed at: it is logged, the document is marked out of sync
+and its buffer dropped (the file on disk is used meanwhile), later incremental
+changes are ignored, and the next full-text change or didOpen brings it back.
 Documents outside the folders or with a non-file scheme are ignored. Handlers
 are plain functions: they run in arrival order and take microseconds.
 Saves and watched-file events (created, changed, deleted) go to the engine's
@@ -63,23 +67,84 @@ def did_open(ls: CairnServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.document_paths.pop(document.uri, None)
     path = document_path(ls, document.uri)
     if path is not None:
+        ls.out_of_sync.pop(path, None)
         ls.host.workspace.open_buffer(path, document.text, document.version, document.language_id)
+
+
+def range_problem(line_count: int, start: tuple[int, int], end: tuple[int, int]) -> str | None:
+    """Why a ranged change cannot apply to a document of `line_count` lines, or None.
+
+    A position names a line of the document, or (line_count, 0): the end, as
+    "the start of the next line" after the last one. A character past the end
+    of its line means the end of that line (LSP), so it is not checked here.
+    """
+    for name, (line, character) in (("start", start), ("end", end)):
+        if line > line_count or (line == line_count and character > 0):
+            return f"{name} {line}:{character} is beyond the document's {line_count} lines"
+    if start > end:
+        return f"inverted range: start {start[0]}:{start[1]} is after end {end[0]}:{end[1]}"
+    return None
+
+
+def last_full_text(changes: list[TextChange]) -> int | None:
+    """The index of the last whole-document change, if any."""
+    for index in range(len(changes) - 1, -1, -1):
+        if changes[index].start is None:
+            return index
+    return None
 
 
 def did_change(ls: CairnServer, params: types.DidChangeTextDocumentParams) -> None:
     path = document_path(ls, params.text_document.uri)
     if path is None:
         return
+    workspace = ls.host.workspace
+    version = params.text_document.version
     changes = [to_text_change(change) for change in params.content_changes]
-    try:
-        ls.host.workspace.change_buffer(path, changes, params.text_document.version)
-    except CairnError as exc:
-        logger.warning("didChange ignored: %s", exc)
+    if path in ls.out_of_sync:
+        full = last_full_text(changes)
+        if full is None:
+            logger.debug("%s is out of sync: incremental change ignored", path)
+            return
+        language_id = ls.out_of_sync.pop(path)
+        workspace.open_buffer(path, changes[full].text, version, language_id)
+        logger.info("%s is back in sync (full text received)", path)
+        changes = changes[full + 1 :]
+    for index, change in enumerate(changes):
+        buffer = workspace.buffers.get(path)
+        if buffer is None:
+            logger.warning("didChange ignored: %s is not open", params.text_document.uri)
+            return
+        if change.start is not None and change.end is not None:
+            problem = range_problem(buffer.line_count, change.start, change.end)
+            if problem is not None:
+                where = f"version {version}, change {index + 1} of {len(changes)}"
+                mark_out_of_sync(ls, path, f"{params.text_document.uri} ({where}): {problem}")
+                return
+        try:
+            workspace.change_buffer(path, [change], version)
+        except CairnError as exc:
+            logger.warning("didChange ignored: %s", exc)
+            return
+
+
+def mark_out_of_sync(ls: CairnServer, path: Path, reason: str) -> None:
+    """Refuse a change: drop the buffer until the editor sends the whole text again."""
+    workspace = ls.host.workspace
+    buffer = workspace.buffers.get(path)
+    ls.out_of_sync[path] = buffer.language_id if buffer is not None else ""
+    workspace.close_buffer(path)
+    logger.warning(
+        "didChange refused for %s; the document is out of sync until the editor sends its "
+        "full text (didOpen or a whole-document change), and the file on disk is used meanwhile",
+        reason,
+    )
 
 
 def did_close(ls: CairnServer, params: types.DidCloseTextDocumentParams) -> None:
     path = ls.document_paths.pop(params.text_document.uri, None)
     if path is not None:
+        ls.out_of_sync.pop(path, None)
         ls.host.workspace.close_buffer(path)
 
 
