@@ -117,7 +117,6 @@ class CairnClientProtocol(LanguageClientProtocol):
         if "jsonrpc" in data and "method" not in data and data.get("id") in self.raw_ids:
             self.raw_ids.discard(data["id"])
             if "error" not in data:
-                self._result_types.pop(data["id"], None)
                 return RawResponse(
                     id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result")
                 )
