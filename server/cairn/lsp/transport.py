@@ -8,9 +8,9 @@ this loop instead and keeps pygls for decoding, dispatch and writing: bytes →
 with a JSON-RPC error (id null when it could not be read), logged in one line,
 and the next message is read; nothing a client sends ends the loop but the end
 of the stream or `exit`. Outgoing messages are framed by `FramedWriter`.
-Stdin is read by a daemon thread handing at most `QUEUED_CHUNKS` chunks to the
-event loop (so a fast client cannot fill memory, and a blocked read never
-delays the process's exit).
+Stdin is read by a daemon thread, one chunk each time the loop has nothing
+left to handle (so reading never competes with a handler, a fast client
+cannot fill memory, and a blocked read never delays the process's exit).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CHUNK_BYTES = 1 << 16
-QUEUED_CHUNKS = 16
 INTERNAL_ERROR = -32603
 EXIT_OK = 0
 EXIT_CONNECTION_LOST = 1
@@ -55,13 +54,19 @@ class StreamSource:
 
 
 class PipeSource:
-    """A blocking binary stream (stdin) read on a daemon thread, at most QUEUED_CHUNKS ahead."""
+    """A blocking binary stream (stdin) read on a daemon thread, one chunk when asked.
+
+    The thread reads only while the event loop waits for input, never while a
+    message is handled (a thread reading ahead would contend for the GIL in the
+    middle of every handler), and only one chunk at a time (a fast client
+    cannot fill memory).
+    """
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[bytes] = asyncio.Queue()
-        self._slots = threading.Semaphore(QUEUED_CHUNKS)
+        self._wanted = threading.Semaphore(0)
         threading.Thread(target=self._pump, name="cairn-stdin", daemon=True).start()
 
     def _reader(self) -> Callable[[int], bytes]:
@@ -76,7 +81,7 @@ class PipeSource:
     def _pump(self) -> None:
         read = self._reader()
         while True:
-            self._slots.acquire()
+            self._wanted.acquire()
             try:
                 chunk = read(CHUNK_BYTES)
             except (OSError, ValueError) as exc:
@@ -90,9 +95,8 @@ class PipeSource:
                 return
 
     async def read(self) -> bytes:
-        chunk = await self._queue.get()
-        self._slots.release()
-        return chunk
+        self._wanted.release()
+        return await self._queue.get()
 
 
 class FramedWriter:
