@@ -101,7 +101,7 @@ export interface DiagnosticsParams {
 export type EmptyParams = Record<string, never>;
 
 export interface ForkParams {
-  sessionId?: string | null;
+  sessionId: string;
   atMessageId?: string | null;
 }
 
@@ -167,6 +167,15 @@ export interface ManifestParams {
   uri?: string | null;
 }
 
+/**
+ * `{sessionId}`, required: for methods that destroy or copy a session (deleteSession,
+ * fork), which never fall back to the active session — a client that drops the field
+ * must not delete or fork the wrong one.
+ */
+export interface NamedSessionParams {
+  sessionId: string;
+}
+
 export interface Position {
   line: number;
   character: number;
@@ -208,7 +217,7 @@ export interface SessionInfo {
   turns: number;
 }
 
-/** `{sessionId?}` (contextStats, goalTree, compact, fork, deleteSession). */
+/** `{sessionId?}`, the active session when omitted (contextStats, goalTree, compact...). */
 export interface SessionParams {
   sessionId?: string | null;
 }
@@ -263,7 +272,7 @@ export interface Requests {
   'cairn/compact': { params: SessionParams; result: CompactResult };
   'cairn/sessions': { params: EmptyParams; result: SessionsResult };
   'cairn/fork': { params: ForkParams; result: ForkResult };
-  'cairn/deleteSession': { params: SessionParams; result: DeleteSessionResult };
+  'cairn/deleteSession': { params: NamedSessionParams; result: DeleteSessionResult };
   'cairn/projectProfile': { params: ProfileParams; result: ProjectProfile };
 }
 
