@@ -33,13 +33,10 @@ from pathlib import Path, PurePath
 from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.errors import PathRefusedError
-from cairn.files.guard import (
-    MAX_FILE_BYTES,
-    PathRefusal,
-    guard_path,
-)
+from cairn.files.guard import MAX_FILE_BYTES, PathRefusal, guard_path, read_refusal
 from cairn.files.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
 from cairn.files.languages import language_of
+from cairn.files.reading import try_resolve
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import BlockKind, ContextBlock
 
@@ -99,11 +96,11 @@ def _clean(ref: str) -> str:
     return ref.strip().removeprefix("@")
 
 
-def _read(workspace: Workspace, ref: str, path: Path) -> str:
+def _read(workspace: Workspace, ref: str, path: Path, max_bytes: int) -> str:
     try:
-        return workspace.read_text(path)
+        return workspace.read_text(path, max_bytes)
     except OSError as error:
-        raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
+        raise read_refusal(ref, error) from error
 
 
 def _rules_for(
@@ -147,7 +144,7 @@ def reference_blocks(
                 text = directory_listing(workspace, path, ignore=rules, max_bytes=max_bytes)
                 kind: BlockKind = "text"
             else:
-                text = _read(workspace, ref, path)
+                text = _read(workspace, ref, path, max_bytes)
                 kind = block_kind(path)
         except PathRefusal as refusal:
             blocks.append(refused_block(ref, str(refusal)))
@@ -257,6 +254,12 @@ def _size(size: int) -> str:
     return f"{size} B" if size < _KIB else f"{size / _KIB:.1f} KiB"
 
 
+def _inside(workspace: Workspace, path: Path) -> bool:
+    """True when `path` resolves inside a workspace folder (a symlink loop does not)."""
+    resolved = try_resolve(path)
+    return resolved is not None and workspace.folder_of(resolved) is not None
+
+
 def directory_listing(
     workspace: Workspace,
     directory: Path,
@@ -265,11 +268,7 @@ def directory_listing(
     max_bytes: int = MAX_FILE_BYTES,
 ) -> str:
     """A tree of `directory`'s non-ignored entries and its most relevant files (no contents)."""
-    files = [
-        path
-        for path in _files_under(directory, ignore)
-        if workspace.folder_of(path.resolve()) is not None
-    ]
+    files = [path for path in _files_under(directory, ignore) if _inside(workspace, path)]
     tree = _Folder()
     for path in files:
         tree.add(path.relative_to(directory).parts)

@@ -3,8 +3,9 @@
 Which rules files apply, in which order, is `cairn.files.rules`'s business
 (general to specific, nearest last). A rules file that cannot be read, is
 outside the workspace after following symlinks, or is larger than
-`cairn.files.rules.MAX_RULES_FILE_BYTES` keeps its block with `included=False` and the reason,
-and none of its text.
+`cairn.files.rules.MAX_RULES_FILE_BYTES`, is not a regular file (a FIFO) or
+sits behind a symlink loop keeps its block with `included=False` and the
+reason, and none of its text.
 """
 
 from __future__ import annotations
@@ -14,9 +15,18 @@ from pathlib import Path
 from cairn.context.blocks import Count, make_block
 from cairn.context.priorities import PRIORITY_RULES
 from cairn.errors import PathRefusedError
+from cairn.files.reading import UnsafeFileError, try_resolve
 from cairn.files.rules import applicable_rules_files, read_rules_file
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
+
+
+def _reason(ref: str, error: Exception) -> str:
+    if isinstance(error, PathRefusedError):
+        return str(error)
+    if isinstance(error, UnsafeFileError):
+        return f"{ref}: {error.detail}"
+    return f"{ref}: {error}"
 
 
 def _rules_block(workspace: Workspace, path: Path, count: Count) -> ContextBlock:
@@ -32,7 +42,7 @@ def _rules_block(workspace: Workspace, path: Path, count: Count) -> ContextBlock
             tokens=0,
             ref=ref,
             included=False,
-            reason=str(error) if isinstance(error, PathRefusedError) else f"{ref}: {error}",
+            reason=_reason(ref, error),
         )
     return make_block("rules", PRIORITY_RULES, text, count=count, ref=ref)
 
@@ -44,10 +54,7 @@ def rules_blocks(
     blocks: list[ContextBlock] = []
     seen: set[Path] = set()
     for path in applicable_rules_files(workspace, files_in_play):
-        try:
-            key = path.resolve()
-        except OSError:
-            key = path
+        key = try_resolve(path) or path
         if key in seen:
             continue
         seen.add(key)

@@ -6,14 +6,19 @@ absolute path or `file:` uri) into a resolved path, or raises
 reason. The checks, in order:
 
 1. outside — resolved through `Workspace.resolve`, which follows symlinks, so
-   a link pointing out of every workspace folder is refused;
-2. secret — the name (of the reference or of the link's target) matches
-   `SECRET_NAME_PATTERNS`, or a folder on the way is in `SECRET_DIR_NAMES`;
+   a link pointing out of every workspace folder is refused; a symlink loop
+   is refused as `link_loop`;
+2. secret — the folder-relative path (of the reference or of the link's
+   target) falls under the workspace's secret-path rules
+   (`cairn.files.secrets`: the user's `secret_paths`, their exemptions, the
+   built-in names and folders);
 3. ignored — by `.gitignore` rules or the always-ignored folders (`IgnoreRules`);
 4. not found; 5. a directory (unless `allow_dir`);
-6. too large — more than `max_bytes` (default `MAX_FILE_BYTES`);
-7. binary — a NUL byte, or too many suspicious bytes, in the first `BINARY_SNIFF_BYTES`;
-8. unreadable — the operating system refuses to read it.
+6. special — a FIFO, socket or device (found by `stat`, never opened: a FIFO
+   would block the reader);
+7. too large — more than `max_bytes` (default `MAX_FILE_BYTES`), from `stat`;
+8. binary — a NUL byte, or too many suspicious bytes, in the first `BINARY_SNIFF_BYTES`;
+9. unreadable — the operating system refuses to read it.
 
 An open editor buffer counts as existing text even when it is not saved yet;
 `read_text_guarded` returns the editor's text when there is one.
@@ -21,51 +26,30 @@ An open editor buffer counts as existing text even when it is not saved yet;
 
 from __future__ import annotations
 
-import fnmatch
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import Literal
 
 from cairn.errors import PathRefusedError
 from cairn.files.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
-from cairn.files.workspace import Workspace, uri_to_path
+from cairn.files.reading import (
+    MAX_FILE_BYTES,
+    UnsafeFileError,
+    kind_name,
+    read_bytes_bounded,
+    try_resolve,
+)
+from cairn.files.secrets import builtin_rule
+from cairn.files.workspace import LinkLoopError, Workspace, uri_to_path
 
-# Largest file (bytes) handed to the model whole, before any degradation.
-MAX_FILE_BYTES = 1024 * 1024
+# `MAX_FILE_BYTES` (the largest file handed to the model whole) lives in `cairn.files.reading`.
 # How much of a file's head is inspected to decide whether it is binary.
 BINARY_SNIFF_BYTES = 8 * 1024
 # A head with more than this share of suspicious bytes (control bytes; when it is not
 # UTF-8, also bytes above ASCII) is binary.
 BINARY_SUSPICIOUS_RATIO = 0.30
-
-# File names (matched case-insensitively) that hold credentials or private keys.
-SECRET_NAME_PATTERNS: tuple[str, ...] = (
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.kdbx",
-    ".npmrc",
-    ".pypirc",
-    ".netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".htpasswd",
-)
-# `.env` templates that are documentation, not secrets (they match `.env.*`).
-SECRET_EXEMPT_NAMES: frozenset[str] = frozenset(
-    {".env.example", ".env.sample", ".env.template", ".env.dist"}
-)
-# Folders whose every file is treated as secret.
-SECRET_DIR_NAMES: frozenset[str] = frozenset({".ssh", ".gnupg", ".aws"})
 
 # Bytes that occur in ordinary text: tab, newlines, form feed, backspace, bell, escape.
 _TEXT_CONTROL_BYTES = frozenset({7, 8, 9, 10, 12, 13, 27})
@@ -75,7 +59,16 @@ _ASCII_LIMIT = 0x7F
 _UTF8_MAX_CUT = 3
 
 Reason = Literal[
-    "outside", "secret", "ignored", "not_found", "directory", "too_large", "binary", "unreadable"
+    "outside",
+    "link_loop",
+    "secret",
+    "ignored",
+    "not_found",
+    "directory",
+    "special",
+    "too_large",
+    "binary",
+    "unreadable",
 ]
 
 # How an empty reference is named in its refusal.
@@ -83,10 +76,12 @@ EMPTY_REF_LABEL = "(empty path)"
 
 _REASON_TEXT: dict[Reason, str] = {
     "outside": "outside the workspace",
+    "link_loop": "symlink loop",
     "secret": "secret file",
     "ignored": "ignored",
     "not_found": "not found",
     "directory": "is a directory",
+    "special": "not a regular file",
     "too_large": "too large",
     "binary": "binary file",
     "unreadable": "cannot be read",
@@ -104,39 +99,53 @@ class PathRefusal(PathRefusedError):
 
 
 def secret_pattern(path: Path) -> str | None:
-    """The secret pattern `path` matches (name or folder), or None when it is not secret."""
-    name = path.name.lower()
-    if name not in SECRET_EXEMPT_NAMES:
-        for pattern in SECRET_NAME_PATTERNS:
-            if fnmatch.fnmatchcase(name, pattern):
-                return pattern
-    for part in path.parts:
-        if part.lower() in SECRET_DIR_NAMES:
-            return f"{part}/"
+    """The built-in secret pattern `path` matches (name or folder), or None when it is not secret."""
+    return builtin_rule(path)
+
+
+def secret_rule(workspace: Workspace, path: Path) -> str | None:
+    """The rule of the workspace's secret policy that `path` (absolute) falls under, or None.
+
+    Judged on the folder-relative path as named and, for a symlink, on its target
+    too, so a harmless-looking link to `.env` is secret.
+    """
+    target = try_resolve(path) if path.is_absolute() else None
+    for candidate in (path, target):
+        if candidate is None:
+            continue
+        folder = workspace.folder_of(candidate)
+        inner = candidate.relative_to(folder) if folder is not None else Path(candidate.name)
+        rule = workspace.secrets.rule_for(inner)
+        if rule is not None:
+            return rule
     return None
 
 
 def is_secret(path: Path) -> bool:
-    """True for `.env*`, private keys, key stores and credential files.
+    """True for `.env*`, private keys, key stores and credential files (built-in rules).
 
     An absolute path that is a symlink is also judged by its target's name, so
-    a harmless-looking link to `.env` is secret too.
+    a harmless-looking link to `.env` is secret too. Readers with a workspace
+    use `secret_rule`, which applies the user's lists too.
     """
     if secret_pattern(path) is not None:
         return True
     try:
-        if path.is_absolute() and path.is_symlink():
-            return secret_pattern(Path(path.resolve().name)) is not None
+        if not (path.is_absolute() and path.is_symlink()):
+            return False
     except OSError:
         return False
-    return False
+    target = try_resolve(path)
+    return target is not None and secret_pattern(Path(target.name)) is not None
 
 
 def is_binary(data: bytes | Path) -> bool:
-    """True when bytes (or a file's head) look binary: a NUL byte or many suspicious bytes."""
+    """True when bytes (or a file's head) look binary: a NUL byte or many suspicious bytes.
+
+    A path must be a regular file (else `UnsafeFileError`, before any open).
+    """
     if isinstance(data, Path):
-        with data.open("rb") as handle:
-            data = handle.read(BINARY_SNIFF_BYTES)
+        data = read_bytes_bounded(data, BINARY_SNIFF_BYTES, head=True)
     head = data[:BINARY_SNIFF_BYTES]
     if not head:
         return False
@@ -177,7 +186,7 @@ def _check_secret(workspace: Workspace, ref: str, resolved: Path, lexical: Path 
             continue
         folder = workspace.folder_of(path)
         inner = path.relative_to(folder) if folder is not None else Path(path.name)
-        pattern = secret_pattern(inner)
+        pattern = workspace.secrets.rule_for(inner)
         if pattern is not None:
             raise PathRefusal(ref, "secret", f"matches {pattern!r}")
 
@@ -212,6 +221,8 @@ def guard_path(
         raise PathRefusal(EMPTY_REF_LABEL, "not_found")
     try:
         resolved = workspace.resolve(ref)
+    except LinkLoopError as error:
+        raise PathRefusal(ref, "link_loop") from error
     except PathRefusedError as error:
         raise PathRefusal(ref, "outside") from error
     lexical = _lexical_path(workspace, ref)
@@ -223,22 +234,51 @@ def guard_path(
         if size > max_bytes:
             raise PathRefusal(ref, "too_large", f"{size} bytes > {max_bytes}")
         return resolved
-    if not resolved.exists():
-        raise PathRefusal(ref, "not_found")
-    if resolved.is_dir():
+    mode, size = _stat(ref, resolved)
+    if stat.S_ISDIR(mode):
         if allow_dir:
             return resolved
         raise PathRefusal(ref, "directory")
+    if not stat.S_ISREG(mode):
+        raise PathRefusal(ref, "special", kind_name(mode))
+    if size > max_bytes:
+        raise PathRefusal(ref, "too_large", f"{size} bytes > {max_bytes}")
     try:
-        size = resolved.stat().st_size
-        if size > max_bytes:
-            raise PathRefusal(ref, "too_large", f"{size} bytes > {max_bytes}")
         binary = is_binary(resolved)
-    except OSError as error:
-        raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
+    except OSError as error:  # unreadable, or swapped for a FIFO since the stat
+        raise read_refusal(ref, error) from error
     if binary:
         raise PathRefusal(ref, "binary")
     return resolved
+
+
+_UNSAFE_REASON: dict[str, Reason] = {
+    "link_loop": "link_loop",
+    "special": "special",
+    "too_large": "too_large",
+}
+
+
+def read_refusal(ref: str, error: OSError) -> PathRefusal:
+    """The refusal for a read of `ref` that failed with `error` (unsafe or unreadable)."""
+    if isinstance(error, UnsafeFileError):
+        return PathRefusal(ref, _UNSAFE_REASON[error.problem], error.detail)
+    return PathRefusal(ref, "unreadable", error.strerror or type(error).__name__)
+
+
+def _stat(ref: str, resolved: Path) -> tuple[int, int]:
+    """(mode, size) of the resolved path (links followed), or the refusal saying why not."""
+    try:
+        info = os.stat(resolved)
+    except FileNotFoundError as error:
+        raise PathRefusal(ref, "not_found") from error
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise PathRefusal(ref, "link_loop") from error
+        if error.errno == errno.ENOTDIR:
+            raise PathRefusal(ref, "not_found") from error
+        raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
+    return info.st_mode, info.st_size
 
 
 def read_text_guarded(
@@ -251,6 +291,6 @@ def read_text_guarded(
     """The text of `ref` after `guard_path` (the editor's unsaved text wins over the disk)."""
     path = guard_path(workspace, ref, ignore=ignore, max_bytes=max_bytes)
     try:
-        return workspace.read_text(path)
+        return workspace.read_text(path, max_bytes)
     except OSError as error:
-        raise PathRefusal(ref, "unreadable", error.strerror or type(error).__name__) from error
+        raise read_refusal(ref, error) from error

@@ -17,6 +17,11 @@ never ignored (git does not apply ignore rules to tracked files).
 
 Whatever the rules say, `ALWAYS_IGNORED_DIRS` (`.git`, `.cairn`,
 `node_modules`, `.venv`, `__pycache__`) are never shown.
+
+Only regular files are listed: a symlink loop, a dangling link, a link out
+of the folder, a FIFO, socket or device, and a folder that cannot be read
+are left out without failing the listing, each recorded in `skipped`
+(folder-relative path → reason) for whoever wants to say why.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+
+from cairn.files.reading import kind_name, try_resolve
 
 # Directory names never shown to the agent, wherever they appear in a path.
 ALWAYS_IGNORED_DIRS: frozenset[str] = frozenset(
@@ -82,7 +89,8 @@ def _git_dirs(root: Path) -> tuple[Path, Path] | None:
     lines = out.decode("utf-8", errors="replace").splitlines()
     if len(lines) != 2 or not all(line.strip() for line in lines):
         return None
-    return Path(lines[0]).resolve(), Path(lines[1])
+    top = try_resolve(Path(lines[0]))
+    return (top, Path(lines[1])) if top is not None else None
 
 
 def _read_lines(gitignore: Path) -> list[str] | None:
@@ -150,6 +158,8 @@ class IgnoreRules:
         self._walked: list[str] | None = None
         self._rules = _RuleSet()
         self._files: list[Path] | None = None
+        # Entries left out of the listing because they cannot be listed safely: rel → reason.
+        self.skipped: dict[str, str] = {}
         # Counts refreshes, so a cache of the listing can tell it is out of date.
         self.generation = 0
         self.refresh()
@@ -181,12 +191,14 @@ class IgnoreRules:
         git_files = self._list_git_files() if top is not None else None
         rules = _RuleSet(above=self._ancestor_specs(top, git_dir))
         walked: list[str] | None = None
+        skipped: dict[str, str] = {}
         if git_files is not None:
             self._load_git_gitignores(git_files, rules)
         else:
-            walked = self._walk(rules)
+            walked = self._walk(rules, skipped)
         self._git_top, self._git_dir = top, git_dir
         self._git_files, self._walked, self._rules, self._files = git_files, walked, rules, None
+        self.skipped = skipped
         self.generation += 1
 
     def _list_git_files(self) -> frozenset[str] | None:
@@ -228,11 +240,12 @@ class IgnoreRules:
         for base in bases:
             self._add_spec(base, rules)
 
-    def _walk(self, rules: _RuleSet) -> list[str]:
+    def _walk(self, rules: _RuleSet, skipped: dict[str, str]) -> list[str]:
         """Walk root once: load each folder's `.gitignore` before judging its entries.
 
         Returns the kept regular files (and symlinks to files inside root); ignored
-        folders are not entered, symlinked folders are not followed.
+        folders are not entered, symlinked folders are not followed. What cannot be
+        listed safely goes to `skipped` with the reason.
         """
         names: list[str] = []
         stack: list[str] = [""]
@@ -241,7 +254,8 @@ class IgnoreRules:
             try:
                 with os.scandir(self.root / base if base else self.root) as scan:
                     entries = list(scan)
-            except OSError:
+            except OSError as error:
+                skipped[base or "."] = error.strerror or type(error).__name__
                 continue
             if any(entry.name == GITIGNORE_NAME for entry in entries):
                 self._add_spec(base, rules)
@@ -253,19 +267,38 @@ class IgnoreRules:
                         continue
                     if is_dir:
                         stack.append(rel)
-                    elif entry.is_symlink():
-                        if self._link_inside(Path(entry.path)):
-                            names.append(rel)
-                    elif entry.is_file(follow_symlinks=False):
-                        names.append(rel)
-                except OSError:
-                    continue
+                        continue
+                    problem = self._unlistable(Path(entry.path), entry.stat(follow_symlinks=False))
+                except OSError as error:
+                    problem = error.strerror or type(error).__name__
+                if problem is None:
+                    names.append(rel)
+                else:
+                    skipped[rel] = problem
         return names
 
-    def _link_inside(self, link: Path) -> bool:
-        """True when a symlink points at a regular file inside root."""
-        target = link.resolve()
-        return target.is_file() and target.is_relative_to(self.root)
+    def _unlistable(self, path: Path, info: os.stat_result) -> str | None:
+        """Why the entry (its `lstat`) is not listed, or None for a regular file to list."""
+        if stat.S_ISLNK(info.st_mode):
+            return self._link_problem(path)
+        if not stat.S_ISREG(info.st_mode):
+            return f"{kind_name(info.st_mode)}, not a regular file"
+        return None
+
+    def _link_problem(self, link: Path) -> str | None:
+        """None when a symlink points at a regular file inside root, else why not."""
+        target = try_resolve(link)
+        if target is None:
+            return "symlink loop"
+        if not target.is_relative_to(self.root):
+            return "symlink out of the folder"
+        try:
+            mode = os.stat(target).st_mode
+        except OSError:
+            return "dangling symlink"
+        if not stat.S_ISREG(mode):
+            return f"symlink to {kind_name(mode)}"
+        return None
 
     def _add_spec(self, base: str, rules: _RuleSet) -> None:
         folder = self.root / base if base else self.root
@@ -314,16 +347,18 @@ class IgnoreRules:
     def _existing(self, names: frozenset[str]) -> list[Path]:
         """The listed names that are regular files now (git lists deleted tracked files too)."""
         kept: list[Path] = []
+        skipped: dict[str, str] = {}
         for name in sorted(names):
             path = self.root / name
             try:
-                mode = os.lstat(path).st_mode
-            except OSError:
-                continue
-            if stat.S_ISLNK(mode):
-                if not self._link_inside(path):
-                    continue
-            elif not stat.S_ISREG(mode):
-                continue
-            kept.append(path)
+                problem = self._unlistable(path, os.lstat(path))
+            except FileNotFoundError:
+                continue  # deleted since git listed it
+            except OSError as error:
+                problem = error.strerror or type(error).__name__
+            if problem is None:
+                kept.append(path)
+            else:
+                skipped[name] = problem
+        self.skipped = skipped
         return kept

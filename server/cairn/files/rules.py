@@ -9,7 +9,9 @@ order does not depend on the order of the files given (stable output keeps
 caches warm). `AGENTS.md` files off those paths never apply.
 
 `read_rules_file` reads one like any reference (the editor's unsaved text
-wins) but refuses one larger than `MAX_RULES_FILE_BYTES`. The profile lists
+wins) but refuses one larger than `MAX_RULES_FILE_BYTES` (checked before
+reading) or one that is not a regular file. A file in play whose symlinks
+loop adds no folders. The profile lists
 every rules file of a folder (`rules_files_in_folder`) with its content hash
 (`hash_rules_files`). The context's rules blocks are made by
 `cairn.context.rules`.
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from cairn.errors import PathRefusedError
 from cairn.files.ignore import IgnoreRules
+from cairn.files.reading import read_text_bounded, try_resolve
 from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.profile import RulesFile
@@ -50,8 +53,10 @@ def applicable_rules_files(workspace: Workspace, files_in_play: Iterable[Path]) 
     """The rules files for these files: root's plus nearer ones, general to specific."""
     folders: set[Path] = {workspace.root}
     for raw in files_in_play:
-        path = Path(raw) if Path(raw).is_absolute() else workspace.root / raw
-        path = path.resolve()
+        resolved = try_resolve(Path(raw) if Path(raw).is_absolute() else workspace.root / raw)
+        if resolved is None:
+            continue
+        path = resolved
         folder = workspace.folder_of(path)
         if folder is not None:
             folders.update(_chain(folder, path))
@@ -68,7 +73,8 @@ def applicable_rules_files(workspace: Workspace, files_in_play: Iterable[Path]) 
 
 
 def read_rules_file(workspace: Workspace, resolved: Path) -> str:
-    text = workspace.read_text(resolved)
+    """The rules file's text (the editor's wins); `OSError` or `PathRefusedError` if refused."""
+    text = workspace.read_text(resolved, MAX_RULES_FILE_BYTES)
     size = len(text.encode("utf-8"))
     if size > MAX_RULES_FILE_BYTES:
         raise PathRefusedError(
@@ -98,7 +104,7 @@ def hash_rules_files(folder: Path, paths: list[Path]) -> list[RulesFile]:
     records: list[RulesFile] = []
     for path in paths:
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            text = read_text_bounded(path, MAX_RULES_FILE_BYTES)
         except OSError:
             continue
         records.append(RulesFile(path=path.relative_to(folder).as_posix(), hash=content_hash(text)))

@@ -27,12 +27,14 @@ live here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
 from cairn.files.buffers import Buffer
 from cairn.files.ignore import GITIGNORE_NAME, IgnoreRules, has_always_ignored_part
+from cairn.files.reading import try_resolve
 from cairn.files.workspace import Workspace
 
 
@@ -69,7 +71,8 @@ class FileSync:
         for path in paths:
             absolute = path if path.is_absolute() else self.workspace.root / path
             # The folder resolved like the workspace's own paths; the name kept (it may be gone).
-            self._pending.add(absolute.parent.resolve() / absolute.name)
+            folder = try_resolve(absolute.parent) or Path(os.path.normpath(absolute.parent))
+            self._pending.add(folder / absolute.name)
 
     def sync(self) -> None:
         """Apply the recorded file events, then the changed open buffers."""

@@ -2,8 +2,11 @@
 
 Pure state, no I/O beyond reading files that are not open. The editor's text
 wins over the disk: `read_text` returns an open buffer's (possibly unsaved)
-text, and falls back to the file on disk. Every path handed to the core is
-resolved here and confined to the workspace folders after following symlinks.
+text, and falls back to the file on disk — a regular file only, bounded by a
+size limit checked before reading (`cairn.files.reading`). Every path handed
+to the core is resolved here and confined to the workspace folders after
+following symlinks; a symlink loop is refused (`LinkLoopError`), never raised
+as a crash.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from urllib.parse import quote, unquote, urlparse
 
 from cairn.errors import PathRefusedError
 from cairn.files.buffers import Buffer, TextChange
+from cairn.files.reading import MAX_FILE_BYTES, UnsafeFileError, read_text_bounded, resolve_path
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.models.diagnostics import Diagnostic
 
 
@@ -26,7 +31,24 @@ def uri_to_path(uri: str) -> Path:
 
 
 def path_to_uri(path: Path) -> str:
-    return "file://" + quote(str(path.resolve()))
+    try:
+        resolved = resolve_path(path)
+    except UnsafeFileError:
+        resolved = path.absolute()
+    return "file://" + quote(str(resolved))
+
+
+class LinkLoopError(PathRefusedError):
+    """A path that cannot be resolved because its symlinks form a loop."""
+
+
+def _resolve_folder(folder: Path) -> Path:
+    try:
+        return resolve_path(Path(folder))
+    except UnsafeFileError as error:
+        raise ValueError(
+            f"workspace folder {folder}: symlink loop; open its real folder"
+        ) from error
 
 
 @dataclass
@@ -36,11 +58,13 @@ class Workspace:
     folders: list[Path]
     buffers: dict[Path, Buffer] = field(default_factory=dict)
     diagnostics: dict[Path, list[Diagnostic]] = field(default_factory=dict)
+    # Which paths are secret (the user's lists on top of the built-in rules).
+    secrets: SecretPaths = DEFAULT_SECRET_PATHS
 
     def __post_init__(self) -> None:
         if not self.folders:
             raise ValueError("a workspace needs at least one folder")
-        self.folders = [Path(f).resolve() for f in self.folders]
+        self.folders = [_resolve_folder(f) for f in self.folders]
 
     @property
     def root(self) -> Path:
@@ -57,7 +81,8 @@ class Workspace:
     def resolve(self, ref: str | Path) -> Path:
         """A uri, absolute path or workspace-relative path → an absolute path inside a folder.
 
-        Symlinks are followed before the check, so a link pointing outside is refused.
+        Symlinks are followed before the check, so a link pointing outside is refused;
+        a symlink loop raises `LinkLoopError`.
         """
         raw = (
             ref
@@ -70,7 +95,10 @@ class Workspace:
             raise PathRefusedError("empty path")
         candidates = [raw] if raw.is_absolute() else [folder / raw for folder in self.folders]
         for candidate in candidates:
-            resolved = candidate.resolve()
+            try:
+                resolved = resolve_path(candidate)
+            except UnsafeFileError:
+                raise LinkLoopError(f"{ref}: symlink loop") from None
             inside = self.folder_of(resolved) is not None
             if inside and (raw.is_absolute() or resolved.exists() or candidate is candidates[-1]):
                 return resolved
@@ -104,12 +132,16 @@ class Workspace:
     def open_paths(self) -> Iterator[Path]:
         return iter(self.buffers)
 
-    def read_text(self, path: Path) -> str:
-        """The editor's text when the file is open, else the file on disk (UTF-8, replace)."""
+    def read_text(self, path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+        """The editor's text when the file is open, else the file on disk (UTF-8, replace).
+
+        A file on disk must be a regular file of at most `max_bytes`, else
+        `UnsafeFileError` (an `OSError`) — checked before it is opened.
+        """
         buffer = self.buffers.get(path)
         if buffer is not None:
             return buffer.text
-        return path.read_bytes().decode("utf-8", errors="replace")
+        return read_text_bounded(path, max_bytes)
 
     # -- diagnostics ---------------------------------------------------------
     def set_diagnostics(self, path: Path, diagnostics: list[Diagnostic]) -> None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.files.reading import read_text_bounded
+
 # Manifests larger than this are not parsed.
 MANIFEST_MAX_BYTES = 1024 * 1024
 # Folders whose files never count as entry points (fixtures, vendored code).
@@ -110,11 +112,9 @@ class FolderView:
         return found
 
     def read(self, rel: str) -> str | None:
-        path = self.folder / rel
+        """A manifest's text; None when missing, not a regular file or too large (never blocks)."""
         try:
-            if path.stat().st_size > MANIFEST_MAX_BYTES:
-                return None
-            return path.read_text(encoding="utf-8", errors="replace")
+            return read_text_bounded(self.folder / rel, MANIFEST_MAX_BYTES)
         except OSError:
             return None
 

@@ -1,7 +1,9 @@
 """Scanning a workspace folder into a `ProjectProfile` (pure reading, no writing).
 
-`scan_profile(folder, ignore)` looks only at non-ignored files
-(`IgnoreRules.files()`):
+`scan_profile(folder, ignore, secrets)` looks only at non-ignored regular
+files (`IgnoreRules.files()`: symlink loops, FIFOs and devices are never
+listed) that are not secret (`secrets`, the built-in rules by default), and
+reads each manifest bounded by `MANIFEST_MAX_BYTES`:
 
 - languages by bytes (`profile_languages`), largest first;
 - package managers, entry points and test suites (with the command that runs
@@ -21,7 +23,9 @@ from pathlib import Path
 
 from cairn.files.ignore import IgnoreRules, run_git
 from cairn.files.languages import language_of
+from cairn.files.reading import read_text_bounded, try_resolve
 from cairn.files.rules import hash_rules_files, rules_files_in_folder
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.models.profile import ProjectProfile
 from cairn.profile.detect import Findings, FolderView, detect_all
 
@@ -58,6 +62,9 @@ CI_PATHS: tuple[str, ...] = (
 README_STEM = "readme"
 SYMBOLIC_REF_PREFIX = "ref: "
 PYTHON_PACKAGE_MARKER = "__init__.py"
+# Bounds of the git files read to notice a HEAD change (a ref holds one line).
+GIT_REF_MAX_BYTES = 64 * 1024
+PACKED_REFS_MAX_BYTES = 64 * 1024 * 1024
 
 
 def git_head(folder: Path) -> str | None:
@@ -69,6 +76,11 @@ def git_head(folder: Path) -> str | None:
     return head or None
 
 
+def _git_text(path: Path, max_bytes: int = GIT_REF_MAX_BYTES) -> str:
+    """A small file of the git directory (a regular file, bounded; `OSError` otherwise)."""
+    return read_text_bounded(path, max_bytes)
+
+
 def read_git_head(git_dir: Path) -> str | None:
     """HEAD's commit read straight from the git directory (no subprocess; None if unknown).
 
@@ -76,19 +88,19 @@ def read_git_head(git_dir: Path) -> str | None:
     that HEAD moved; the profile itself records `git_head()`.
     """
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        head = _git_text(git_dir / "HEAD").strip()
         if not head.startswith(SYMBOLIC_REF_PREFIX):
             return head or None
         ref = head.removeprefix(SYMBOLIC_REF_PREFIX).strip()
         common = git_dir
         if (git_dir / "commondir").is_file():
-            common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            common = git_dir / _git_text(git_dir / "commondir").strip()
         for base in (git_dir, common):
             if (base / ref).is_file():
-                return (base / ref).read_text(encoding="utf-8").strip() or None
+                return _git_text(base / ref).strip() or None
         packed = common / "packed-refs"
         if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
+            for line in _git_text(packed, PACKED_REFS_MAX_BYTES).splitlines():
                 sha, _, name = line.partition(" ")
                 if name == ref:
                     return sha
@@ -161,10 +173,14 @@ def _important_paths(view: FolderView, findings: Findings, rules: list[str]) -> 
     return list(dict.fromkeys(paths))
 
 
-def scan_profile(folder: Path, ignore: IgnoreRules) -> ProjectProfile:
+def scan_profile(
+    folder: Path, ignore: IgnoreRules, secrets: SecretPaths = DEFAULT_SECRET_PATHS
+) -> ProjectProfile:
     """A fresh profile of `folder` (see the module docstring)."""
-    folder = folder.resolve()
-    view = FolderView.from_files(folder, ignore.files())
+    folder = try_resolve(folder) or folder
+    root = ignore.root
+    files = [path for path in ignore.files() if not secrets.is_secret(path.relative_to(root))]
+    view = FolderView.from_files(folder, files)
     by_bytes = language_bytes(view)
     findings = detect_all(view, project_dirs(view))
     rules_paths = rules_files_in_folder(folder, ignore)

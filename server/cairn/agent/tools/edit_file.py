@@ -26,7 +26,7 @@ from cairn.agent.tools.base import (
     ToolOutcome,
     shorten_output,
 )
-from cairn.agent.tools.paths import display, guard
+from cairn.agent.tools.paths import display, guard, read_guarded
 from cairn.files.guard import PathRefusal
 from cairn.trace.files import atomic_write
 
@@ -121,7 +121,7 @@ class EditFile(Tool[EditFileArgs]):
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutcome:
         path, exists = _target(ctx, args.path, creating=args.old is None)
         name = display(ctx, path)
-        before = ctx.workspace.read_text(path) if exists else ""
+        before = read_guarded(ctx, path) if exists else ""
         after = args.new if args.old is None else replace_once(before, args.old, args.new, name)
         if exists and after == before:
             raise ToolFailure(f"{name}: the edit changes nothing")

@@ -2,7 +2,8 @@
 
 Searches non-ignored files (under `path` when given, filtered by the `glob`
 pattern), skipping secrets, binary and oversized files, with the editor's
-unsaved text winning over the disk. Prints ripgrep-style `path:line: text`
+unsaved text winning over the disk. Only regular files are opened (a FIFO
+or device in the tree is skipped, never read). Prints ripgrep-style `path:line: text`
 lines, capped at `MAX_GREP_MATCHES`.
 """
 
@@ -20,7 +21,8 @@ from pydantic import Field
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
 from cairn.agent.tools.glob_files import compile_pattern
 from cairn.agent.tools.paths import display, guard, visible_files
-from cairn.files.guard import MAX_FILE_BYTES, is_binary, is_secret
+from cairn.files.guard import MAX_FILE_BYTES, is_binary, secret_rule
+from cairn.files.reading import regular_file_size
 
 MAX_GREP_MATCHES = 200
 # Longest matching line shown; longer lines are cut (with an ellipsis).
@@ -46,12 +48,14 @@ class _Search:
     files: list[Path]
 
 
-def _searchable(path: Path) -> bool:
+def _searchable(ctx: ToolContext, path: Path) -> bool:
+    """A regular file (checked before it is opened) of at most `MAX_FILE_BYTES`, not secret
+    and not binary."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        if regular_file_size(path) > MAX_FILE_BYTES:
             return False
-        return not is_secret(path) and not is_binary(path)
-    except OSError:
+        return secret_rule(ctx.workspace, path) is None and not is_binary(path)
+    except OSError:  # missing, unreadable, a FIFO or device, a symlink loop
         return False
 
 
@@ -60,7 +64,7 @@ def _matches(ctx: ToolContext, search: _Search) -> tuple[list[str], int]:
     shown: list[str] = []
     total = 0
     for path in search.files:
-        if path not in ctx.workspace.buffers and not _searchable(path):
+        if path not in ctx.workspace.buffers and not _searchable(ctx, path):
             continue
         try:
             text = ctx.workspace.read_text(path)

@@ -1,11 +1,15 @@
 """`list_dir(path?)`: the entries of one workspace folder, ignored ones left out.
 
-Folders end with `/`; files show their size. Defaults to the workspace root
+Folders end with `/`; files show their size; FIFOs, sockets, devices,
+dangling links and symlink loops are named with why they cannot be read
+(nothing is opened or followed further). Defaults to the workspace root
 (in a multi-root workspace, the root of each folder is listed).
 """
 
 from __future__ import annotations
 
+import errno
+import stat
 from pathlib import Path
 from typing import ClassVar
 
@@ -13,7 +17,8 @@ from pydantic import Field
 
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
 from cairn.agent.tools.paths import ROOT_REF, display, guard
-from cairn.files.guard import is_secret
+from cairn.files.guard import secret_rule
+from cairn.files.reading import kind_name
 
 # Most entries listed for one folder; the rest are counted.
 MAX_LIST_ENTRIES = 500
@@ -25,15 +30,28 @@ class ListDirArgs(ToolArgs):
     )
 
 
-def _entry(path: Path) -> str:
-    if path.is_dir():
-        return f"{path.name}/"
-    note = " (secret: not readable)" if is_secret(path) else ""
+def _entry(ctx: ToolContext, path: Path) -> str:
+    """One listing line: `name/`, `name  123 B`, or the name with why it cannot be read."""
     try:
-        size = path.stat().st_size
-    except OSError:
-        return f"{path.name}{note}"
-    return f"{path.name}  {size} B{note}"
+        info = path.stat()
+    except OSError as error:  # a dangling link or a symlink loop: never followed further
+        why = "symlink loop" if error.errno == errno.ELOOP else "dangling symlink"
+        return f"{path.name}  ({why}: not readable)"
+    if stat.S_ISDIR(info.st_mode):
+        return f"{path.name}/"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{path.name}  ({kind_name(info.st_mode)}: not readable)"
+    note = " (secret: not readable)" if secret_rule(ctx.workspace, path) is not None else ""
+    return f"{path.name}  {info.st_size} B{note}"
+
+
+def _children(folder: Path) -> list[Path]:
+    """The folder's entries, folders first; `ToolFailure` naming why it cannot be listed."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError as error:
+        raise ToolFailure(f"{folder.name}/: cannot be listed ({error.strerror or error})") from None
+    return sorted(entries, key=lambda p: (not p.is_dir(), p.name.lower()))
 
 
 class ListDir(Tool[ListDirArgs]):
@@ -56,9 +74,9 @@ class ListDir(Tool[ListDirArgs]):
     def _listing(self, ctx: ToolContext, folder: Path) -> str:
         owner = ctx.workspace.folder_of(folder)
         rules = ctx.rules_for(owner) if owner is not None else None
-        children = sorted(folder.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
+        children = _children(folder)
         visible = [p for p in children if rules is None or not rules.is_ignored(p)]
-        lines = [_entry(p) for p in visible[:MAX_LIST_ENTRIES]]
+        lines = [_entry(ctx, p) for p in visible[:MAX_LIST_ENTRIES]]
         if len(visible) > MAX_LIST_ENTRIES:
             lines.append(f"[... {len(visible) - MAX_LIST_ENTRIES} more entries not shown]")
         title = display(ctx, folder)

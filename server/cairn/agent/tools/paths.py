@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cairn.agent.tools.base import ToolContext
 from cairn.errors import PathRefusedError
-from cairn.files.guard import MAX_FILE_BYTES, guard_path
+from cairn.files.guard import MAX_FILE_BYTES, guard_path, read_refusal
 from cairn.files.ignore import IgnoreRules
 
 ROOT_REF = "."
@@ -40,6 +40,15 @@ def guard(
         max_bytes=max_bytes,
         allow_dir=allow_dir,
     )
+
+
+def read_guarded(ctx: ToolContext, path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of a guarded path (editor first); a refusal naming why when it cannot be read
+    (replaced by a FIFO or grown past the limit since the guard looked)."""
+    try:
+        return ctx.workspace.read_text(path, max_bytes)
+    except OSError as error:
+        raise read_refusal(display(ctx, path), error) from error
 
 
 def display(ctx: ToolContext, path: Path) -> str:

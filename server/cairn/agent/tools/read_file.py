@@ -21,7 +21,7 @@ from cairn.agent.tools.base import (
     ToolFailure,
     ToolOutcome,
 )
-from cairn.agent.tools.paths import display, guard
+from cairn.agent.tools.paths import display, guard, read_guarded
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX, clip_line
 from cairn.errors import InvalidRequestError
 from cairn.files.text import content_hash
@@ -89,7 +89,7 @@ class ReadFile(Tool[ReadFileArgs]):
         else:
             path = guard(ctx, args.path)
             label = display(ctx, path)
-            text = ctx.workspace.read_text(path)
+            text = read_guarded(ctx, path)
             data = {"path": label, "hash": content_hash(text)}
         return self._view(ctx, label, text, args, data)
 

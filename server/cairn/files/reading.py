@@ -1,0 +1,148 @@
+"""Resolving and reading workspace files so that no path can hang or blow up Cairn.
+
+Every resolve and every read of a workspace file goes through here:
+
+- `resolve_path` follows symlinks like `Path.resolve()` but turns a symlink
+  loop (a `RuntimeError` in Python 3.11, `OSError(ELOOP)` later) into an
+  `UnsafeFileError`; `try_resolve` answers None instead.
+- `regular_file_size` stats the path (following links) and refuses anything
+  that is not a regular file — a FIFO, a socket, a device — *before* it is
+  opened: opening a FIFO blocks until a writer appears, which would freeze
+  the thread (or the language server's event loop) doing it.
+- `read_bytes_bounded` checks the size limit before reading, opens with
+  `O_NONBLOCK` and checks the opened descriptor again (`fstat`), so a file
+  swapped for a FIFO between the check and the open is refused too, and
+  never reads more than the limit even when the file grows meanwhile.
+
+`UnsafeFileError` is an `OSError`, so every caller that already skips an
+unreadable file skips these too; its `problem` says why, for refusals shown
+to the user or the model.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Literal
+
+# Largest file (bytes) handed to the model whole, and the default bound of every read.
+MAX_FILE_BYTES = 1024 * 1024
+# Bytes read per system call while reading a file.
+READ_CHUNK_BYTES = 256 * 1024
+
+Problem = Literal["link_loop", "special", "too_large"]
+
+_KIND_NAMES: tuple[tuple[int, str], ...] = (
+    (stat.S_IFIFO, "a FIFO"),
+    (stat.S_IFSOCK, "a socket"),
+    (stat.S_IFCHR, "a character device"),
+    (stat.S_IFBLK, "a block device"),
+    (stat.S_IFDIR, "a directory"),
+)
+
+
+class UnsafeFileError(OSError):
+    """A path Cairn will not follow or open: a symlink loop, not a regular file, too large."""
+
+    def __init__(self, path: Path | str, problem: Problem, detail: str) -> None:
+        super().__init__(detail)
+        self.path = str(path)
+        self.problem: Problem = problem
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.detail}"
+
+
+def kind_name(mode: int) -> str:
+    """'a FIFO', 'a socket', 'a directory'... for a `st_mode` that is not a regular file."""
+    file_type = stat.S_IFMT(mode)
+    for value, name in _KIND_NAMES:
+        if file_type == value:
+            return name
+    return "not a regular file"
+
+
+def resolve_path(path: Path) -> Path:
+    """`path.resolve()` (non-strict), with a symlink loop raised as `UnsafeFileError`."""
+    try:
+        return path.resolve()
+    except RuntimeError as error:  # Python 3.11: "Symlink loop from ..."
+        raise UnsafeFileError(path, "link_loop", "symlink loop") from error
+    except OSError as error:  # later Pythons: ELOOP
+        raise UnsafeFileError(path, "link_loop", error.strerror or "symlink loop") from error
+
+
+def try_resolve(path: Path) -> Path | None:
+    """The resolved path, or None when it cannot be resolved (a symlink loop)."""
+    try:
+        return resolve_path(path)
+    except UnsafeFileError:
+        return None
+
+
+def refuse_special(path: Path | str, mode: int) -> None:
+    """Raise `UnsafeFileError` unless `mode` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        name = kind_name(mode)
+        raise UnsafeFileError(path, "special", f"{name}, not a regular file")
+
+
+def regular_file_size(path: Path) -> int:
+    """The size of the regular file at `path` (links followed), checked without opening it.
+
+    Raises `UnsafeFileError` for anything else, `FileNotFoundError` and the
+    other `OSError`s as `os.stat` does (a loop is reported as "link_loop").
+    """
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafeFileError(path, "link_loop", "symlink loop") from error
+        raise
+    refuse_special(path, info.st_mode)
+    return info.st_size
+
+
+def _too_large(path: Path, size: int, max_bytes: int) -> UnsafeFileError:
+    return UnsafeFileError(path, "too_large", f"too large ({size} bytes > {max_bytes})")
+
+
+def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: bool = False) -> bytes:
+    """The bytes of the regular file `path`, refused when larger than `max_bytes`.
+
+    With `head=True` the first `max_bytes` are returned instead of a refusal
+    (the binary sniff). Never blocks on a FIFO or device, never reads more
+    than `max_bytes + 1` bytes.
+    """
+    size = regular_file_size(path)
+    if size > max_bytes and not head:
+        raise _too_large(path, size, max_bytes)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        refuse_special(path, info.st_mode)  # swapped for a FIFO since the stat
+        if info.st_size > max_bytes and not head:
+            raise _too_large(path, info.st_size, max_bytes)
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        wanted = max_bytes if head else max_bytes + 1
+        while wanted > 0:
+            chunk = os.read(fd, min(wanted, READ_CHUNK_BYTES))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > max_bytes and not head:
+        raise _too_large(path, len(data), max_bytes)
+    return data
+
+
+def read_text_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """`read_bytes_bounded` decoded as UTF-8 (undecodable bytes replaced)."""
+    return read_bytes_bounded(path, max_bytes).decode("utf-8", errors="replace")
