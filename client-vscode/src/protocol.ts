@@ -159,6 +159,7 @@ export interface ManifestBlock {
   included: boolean;
   reason: string | null;
   ref: string | null;
+  redactions?: RedactionNote[] | null;
 }
 
 export interface ManifestParams {
@@ -200,6 +201,12 @@ export interface ProjectProfile {
 export interface Range {
   start: Position;
   end: Position;
+}
+
+/** Secret values replaced in a block before it was sent: their kind and how many (no value). */
+export interface RedactionNote {
+  kind: string;
+  count: number;
 }
 
 export interface RulesFile {

@@ -30,5 +30,10 @@ export const SERVER_SETTING_KEYS = [
   'commandTimeoutS',
   'maxMessageBytes',
   'mode',
+  'secretPaths',
+  'secretPathExemptions',
+  'redactSecrets',
+  'redactionExemptions',
+  'secretValuePatterns',
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

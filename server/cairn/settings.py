@@ -8,12 +8,14 @@ same names in camelCase. Both are validated by `Settings`; a wrong value raises
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import pathspec
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from cairn.errors import SettingsError
@@ -99,6 +101,38 @@ class Settings(BaseModel):
     """The mode of a turn that names none, such as a "Fix with Cairn" quick fix: `build`
     edits files and runs commands, `plan` and `review` only read. The chat and `Cairn: Ask`
     choose their own mode."""
+    secret_paths: list[str] = Field(default_factory=list)
+    """Paths treated as secret (gitignore-style patterns, e.g. `config/prod/**`): never read,
+    never shown to the model, listed as secret."""
+    secret_path_exemptions: list[str] = Field(default_factory=list)
+    """Paths exempt from the built-in secret names such as `.env*` and `*.key` (gitignore-style
+    patterns, e.g. `tests/fixtures/*.pem`); `secretPaths` wins over them."""
+    redact_secrets: bool = True
+    """Replace secret values (cloud keys, private keys, service tokens) in everything sent to
+    the model by `[redacted: <kind>]`."""
+    redaction_exemptions: list[str] = Field(default_factory=list)
+    """Values never redacted: the exact value, or a regular expression matching all of it."""
+    secret_value_patterns: list[str] = Field(default_factory=list)
+    """Extra regular expressions whose matches are redacted from what is sent to the model."""
+
+    @field_validator("secret_paths", "secret_path_exemptions")
+    @classmethod
+    def _path_patterns(cls, patterns: list[str]) -> list[str]:
+        try:
+            pathspec.GitIgnoreSpec.from_lines(patterns)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"invalid gitignore-style pattern: {error}") from None
+        return patterns
+
+    @field_validator("secret_value_patterns")
+    @classmethod
+    def _regular_expressions(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
+        return patterns
 
 
 @dataclass

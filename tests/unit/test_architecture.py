@@ -46,6 +46,8 @@ CONFINED_IMPORTS: dict[str, frozenset[str]] = {
     "pygls": frozenset({"lsp"}),
     "lsprotocol": frozenset({"lsp"}),
     "litellm": frozenset({"llm"}),
+    # The secret-value detector sits behind `cairn.files.redaction`.
+    "detect_secrets": frozenset({"files"}),
 }
 
 

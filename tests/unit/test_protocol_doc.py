@@ -30,8 +30,8 @@ def test_a_method_and_fields_of_a_later_issue_are_missing_not_wrong() -> None:
     )
     text = text.replace("| `cairn/projectProfile` |", restore_row + "| `cairn/projectProfile` |")
     text = text.replace(
-        "reason: string|null, ref: string|null}",
-        'reason: string|null, ref: string|null, zone?: "tools"|"tail"}',
+        "redactions?: [{kind: string, count: number}]}",
+        'redactions?: [{kind: string, count: number}], zone?: "tools"|"tail"}',
     )
     report = check(text)
     assert report.consistent

@@ -181,6 +181,7 @@ def with_messages(
         artifacts=candidate.artifacts,
     )
     fresh.block.reason = reason
+    fresh.block.redactions = candidate.block.redactions
     return fresh
 
 

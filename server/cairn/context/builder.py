@@ -9,6 +9,14 @@ the engine adds. It computes the budget, selects whole blocks (degrading or
 dropping what does not fit), and returns the chat messages with a manifest
 explaining every block.
 
+Before selection every candidate passes one redaction step
+(`cairn.context.redact`): high-confidence secret values are replaced, and
+the block's manifest entry says which kinds how often. The builder owns the
+workspace's secret policy: from the current settings (at construction and
+before every build, so a settings change applies from the next call) it
+sets the workspace's secret-path rules (`Workspace.secrets`, obeyed by the
+guard, the tools, the diff) and the value redactor.
+
 Collaborators are optional: without a profile provider or a repository map
 those sections are simply absent; a collaborator that fails yields an
 excluded block whose reason names the failure instead of failing the call.
@@ -20,7 +28,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from cairn.context.assemble import layout, to_messages
@@ -30,6 +38,7 @@ from cairn.context.degrade import DegradeContext, StoreArtifact
 from cairn.context.history import render_history
 from cairn.context.manifest import build_manifest, build_stats
 from cairn.context.priorities import PRIORITY_PROFILE, PRIORITY_REPOMAP, REPOMAP_SHARE
+from cairn.context.redact import redact_candidate
 from cairn.context.references import reference_blocks
 from cairn.context.rules import rules_blocks
 from cairn.context.select import select
@@ -41,6 +50,8 @@ from cairn.context.sources.plan import plan_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.system import system_candidate
 from cairn.files.ignore import IgnoreRules
+from cairn.files.redaction import Redactor
+from cairn.files.secrets import SecretPaths
 from cairn.files.workspace import Workspace
 from cairn.models.goals import GoalTree
 from cairn.models.manifest import ContextBlock, ContextStats, Manifest, Source
@@ -127,6 +138,9 @@ class ContextBuilder:
     ) -> None:
         self.workspace = workspace
         self._settings = shared(settings)
+        self.redactor = Redactor()
+        self._policy: tuple[object, ...] | None = None
+        self.apply_secret_policy()
         self.profile_provider = profile_provider
         self.repomap = repomap
         self._ignore = ignore
@@ -137,6 +151,26 @@ class ContextBuilder:
     def settings(self) -> Settings:
         """The current settings (read on every build)."""
         return self._settings.current
+
+    def apply_secret_policy(self) -> None:
+        """Set the workspace's secret paths and the redactor from the current settings.
+
+        Done at construction and before every build, and only rebuilt when one of
+        the secret settings changed (so the redactor's cache survives other changes).
+        """
+        settings = self.settings
+        key = (
+            tuple(settings.secret_paths),
+            tuple(settings.secret_path_exemptions),
+            settings.redact_secrets,
+            tuple(settings.redaction_exemptions),
+            tuple(settings.secret_value_patterns),
+        )
+        if key == self._policy:
+            return
+        self.workspace.secrets = SecretPaths(deny=key[0], allow=key[1])
+        self.redactor = Redactor(exempt=key[3], patterns=key[4], enabled=settings.redact_secrets)
+        self._policy = key
 
     def budget(self, model: str, tool_schemas: list[dict[str, Any]]) -> Budget:
         """The budget of a call to `model` offering `tool_schemas`."""
@@ -156,6 +190,7 @@ class ContextBuilder:
 
     def build(self, request: ContextRequest) -> BuiltContext:
         """The context of the next call: messages, manifest, stats and every block."""
+        self.apply_secret_policy()
         count = counter_for(request.model)
         budget = self.budget(request.model, request.tool_schemas)
         available = budget.require_positive(request.model)
@@ -163,6 +198,7 @@ class ContextBuilder:
         sections = self._sections(request, count, available)
         # Equal priorities keep list order: history goes newest first so older messages drop first.
         candidates = sections + sorted(history.candidates, key=lambda c: -c.seq)
+        candidates = [redact_candidate(c, self.redactor, count) for c in candidates]
         memo = self._stored.setdefault(request.session_id, {})
         ctx = DegradeContext(count=count, store_artifact=request.store_artifact, stored=memo)
         selection = select(candidates, available, ctx)
@@ -238,8 +274,12 @@ class ContextBuilder:
             profile = self.profile_provider()
         except Exception as error:  # an optional collaborator must not fail the call
             return [_failed("profile", PRIORITY_PROFILE, "profile", error, count)]
-        candidate = profile_candidate(profile, count)
+        candidate = profile_candidate(profile, count, self._is_secret_path)
         return [candidate] if candidate is not None else []
+
+    def _is_secret_path(self, rel: str) -> bool:
+        """For root-relative paths (the profile's): secret by the workspace's rules."""
+        return self.workspace.secrets.is_secret(PurePosixPath(rel))
 
 
 def _title(block: ContextBlock) -> str | None:

@@ -32,6 +32,7 @@ def manifest_block(block: ContextBlock) -> ManifestBlock:
         included=block.included,
         reason=block.reason,
         ref=block.ref,
+        redactions=block.redactions,
     )
 
 

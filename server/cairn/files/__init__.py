@@ -2,11 +2,15 @@
 
 `workspace` (folders, buffers, diagnostics, path confinement), `buffers`
 (incremental edits of open documents), `text` (content hashes, UTF-16
-positions), `ignore` (which files exist for the agent: `.gitignore` and fixed
-exclusions), `guard` (the gate every named path passes: outside, secret,
-ignored, binary, too large), `rules` (which `AGENTS.md` files apply, and
-their hashes), `languages` (the one extension → language / grammar table)
-and `sync` (keeping the cached listings and the repository map current).
+positions), `reading` (resolving without crashing on symlink loops, reading
+only regular files, bounded before reading), `ignore` (which files exist for
+the agent: `.gitignore` and fixed exclusions), `secrets` (which paths are
+secret: built-in names and the user's lists), `redaction` (secret values
+found by detect-secrets and replaced), `guard` (the gate every named path
+passes: outside, link loop, secret, ignored, special, binary, too large),
+`rules` (which `AGENTS.md` files apply, and their hashes), `languages` (the
+one extension → language / grammar table) and `sync` (keeping the cached
+listings and the repository map current).
 Below the context engine, the repository map and the profile: nothing here
 imports them. Import the submodules directly.
 """

@@ -35,6 +35,17 @@ Source = Literal[
 BlockKind = Literal["text", "code", "log", "message"]
 
 
+class RedactionNote(WireModel):
+    """Secret values replaced in a block before it was sent: their kind and how many (no value)."""
+
+    kind: str
+    count: int
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class ContextBlock(WireModel):
     """One whole block of context. `version` is the content hash."""
 
@@ -52,6 +63,8 @@ class ContextBlock(WireModel):
     reason: str | None = None
     # When the block was degraded (outline, log excerpt): the artifact holding the full text.
     artifact_id: str | None = None
+    # Secret values redacted from the block (`cairn.files.redaction`); None when there were none.
+    redactions: list[RedactionNote] | None = None
 
 
 class ManifestBlock(WireModel):
@@ -62,6 +75,8 @@ class ManifestBlock(WireModel):
     included: bool
     reason: str | None = None
     ref: str | None = None
+    # Optional on the wire: present only for a block whose secret values were redacted.
+    redactions: list[RedactionNote] | None = Field(default=None, exclude_if=_absent)
 
 
 class Manifest(WireModel):

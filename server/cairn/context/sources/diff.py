@@ -4,8 +4,9 @@ Runs git as a subprocess with a timeout (`--relative`: only changes under the
 folder, with paths relative to it, even when the folder is inside a larger repository); a folder outside git, without a
 first commit, or where git fails or times out contributes nothing. The diff
 shows the disk (unsaved editor text is the buffers source's business).
-Diffs of files in play come first; changes to secret files (`.env`, keys)
-are never shown.
+Diffs of files in play come first; changes to secret files (`.env`, keys,
+whatever the workspace's secret-path rules name — before or after a
+rename) are never shown.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_DIFF
-from cairn.files.guard import is_secret
+from cairn.files.guard import secret_rule
 from cairn.files.workspace import Workspace
 
 GIT_DIFF_TIMEOUT_S = 5.0
@@ -52,6 +53,12 @@ def split_by_file(diff: str) -> list[tuple[str, str]]:
     return out
 
 
+def _sides(rel: str, text: str) -> tuple[str, ...]:
+    """The paths a file's diff touches: the new one and, for a rename or copy, the old one."""
+    header = _FILE_HEADER.match(text)
+    return (rel, header.group(1)) if header is not None else (rel,)
+
+
 def diff_candidates(
     workspace: Workspace, files_in_play: Sequence[Path], count: Count
 ) -> list[Candidate]:
@@ -61,7 +68,7 @@ def diff_candidates(
     for folder in workspace.folders:
         for rel, text in split_by_file(git_diff(folder)):
             path = folder / rel
-            if is_secret(path):
+            if any(secret_rule(workspace, folder / side) is not None for side in _sides(rel, text)):
                 continue
             entries.append((path not in in_play, path, text))
     entries.sort(key=lambda e: e[0])

@@ -1,0 +1,344 @@
+"""Secret values in text that leaves the machine: found by detect-secrets, replaced by a marker.
+
+`Redactor.redact(text)` returns the text with every high-confidence secret
+value replaced by `[redacted: <kind>]` and how many of each kind it
+replaced (never the values). Detection is detect-secrets' (Yelp, offline:
+no plugin's network verification is ever called), restricted to the
+plugins in `DETECTORS` — the ones that recognise a value by a fixed prefix
+or a key's structure (cloud keys, private keys, service tokens). Keyword,
+entropy and IP-address plugins are left out: in ordinary code they flag
+hashes, fixtures and identifiers, and a redacted line the model copies back
+would corrupt the user's file.
+
+What is replaced (a value's *span*; detect-secrets only reports values):
+
+- each match of a plugin's patterns, confirmed by the plugin itself on the
+  matched text (its own validation, e.g. a JWT's parts must decode); the
+  value group when the pattern captures one (`VALUE_GROUP_MIN_CHARS`), else
+  the whole match, widened over the token's adjacent characters (a JWT's
+  signature, the rest of a token a pattern matched only the start of);
+- a private key's header widened to its whole PEM block, through its `END`
+  line (or over the base64 body of a truncated key), and only when the
+  block has a key's body: a lone header in code that parses PEM files is
+  not a secret;
+- every match of the user's extra patterns (setting `secret_value_patterns`).
+
+A value the user exempts (setting `redaction_exemptions`: the exact value,
+or a regular expression matching all of it) is kept. Results are cached by
+content hash (`CACHE_MAX_ENTRIES`), so a block seen on every call of a
+session is scanned once; a caller that already has a hash of a whole block
+(its version) can record it as clean and skip even the hashing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from cairn.files.text import content_hash
+
+# The detect-secrets plugins used: each recognises a value by its prefix or structure.
+DETECTORS: tuple[type[RegexBasedDetector], ...] = (
+    AWSKeyDetector,
+    AzureStorageKeyDetector,
+    DiscordBotTokenDetector,
+    GitHubTokenDetector,
+    GitLabTokenDetector,
+    JwtTokenDetector,
+    MailchimpDetector,
+    NpmDetector,
+    OpenAIDetector,
+    PrivateKeyDetector,
+    PypiTokenDetector,
+    SendGridDetector,
+    SlackDetector,
+    SquareOAuthDetector,
+    StripeDetector,
+    TwilioKeyDetector,
+)
+MARKER = "[redacted: {kind}]"
+CUSTOM_KIND = "custom pattern"
+# A captured group at least this long is the value (shorter ones are a prefix like `ghp`).
+VALUE_GROUP_MIN_CHARS = 16
+# Characters a token continues with after a match (forwards) and before it (backwards).
+TOKEN_TAIL_CHARS = frozenset(string.ascii_letters + string.digits + "-_+/=.")
+TOKEN_HEAD_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
+# Private keys: how far the END line is looked for, and what a key's body looks like.
+PEM_MAX_CHARS = 64 * 1024
+PEM_DASHES = "-----"
+PEM_END = "-----END"
+PEM_BODY_CHARS = frozenset(string.ascii_letters + string.digits + "+/=")
+# Characters a truncated key's body may hold besides base64 (line breaks, escapes, quotes).
+PEM_FILLER_CHARS = frozenset(" \t\r\n\\\"'")
+PEM_MIN_RUN = 40
+PEM_MIN_BODY_SHARE = 0.8
+# Texts remembered (by content hash) with their redaction, most recently used kept.
+CACHE_MAX_ENTRIES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """A text after redaction and how many values of each kind were replaced."""
+
+    text: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    kind: str
+
+
+def _value_span(match: re.Match[str]) -> tuple[int, int]:
+    """The captured value (the longest group, when long enough) or the whole match."""
+    best = (match.start(), match.end())
+    longest = 0
+    for index in range(1, (match.re.groups or 0) + 1):
+        start, end = match.span(index)
+        if start >= 0 and end - start > longest:
+            longest, candidate = end - start, (start, end)
+            if longest >= VALUE_GROUP_MIN_CHARS:
+                best = candidate
+    return best
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span grown over the token characters around it."""
+    while start > 0 and text[start - 1] in TOKEN_HEAD_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in TOKEN_TAIL_CHARS:
+        end += 1
+    return start, end
+
+
+def _looks_like_key_body(body: str) -> bool:
+    """True when `body` holds a key: a long base64 run, and mostly base64 apart from filler."""
+    lines = [line for line in re.split(r"\\n|\n", body) if ":" not in line]
+    useful = [char for char in "".join(lines) if char not in PEM_FILLER_CHARS]
+    if not useful:
+        return False
+    encoded = sum(1 for char in useful if char in PEM_BODY_CHARS)
+    longest = run = 0
+    for char in useful:
+        run = run + 1 if char in PEM_BODY_CHARS else 0
+        longest = max(longest, run)
+    return longest >= PEM_MIN_RUN and encoded / len(useful) >= PEM_MIN_BODY_SHARE
+
+
+def _pem_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+    """The whole PEM block a private-key header starts, or None when it has no key body."""
+    start = match.start()
+    if text.startswith(PEM_DASHES, start - len(PEM_DASHES)):
+        start -= len(PEM_DASHES)
+    body_start = match.end()
+    if text.startswith(PEM_DASHES, body_start):
+        body_start += len(PEM_DASHES)
+    end_line = text.find(PEM_END, body_start, body_start + PEM_MAX_CHARS)
+    if end_line >= 0:
+        close = text.find(PEM_DASHES, end_line + len(PEM_END))
+        end = close + len(PEM_DASHES) if close >= 0 else end_line + len(PEM_END)
+        body = text[body_start:end_line]
+    else:  # truncated: the body runs as far as base64, line breaks and quotes go
+        end = body_start
+        limit = min(len(text), body_start + PEM_MAX_CHARS)
+        while end < limit and (text[end] in PEM_BODY_CHARS or text[end] in PEM_FILLER_CHARS):
+            end += 1
+        body = text[body_start:end]
+    return (start, end) if _looks_like_key_body(body) else None
+
+
+def _confirmed(plugin: RegexBasedDetector, matched: str) -> bool:
+    """The plugin itself reports a value in the matched text (its own validation applied)."""
+    return any(True for _ in plugin.analyze_string(matched))
+
+
+def _plugin_spans(plugin: RegexBasedDetector, text: str) -> Iterator[_Span]:
+    kind = str(plugin.secret_type)
+    for regex in plugin.denylist:
+        for match in regex.finditer(text):
+            if not _confirmed(plugin, match.group(0)):
+                continue
+            if isinstance(plugin, PrivateKeyDetector):
+                span = _pem_span(text, match)
+                if span is not None:
+                    yield _Span(span[0], span[1], kind)
+                continue
+            start, end = _widen(text, *_value_span(match))
+            yield _Span(start, end, kind)
+
+
+def _merged(spans: list[_Span]) -> list[_Span]:
+    """Spans sorted and overlapping ones joined (the earlier one's kind kept)."""
+    out: list[_Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if out and span.start < out[-1].end:
+            last = out[-1]
+            out[-1] = _Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            out.append(span)
+    return out
+
+
+def compile_value_patterns(patterns: Sequence[str], origin: str) -> list[re.Pattern[str]]:
+    """User regular expressions; `ValueError` naming `origin` and the bad pattern."""
+    compiled: list[re.Pattern[str]] = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as error:
+            raise ValueError(f"{origin}: invalid regular expression {pattern!r}: {error}") from None
+    return compiled
+
+
+def _lenient_patterns(entries: Sequence[str]) -> list[re.Pattern[str]]:
+    """The entries that are valid regular expressions (the others only match exactly)."""
+    compiled: list[re.Pattern[str]] = []
+    for entry in entries:
+        try:
+            compiled.append(re.compile(entry))
+        except re.error:
+            continue
+    return compiled
+
+
+class Redactor:
+    """Finds and replaces secret values (see the module docstring); safe to share by threads."""
+
+    def __init__(
+        self,
+        *,
+        exempt: Sequence[str] = (),
+        patterns: Sequence[str] = (),
+        enabled: bool = True,
+    ) -> None:
+        self.enabled = enabled
+        self._plugins = [detector() for detector in DETECTORS]
+        self._exempt_values = frozenset(exempt)
+        self._exempt = _lenient_patterns(exempt)
+        self._patterns = compile_value_patterns(patterns, "secret_value_patterns")
+        self._cache: OrderedDict[str, Redaction | None] = OrderedDict()
+        self._clean: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known_clean(self, key: str) -> bool:
+        """True when a content `key` (a block version) was `remember_clean`ed: nothing to redact."""
+        with self._lock:
+            if key in self._clean:
+                self._clean.move_to_end(key)
+                return True
+        return False
+
+    def remember_clean(self, key: str) -> None:
+        """Record that the content of `key` holds no secret value (a caller's own hash)."""
+        with self._lock:
+            self._clean[key] = None
+            while len(self._clean) > CACHE_MAX_ENTRIES:
+                self._clean.popitem(last=False)
+
+    def _exempted(self, value: str) -> bool:
+        return value in self._exempt_values or any(p.fullmatch(value) for p in self._exempt)
+
+    def spans(self, text: str) -> list[_Span]:
+        """Where the secret values of `text` are (merged, exemptions applied)."""
+        found = [span for plugin in self._plugins for span in _plugin_spans(plugin, text)]
+        for pattern in self._patterns:
+            found += [_Span(m.start(), m.end(), CUSTOM_KIND) for m in pattern.finditer(text)]
+        kept = [s for s in found if s.end > s.start and not self._exempted(text[s.start : s.end])]
+        return _merged(kept)
+
+    def redact(self, text: str) -> Redaction:
+        """`text` with its secret values replaced (unchanged, with no counts, when it has none)."""
+        if not self.enabled or not text:
+            return Redaction(text)
+        key = content_hash(text)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                cached = self._cache[key]
+                return cached if cached is not None else Redaction(text)
+        result = self._scan(text)
+        with self._lock:
+            self._cache[key] = result if result.changed else None
+            while len(self._cache) > CACHE_MAX_ENTRIES:
+                self._cache.popitem(last=False)
+        return result
+
+    def _scan(self, text: str) -> Redaction:
+        spans = self.spans(text)
+        if not spans:
+            return Redaction(text)
+        pieces: list[str] = []
+        counts: dict[str, int] = {}
+        position = 0
+        for span in spans:
+            pieces += [text[position : span.start], MARKER.format(kind=span.kind)]
+            counts[span.kind] = counts.get(span.kind, 0) + 1
+            position = span.end
+        pieces.append(text[position:])
+        return Redaction("".join(pieces), counts)
+
+    def redact_json(self, encoded: str) -> Redaction:
+        """A JSON document (tool-call arguments) with the secret values in its strings replaced.
+
+        Redacting the decoded strings keeps the document valid JSON; text that is
+        not JSON is redacted as it is.
+        """
+        quick = self.redact(encoded)
+        if not quick.changed:
+            return quick
+        try:
+            decoded = json.loads(encoded)
+        except ValueError:
+            return quick
+        counts: dict[str, int] = {}
+        cleaned = self._redact_value(decoded, counts)
+        if not counts:  # found only across the JSON syntax: keep the plain redaction
+            return quick
+        return Redaction(json.dumps(cleaned, ensure_ascii=False), counts)
+
+    def _redact_value(self, value: Any, counts: dict[str, int]) -> Any:
+        if isinstance(value, str):
+            result = self.redact(value)
+            add_counts(counts, result.counts)
+            return result.text
+        if isinstance(value, list):
+            return [self._redact_value(item, counts) for item in value]
+        if isinstance(value, dict):
+            return {k: self._redact_value(v, counts) for k, v in value.items()}
+        return value
+
+
+def add_counts(total: dict[str, int], more: dict[str, int]) -> None:
+    """Add `more`'s counts per kind into `total`."""
+    for kind, n in more.items():
+        total[kind] = total.get(kind, 0) + n
