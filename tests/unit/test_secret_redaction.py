@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.agent.engine import Engine
+from cairn.agent.tools import ToolContext, default_registry
+from cairn.compaction.narrative import COMPACTION_SYSTEM_PROMPT
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.sources.profile import profile_candidate
 from cairn.errors import SettingsError
@@ -35,8 +38,10 @@ from cairn.models.messages import (
 from cairn.models.summary import SessionSummary
 from cairn.profile.scan import scan_profile
 from cairn.repomap.map import RepoMap
-from cairn.settings import Settings, validate_settings
+from cairn.settings import Settings, SettingsRef, validate_settings
 from cairn.tokens.counter import counter_for
+from cairn.trace import Trace
+from tests.fakes.openai_server import OpenAIServer, Reply
 
 MODEL = "gpt-4o"
 COUNT = counter_for(MODEL)
@@ -358,3 +363,89 @@ def test_whole_tokens_and_truncated_keys_are_redacted() -> None:
     assert json.loads(redactor.redact_json(escaped).text) == {
         "private_key": "[redacted: Private Key]\n"
     }
+
+
+async def test_what_crosses_the_wire_to_a_provider_holds_no_secret_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real turn and a compaction against a local OpenAI-compatible server over HTTP."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    padding = "".join(f"def helper_{n}(value):\n    return value + {n}\n\n" for n in range(80))
+    (root / "config.py").write_text(f'AWS_SECRET_ACCESS_KEY = "{AWS_SECRET}"\n\n{padding}')
+    # A small window, so the compaction has history to cover beyond the recent part it keeps.
+    settings = Settings(
+        model="openai/fixture-model",
+        context_window=12_000,
+        max_output_tokens=1_024,
+        safety_margin=512,
+        model_retries=0,
+    )
+    with OpenAIServer() as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        server.queue(
+            Reply(tool_calls=[{"name": "read_file", "arguments": {"path": "config.py"}}]),
+            Reply(text=f"The key is {AWS_SECRET}."),  # the model echoes it: stored, not re-sent
+            Reply(text="Noted. " * 1500),  # longer than the recent part a summary keeps
+            Reply(text='{"objective": "read config", "confirmed_facts": []}'),
+        )
+        engine = Engine([root], settings)
+        try:
+            first = await engine.turn("read config.py")
+            second = await engine.turn("and now?")
+            compacted = await engine.compact()
+        finally:
+            engine.close()
+    assert first.finish_reason == "stop" and second.finish_reason == "stop"
+    assert compacted.kind == "summary"
+    bodies = [json.dumps(request.body, ensure_ascii=False) for request in server.requests]
+    assert len(bodies) == 4
+    assert [AWS_SECRET in body for body in bodies] == [False] * 4, [
+        b[-3000:] for b in bodies if AWS_SECRET in b
+    ]
+    assert "[redacted: AWS Access Key]" in bodies[1]  # the tool output
+    assert "[redacted: AWS Access Key]" in bodies[2]  # the echoed answer in history
+    compaction = server.requests[3].messages
+    assert compaction[0]["content"] == COMPACTION_SYSTEM_PROMPT
+    transcript = compaction[1]["content"]
+    assert '     1\tAWS_SECRET_ACCESS_KEY = "[redacted: AWS Access Key]"' in transcript
+    assert "ASSISTANT: The key is [redacted: AWS Access Key]." in transcript
+
+
+async def test_a_settings_change_reaches_the_guard_and_the_tools(
+    tmp_path: Path, trace: Trace
+) -> None:
+    root = tmp_path / "ws"
+    (root / "ops").mkdir(parents=True)
+    (root / "ops" / "deploy.py").write_text("REGION = 'eu-west-1'\n")
+    config = SettingsRef(Settings())
+    workspace = Workspace([root])
+    builder = ContextBuilder(workspace, config)
+    ctx = ToolContext(
+        workspace=workspace,
+        config=config,
+        trace=trace,
+        ignore=IgnoreRules.for_folder(root),
+        allowed_commands=[],
+    )
+    registry = default_registry()
+    assert (await registry.run("read_file", {"path": "ops/deploy.py"}, ctx)).ok
+    config.current = Settings(secret_paths=["ops/"])  # what the editor's new settings do
+    builder.build(ContextRequest(session_id="s", model=MODEL))  # applied before every build
+    refused = await registry.run("read_file", {"path": "ops/deploy.py"}, ctx)
+    assert refused.output == "error: ops/deploy.py: secret file (matches 'ops/')"
+    found = await registry.run("grep", {"pattern": "REGION"}, ctx)
+    assert found.output == "no matches for 'REGION'"
+    listing = await registry.run("list_dir", {"path": "ops"}, ctx)
+    assert "deploy.py" in listing.output and "(secret: not readable)" in listing.output
+
+
+def test_a_value_found_once_is_redacted_when_repeated_bare() -> None:
+    redactor = Redactor()
+    bare = f"echo {AWS_SECRET}\n"
+    assert redactor.redact(bare).text == bare  # alone it has no context to be recognised
+    generation = redactor.generation
+    redactor.redact(f'aws_secret_key = "{AWS_SECRET}"')
+    assert redactor.generation == generation + 1
+    assert redactor.redact(bare).text == "echo [redacted: AWS Access Key]\n"  # no stale cache

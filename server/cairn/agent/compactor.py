@@ -39,6 +39,7 @@ from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary_build import build_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
 from cairn.context.builder import BuiltContext
+from cairn.context.redact import redact_messages
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
@@ -198,9 +199,13 @@ class Compactor:
         transcript: str,
     ) -> Narrative:
         try:
+            # The transcript holds old tool outputs verbatim: the builder's redactor applies.
+            messages, _ = redact_messages(
+                compaction_messages(previous, transcript), self.contexts.builder.redactor
+            )
             reply = await self.runtime.complete(
                 scope.inputs.model,
-                compaction_messages(previous, transcript),
+                messages,
                 None,
                 agent=COMPACTION_AGENT,
             )

@@ -198,7 +198,7 @@ class ContextBuilder:
         sections = self._sections(request, count, available)
         # Equal priorities keep list order: history goes newest first so older messages drop first.
         candidates = sections + sorted(history.candidates, key=lambda c: -c.seq)
-        candidates = [redact_candidate(c, self.redactor, count) for c in candidates]
+        candidates = self._redacted(candidates, count)
         memo = self._stored.setdefault(request.session_id, {})
         ctx = DegradeContext(count=count, store_artifact=request.store_artifact, stored=memo)
         selection = select(candidates, available, ctx)
@@ -212,6 +212,15 @@ class ContextBuilder:
             stats=build_stats(request.session_id, budget, blocks, history.compaction),
             blocks=blocks,
         )
+
+    def _redacted(self, candidates: list[Candidate], count: Count) -> list[Candidate]:
+        """Every candidate through the redaction step; again when it learnt a new value
+        (a bare repetition in a block redacted before it would otherwise be missed)."""
+        before = self.redactor.generation
+        redacted = [redact_candidate(c, self.redactor, count) for c in candidates]
+        if self.redactor.generation != before:
+            redacted = [redact_candidate(c, self.redactor, count) for c in candidates]
+        return redacted
 
     # -- sources --------------------------------------------------------------
     def _sections(self, request: ContextRequest, count: Count, available: int) -> list[Candidate]:

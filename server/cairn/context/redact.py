@@ -7,7 +7,9 @@ the summary, the user message) — so selection, token counts and versions
 all see the redacted text. A candidate with nothing to redact is returned
 as it is; a redacted one is rebuilt with its tokens and version recomputed
 and `ContextBlock.redactions` saying which kinds were replaced how often
-(the values never leave `cairn.files.redaction`).
+(the values never leave `cairn.files.redaction`). `redact_messages` is the
+same step for the one model call that is not a context build (compaction:
+the transcript of old history and the previous summary).
 """
 
 from __future__ import annotations
@@ -99,6 +101,16 @@ def _redact_section(candidate: Candidate, redactor: Redactor, count: Count) -> C
         }
     )
     return replace(candidate, block=fresh, body=result.text)
+
+
+def redact_messages(
+    messages: list[ChatMessage], redactor: Redactor
+) -> tuple[list[ChatMessage], dict[str, int]]:
+    """Chat messages sent outside a context build (the compaction call), redacted the same way."""
+    counts: dict[str, int] = {}
+    if not redactor.enabled:
+        return messages, counts
+    return [_redact_message(m, redactor, counts) for m in messages], counts
 
 
 def redact_candidate(candidate: Candidate, redactor: Redactor, count: Count) -> Candidate:

@@ -21,7 +21,13 @@ What is replaced (a value's *span*; detect-secrets only reports values):
   line (or over the base64 body of a truncated key), and only when the
   block has a key's body: a lone header in code that parses PEM files is
   not a secret;
-- every match of the user's extra patterns (setting `secret_value_patterns`).
+- every match of the user's extra patterns (setting `secret_value_patterns`);
+- every later occurrence of a value found once, even without the context a
+  plugin needs (an AWS secret key is only recognised next to its variable
+  name, then also when the model or a command echoes it bare): found values
+  of at least `KNOWN_VALUE_MIN_CHARS` are remembered in memory (at most
+  `KNOWN_VALUES_MAX`, never written anywhere), and `generation` counts how
+  often a new one was learnt, so a caller can redo what it redacted before.
 
 A value the user exempts (setting `redaction_exemptions`: the exact value,
 or a regular expression matching all of it) is kept. Results are cached by
@@ -98,6 +104,9 @@ PEM_MIN_RUN = 40
 PEM_MIN_BODY_SHARE = 0.8
 # Texts remembered (by content hash) with their redaction, most recently used kept.
 CACHE_MAX_ENTRIES = 4096
+# Found values remembered to redact their bare repetitions (shorter ones are too common).
+KNOWN_VALUE_MIN_CHARS = 16
+KNOWN_VALUES_MAX = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +257,11 @@ class Redactor:
         self._patterns = compile_value_patterns(patterns, "secret_value_patterns")
         self._cache: OrderedDict[str, Redaction | None] = OrderedDict()
         self._clean: OrderedDict[str, None] = OrderedDict()
+        self._known: OrderedDict[str, str] = OrderedDict()  # value → kind
+        self._known_pattern: re.Pattern[str] | None = None
         self._lock = threading.Lock()
+        # Incremented whenever a new value is learnt (earlier clean results may be stale).
+        self.generation = 0
 
     def known_clean(self, key: str) -> bool:
         """True when a content `key` (a block version) was `remember_clean`ed: nothing to redact."""
@@ -274,7 +287,35 @@ class Redactor:
         for pattern in self._patterns:
             found += [_Span(m.start(), m.end(), CUSTOM_KIND) for m in pattern.finditer(text)]
         kept = [s for s in found if s.end > s.start and not self._exempted(text[s.start : s.end])]
-        return _merged(kept)
+        self._learn(text, kept)
+        return _merged(kept + self._known_spans(text))
+
+    def _learn(self, text: str, spans: list[_Span]) -> None:
+        """Remember the values found, for their bare repetitions; a new one bumps `generation`."""
+        new = False
+        with self._lock:
+            for span in spans:
+                value = text[span.start : span.end]
+                if len(value) < KNOWN_VALUE_MIN_CHARS or value in self._known:
+                    continue
+                self._known[value] = span.kind
+                new = True
+                while len(self._known) > KNOWN_VALUES_MAX:
+                    self._known.popitem(last=False)
+            if new:
+                self._known_pattern = re.compile(
+                    "|".join(re.escape(v) for v in sorted(self._known, key=len, reverse=True))
+                )
+                self._cache.clear()  # results from before may miss the new value
+                self._clean.clear()
+                self.generation += 1
+
+    def _known_spans(self, text: str) -> list[_Span]:
+        with self._lock:
+            pattern, known = self._known_pattern, dict(self._known)
+        if pattern is None:
+            return []
+        return [_Span(m.start(), m.end(), known[m.group(0)]) for m in pattern.finditer(text)]
 
     def redact(self, text: str) -> Redaction:
         """`text` with its secret values replaced (unchanged, with no counts, when it has none)."""
