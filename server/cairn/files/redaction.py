@@ -27,7 +27,9 @@ What is replaced (a value's *span*; detect-secrets only reports values):
   name, then also when the model or a command echoes it bare): found values
   of at least `KNOWN_VALUE_MIN_CHARS` are remembered in memory (at most
   `KNOWN_VALUES_MAX`, never written anywhere), and `generation` counts how
-  often a new one was learnt, so a caller can redo what it redacted before.
+  often a new one was learnt, so a caller can redo what it redacted before
+  (a cached text from an older generation is only searched for the values
+  learnt since, not scanned again).
 
 A value the user exempts (setting `redaction_exemptions`: the exact value,
 or a regular expression matching all of it) is kept. Results are cached by
@@ -218,6 +220,21 @@ def _merged(spans: list[_Span]) -> list[_Span]:
     return out
 
 
+def _replaced(text: str, spans: list[_Span], counts: dict[str, int]) -> Redaction:
+    """`text` with each span replaced by its marker; `counts` plus the spans' kinds."""
+    if not spans:
+        return Redaction(text, counts)
+    pieces: list[str] = []
+    total = dict(counts)
+    position = 0
+    for span in spans:
+        pieces += [text[position : span.start], MARKER.format(kind=span.kind)]
+        total[span.kind] = total.get(span.kind, 0) + 1
+        position = span.end
+    pieces.append(text[position:])
+    return Redaction("".join(pieces), total)
+
+
 def compile_value_patterns(patterns: Sequence[str], origin: str) -> list[re.Pattern[str]]:
     """User regular expressions; `ValueError` naming `origin` and the bad pattern."""
     compiled: list[re.Pattern[str]] = []
@@ -255,7 +272,8 @@ class Redactor:
         self._exempt_values = frozenset(exempt)
         self._exempt = _lenient_patterns(exempt)
         self._patterns = compile_value_patterns(patterns, "secret_value_patterns")
-        self._cache: OrderedDict[str, Redaction | None] = OrderedDict()
+        # content hash → (generation scanned at, the redaction or None when clean)
+        self._cache: OrderedDict[str, tuple[int, Redaction | None]] = OrderedDict()
         self._clean: OrderedDict[str, None] = OrderedDict()
         self._known: OrderedDict[str, str] = OrderedDict()  # value → kind
         self._known_pattern: re.Pattern[str] | None = None
@@ -306,8 +324,7 @@ class Redactor:
                 self._known_pattern = re.compile(
                     "|".join(re.escape(v) for v in sorted(self._known, key=len, reverse=True))
                 )
-                self._cache.clear()  # results from before may miss the new value
-                self._clean.clear()
+                self._clean.clear()  # cached texts are looked at again for the new value
                 self.generation += 1
 
     def _known_spans(self, text: str) -> list[_Span]:
@@ -323,30 +340,29 @@ class Redactor:
             return Redaction(text)
         key = content_hash(text)
         with self._lock:
-            if key in self._cache:
+            entry = self._cache.get(key)
+            if entry is not None:
                 self._cache.move_to_end(key)
-                cached = self._cache[key]
-                return cached if cached is not None else Redaction(text)
-        result = self._scan(text)
+        if entry is None:
+            result = self._scan(text)
+        else:
+            generation, cached = entry
+            result = cached if cached is not None else Redaction(text)
+            if generation == self.generation:
+                return result
+            result = self._with_known(result)  # values learnt since: only they are looked for
         with self._lock:
-            self._cache[key] = result if result.changed else None
+            self._cache[key] = (self.generation, result if result.changed else None)
             while len(self._cache) > CACHE_MAX_ENTRIES:
                 self._cache.popitem(last=False)
         return result
 
     def _scan(self, text: str) -> Redaction:
-        spans = self.spans(text)
-        if not spans:
-            return Redaction(text)
-        pieces: list[str] = []
-        counts: dict[str, int] = {}
-        position = 0
-        for span in spans:
-            pieces += [text[position : span.start], MARKER.format(kind=span.kind)]
-            counts[span.kind] = counts.get(span.kind, 0) + 1
-            position = span.end
-        pieces.append(text[position:])
-        return Redaction("".join(pieces), counts)
+        return _replaced(text, self.spans(text), {})
+
+    def _with_known(self, done: Redaction) -> Redaction:
+        """A redaction with the bare repetitions of the values learnt since also replaced."""
+        return _replaced(done.text, _merged(self._known_spans(done.text)), done.counts)
 
     def redact_json(self, encoded: str) -> Redaction:
         """A JSON document (tool-call arguments) with the secret values in its strings replaced.
