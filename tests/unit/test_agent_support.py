@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cairn.agent.api import ToolCallEvent
 from cairn.agent.engine import Engine
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
@@ -42,6 +43,7 @@ class Recorder:
         self.compactions: list[CompactionEvent] = []
         self.stats: list[ContextStats] = []
         self.logs: list[str] = []
+        self.tool_calls: list[ToolCallEvent] = []
 
     def on_turn_event(self, event: TurnEvent) -> None:
         self.turn_events.append(event)
@@ -57,6 +59,9 @@ class Recorder:
 
     def on_log(self, message: str) -> None:
         self.logs.append(message)
+
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        self.tool_calls.append(event)
 
     def kinds(self) -> list[str]:
         return [e.kind for e in self.turn_events]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cairn.agent.api import Approval, ApprovalRequest, CommandRequest, CommandRun
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.approval import is_allowlisted
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
@@ -93,9 +94,9 @@ async def test_not_allowlisted_without_approver_is_refused(ctx: ToolContext, roo
 async def test_approver_is_asked_and_a_yes_runs_it(ctx: ToolContext, root: Path) -> None:
     asked: list[str] = []
 
-    async def approve(command: str) -> bool:
-        asked.append(command)
-        return True
+    async def approve(request: ApprovalRequest) -> Approval:
+        asked.append(request.command)
+        return "once"
 
     ctx.approve = approve
     outcome = await run(ctx, command="touch made.txt")
@@ -107,8 +108,8 @@ async def test_approver_is_asked_and_a_yes_runs_it(ctx: ToolContext, root: Path)
 
 
 async def test_approver_saying_no_refuses(ctx: ToolContext, root: Path) -> None:
-    async def deny(command: str) -> bool:
-        return False
+    async def deny(request: ApprovalRequest) -> Approval:
+        return "reject"
 
     ctx.approve = deny
     outcome = await run(ctx, command="touch made.txt")
@@ -117,9 +118,55 @@ async def test_approver_saying_no_refuses(ctx: ToolContext, root: Path) -> None:
     assert not (root / "made.txt").exists()
 
 
+async def test_always_runs_it_and_allows_it_from_then_on(ctx: ToolContext, root: Path) -> None:
+    asked: list[str] = []
+
+    async def always(request: ApprovalRequest) -> Approval:
+        asked.append(request.command)
+        return "always"
+
+    ctx.approve = always
+    first = await run(ctx, command="touch made.txt")
+    again = await run(ctx, command="touch made.txt")
+    assert first.ok and again.ok
+    assert asked == ["touch made.txt"]
+    assert "touch made.txt" in ctx.allowed_commands
+
+
+async def test_the_editor_terminal_runs_the_command_when_offered(
+    ctx: ToolContext, root: Path
+) -> None:
+    requests: list[CommandRequest] = []
+
+    async def terminal(request: CommandRequest) -> CommandRun:
+        requests.append(request)
+        return CommandRun(output="from the editor\n", exit_code=4)
+
+    ctx.run_in_editor = terminal
+    ctx.allowed_commands.append("touch made.txt")
+    outcome = await run(ctx, command="touch made.txt", timeout_s=7)
+    assert [(r.command, r.cwd, r.timeout_s) for r in requests] == [("touch made.txt", root, 7)]
+    assert not (root / "made.txt").exists()
+    assert outcome.data is not None and outcome.data["exit_code"] == 4
+    assert "exit code 4" in outcome.output and "from the editor" in outcome.output
+
+
+async def test_a_terminal_that_declines_leaves_the_command_to_run_here(
+    ctx: ToolContext, root: Path
+) -> None:
+    async def no_terminal(request: CommandRequest) -> CommandRun | None:
+        return None
+
+    ctx.run_in_editor = no_terminal
+    ctx.allowed_commands.append("touch made.txt")
+    outcome = await run(ctx, command="touch made.txt")
+    assert outcome.ok
+    assert (root / "made.txt").exists()
+
+
 async def test_allowlisted_command_does_not_ask(ctx: ToolContext) -> None:
-    async def must_not_ask(command: str) -> bool:
-        raise AssertionError(f"asked about {command}")
+    async def must_not_ask(request: ApprovalRequest) -> Approval:
+        raise AssertionError(f"asked about {request.command}")
 
     ctx.approve = must_not_ask
     outcome = await run(ctx, command="cat marker.txt")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from unidiff.patch import PatchSet
 
+from cairn.agent.api import CallSite
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.edit_file import unified_diff
 from cairn.trace import Trace
@@ -124,7 +125,7 @@ async def test_edits_the_unsaved_buffer_text(ctx: ToolContext, root: Path) -> No
 async def test_goes_through_the_editor_when_one_is_attached(ctx: ToolContext, root: Path) -> None:
     applied: list[tuple[Path, str]] = []
 
-    async def apply_edit(path: Path, text: str) -> bool:
+    async def apply_edit(site: CallSite, path: Path, text: str) -> bool:
         applied.append((path, text))
         return True
 
@@ -137,8 +138,24 @@ async def test_goes_through_the_editor_when_one_is_attached(ctx: ToolContext, ro
     assert outcome.data["via_editor"] is True
 
 
+async def test_reads_the_editor_text_when_the_editor_serves_reads(
+    ctx: ToolContext, root: Path
+) -> None:
+    reads: list[Path] = []
+
+    async def read_editor(site: CallSite, path: Path) -> str | None:
+        reads.append(path)
+        return "in the editor = 1\n"
+
+    ctx.read_editor = read_editor
+    outcome = await edit(ctx, path=UTIL, old="in the editor = 1", new="in the editor = 2")
+    assert outcome.ok
+    assert reads == [root / UTIL]
+    assert (root / UTIL).read_text() == "in the editor = 2\n"
+
+
 async def test_falls_back_to_disk_when_the_editor_declines(ctx: ToolContext, root: Path) -> None:
-    async def no_editor(path: Path, text: str) -> bool:
+    async def no_editor(site: CallSite, path: Path, text: str) -> bool:
         return False
 
     ctx.apply_edit = no_editor

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cairn.agent.api import CallSite
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
 from cairn.agent.tools.grep import MAX_GREP_MATCHES
@@ -77,6 +78,27 @@ async def test_read_file_prefers_the_unsaved_editor_buffer(ctx: ToolContext, roo
     ctx.workspace.open_buffer(root / "src" / "app.py", "unsaved = True\n")
     outcome = await call(ctx, "read_file", path="src/app.py")
     assert outcome.output == "     1\tunsaved = True"
+
+
+async def test_read_file_asks_the_editor_when_it_serves_reads(ctx: ToolContext, root: Path) -> None:
+    sites: list[tuple[CallSite, Path]] = []
+
+    async def read_editor(site: CallSite, path: Path) -> str | None:
+        sites.append((site, path))
+        return "from the client = 1\n" if path.name == "app.py" else None
+
+    ctx.read_editor = read_editor
+    ctx.call_id = "call-7"
+    outcome = await call(ctx, "read_file", path="src/app.py")
+    assert outcome.output == "     1\tfrom the client = 1"
+    assert sites == [(CallSite(session_id="", call_id="call-7"), root / "src" / "app.py")]
+    declined = await call(ctx, "read_file", path="README.md")
+    assert declined.output == call_output_of_disk(root / "README.md")
+
+
+def call_output_of_disk(path: Path) -> str:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start=1))
 
 
 async def test_read_file_of_a_long_file_shows_a_head_and_keeps_the_rest(

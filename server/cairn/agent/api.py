@@ -1,17 +1,21 @@
-"""The engine's public surface: what the language server and the CLI call.
+"""The engine's public surface: what the front ends (LSP, ACP) and the CLI call.
 
-`cairn.agent.engine.Engine` implements `EngineApi`. The LSP layer only
-translates protocol messages to these calls and these results back; the
+`cairn.agent.engine.Engine` implements `EngineApi`. The LSP and ACP layers
+only translate protocol messages to these calls and these results back; the
 callbacks below are how the engine reaches the editor (or the terminal).
-Any method given an unknown session id raises `UnknownSessionError`; bad
-arguments raise `InvalidRequestError` / `GoalError`; state is unchanged then.
+Each callback is told the `CallSite` it serves (the session and the tool
+call), so a front end that multiplexes sessions over one connection can
+address the right one. Any method given an unknown session id raises
+`UnknownSessionError`; bad arguments raise `InvalidRequestError` /
+`GoalError`; state is unchanged then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from cairn.files.workspace import Workspace
 from cairn.models.diagnostics import Diagnostic
@@ -24,8 +28,42 @@ from cairn.models.events import (
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
+from cairn.models.session import SessionMeta
 from cairn.settings import Mode, Settings
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """Which session, and which of its tool calls (None outside a call), a callback serves."""
+
+    session_id: str
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class FileEdit:
+    """One whole-file change a tool call made: the text before (None: new file) and after."""
+
+    path: Path
+    before: str | None
+    after: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A tool call starting (`result` None) or finished (with its result and its edits).
+
+    The parts are the ones recorded in the trace, so a front end renders a live
+    call and a replayed one the same way.
+    """
+
+    session_id: str
+    turn_id: str
+    call: ToolCallPart
+    result: ToolResultPart | None = None
+    edits: tuple[FileEdit, ...] = ()
 
 
 class EngineListener(Protocol):
@@ -36,15 +74,54 @@ class EngineListener(Protocol):
     def on_compaction(self, event: CompactionEvent) -> None: ...
     def on_context_stats(self, stats: ContextStats) -> None: ...
     def on_log(self, message: str) -> None: ...
+    def on_tool_call(self, event: ToolCallEvent) -> None: ...
 
 
-# Asked before running a shell command that is not allow-listed: True to run it.
-Approver = Callable[[str], Awaitable[bool]]
+# The user's answer to a command outside the allowlist: run it this once, run it and
+# allow it for the rest of the session, or refuse it.
+Approval = Literal["once", "always", "reject"]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    site: CallSite
+    command: str
+
+
+# Asked before running a shell command that is not allow-listed.
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 # Applies a whole-file edit through the editor (so undo and dirty buffers work).
-# Arguments: absolute path, new full text. Returns True when the editor applied it;
-# False means "no editor": the engine then writes the file to disk itself.
-EditApplier = Callable[[Path, str], Awaitable[bool]]
+# Arguments: the call site, absolute path, new full text. Returns True when the editor
+# applied it; False means "no editor": the engine then writes the file to disk itself.
+EditApplier = Callable[[CallSite, Path, str], Awaitable[bool]]
+
+# Reads a file through the editor (its unsaved text). None means "not through the
+# editor": the engine reads the workspace (open buffers, else the disk).
+TextReader = Callable[[CallSite, Path], Awaitable[str | None]]
+
+
+@dataclass(frozen=True)
+class CommandRequest:
+    """An approved shell command to run in `cwd`, killed after `timeout_s`."""
+
+    site: CallSite
+    command: str
+    cwd: Path
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """What a command run by the editor produced (`exit_code` None when killed)."""
+
+    output: str
+    exit_code: int | None
+    timed_out: bool = False
+
+
+# Runs a command in the editor's terminal. None means "no terminal": the engine runs it.
+CommandRunner = Callable[[CommandRequest], Awaitable[CommandRun | None]]
 
 
 class FixTarget:
@@ -107,6 +184,14 @@ class EngineApi(Protocol):
 
     def sessions(self) -> list[SessionInfo]: ...
 
+    def session_meta(self, session_id: str) -> SessionMeta:
+        """The session's record: title, times, cumulative usage and cost, turns."""
+        ...
+
+    def messages(self, session_id: str) -> list[Message]:
+        """Every message of the session in order (the full record, compaction markers too)."""
+        ...
+
     def fork(self, session_id: str, at_message_id: str | None = None) -> str: ...
 
     def delete_session(self, session_id: str) -> None: ...
@@ -125,6 +210,11 @@ class EngineApi(Protocol):
         ...
 
     def project_profile(self, refresh: bool = False) -> ProjectProfile: ...
+
+    def set_folders(self, folders: Sequence[Path]) -> None:
+        """Serve these workspace folders from the next context build on; the first one
+        stays the root (where `.cairn/` and `cairn.toml` live) and must not change."""
+        ...
 
     def update_settings(self, settings: Settings) -> None: ...
 

@@ -22,24 +22,33 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cairn.agent.api import Approver, EditApplier, EngineListener, FixTarget
+from cairn.agent.api import (
+    Approver,
+    CommandRunner,
+    EditApplier,
+    EngineListener,
+    FixTarget,
+    TextReader,
+)
 from cairn.agent.compactor import Compactor
 from cairn.agent.explore import Explorer
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
-from cairn.agent.runner import TurnRunner
+from cairn.agent.runner import EditorSide, TurnRunner
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session
+from cairn.errors import InvalidRequestError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
-from cairn.models.messages import FilePart, Part, TextPart
+from cairn.models.messages import FilePart, Message, Part, TextPart
 from cairn.models.profile import ProjectProfile
+from cairn.models.session import SessionMeta
 from cairn.settings import Mode, Settings, SettingsRef
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
@@ -56,6 +65,8 @@ class Engine:
         listener: EngineListener | None = None,
         approver: Approver | None = None,
         apply_edit: EditApplier | None = None,
+        read_text: TextReader | None = None,
+        run_command: CommandRunner | None = None,
     ) -> None:
         self.config = SettingsRef(settings)
         self.listener = SafeListener(listener)
@@ -79,8 +90,7 @@ class Engine:
             compactor=self.compactor,
             ignore=parts.ignore,
             profile=self.profiles.get,
-            approver=approver,
-            apply_edit=apply_edit,
+            editor=EditorSide(approver, apply_edit, read_text, run_command),
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}
@@ -123,6 +133,12 @@ class Engine:
             )
             for meta in self.store.list()
         ]
+
+    def session_meta(self, session_id: str) -> SessionMeta:
+        return self.session(session_id).meta()
+
+    def messages(self, session_id: str) -> list[Message]:
+        return self.session(session_id).messages()
 
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
         source = self.session(session_id)
@@ -268,6 +284,17 @@ class Engine:
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""
         self.config.current = settings
+
+    def set_folders(self, folders: Sequence[Path]) -> None:
+        """Serve `folders` (the root first, unchanged). Secondary folders are listed per call
+        (`FileSync` caches only the root's listing), so nothing needs rebuilding."""
+        resolved = [Path(folder).resolve() for folder in folders]
+        if not resolved or resolved[0] != self.workspace.root:
+            raise InvalidRequestError(
+                f"the first workspace folder must stay {self.workspace.root} (got "
+                f"{resolved[0] if resolved else 'none'}); start another engine for another root"
+            )
+        self.workspace.folders = [f for i, f in enumerate(resolved) if f not in resolved[:i]]
 
     def warm(self) -> None:
         self.files.refresh_all()

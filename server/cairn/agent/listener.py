@@ -2,14 +2,15 @@
 
 `EngineListener` (in `cairn.agent.api`) must never raise; `SafeListener`
 enforces that, logging the error instead, so an editor that went away or a
-buggy terminal printer cannot end a turn.
+buggy terminal printer cannot end a turn. A listener that lacks one of the
+methods (one written before it existed) simply does not get those events.
 """
 
 from __future__ import annotations
 
 import logging
 
-from cairn.agent.api import EngineListener
+from cairn.agent.api import EngineListener, ToolCallEvent
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
 
@@ -34,6 +35,9 @@ class NullListener:
     def on_log(self, message: str) -> None:
         return None
 
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        return None
+
 
 class SafeListener:
     """Forwards to `inner`, logging (never raising) whatever the listener raises."""
@@ -42,8 +46,11 @@ class SafeListener:
         self.inner: EngineListener = inner if inner is not None else NullListener()
 
     def _guard(self, name: str, *args: object) -> None:
+        method = getattr(self.inner, name, None)
+        if method is None:
+            return
         try:
-            getattr(self.inner, name)(*args)
+            method(*args)
         except Exception:
             logger.exception("listener %s failed", name)
 
@@ -61,3 +68,6 @@ class SafeListener:
 
     def on_log(self, message: str) -> None:
         self._guard("on_log", message)
+
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        self._guard("on_tool_call", event)

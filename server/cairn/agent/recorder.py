@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.agent.api import EditApplier
+from cairn.agent.api import CallSite, EditApplier, FileEdit, TextReader
 from cairn.agent.snapshot import EditLog
 from cairn.agent.tools import ToolOutcome
 from cairn.files.workspace import Workspace
@@ -36,35 +36,42 @@ def current_text(workspace: Workspace, path: Path) -> str:
 
 
 @dataclass
-class CapturedEdit:
-    path: Path
-    before: str
-    after: str
-
-
-@dataclass
 class EditCapture:
-    """Wraps the engine's `EditApplier` to see every whole-file edit a tool makes."""
+    """Wraps the engine's `EditApplier` to see every whole-file edit a tool makes.
+
+    The text before is the editor's when it serves reads (`reader`), else the
+    workspace's; None for a file that does not exist yet.
+    """
 
     workspace: Workspace
     inner: EditApplier | None
-    edits: list[CapturedEdit] = field(default_factory=list)
+    reader: TextReader | None = None
+    edits: list[FileEdit] = field(default_factory=list)
 
-    async def __call__(self, path: Path, text: str) -> bool:
-        before = current_text(self.workspace, path)
-        applied = await self.inner(path, text) if self.inner is not None else False
-        self.edits.append(CapturedEdit(path, before, text))
+    async def _before(self, site: CallSite, path: Path) -> str | None:
+        if self.reader is not None:
+            text = await self.reader(site, path)
+            if text is not None:
+                return text
+        if path in self.workspace.buffers or path.is_file():
+            return current_text(self.workspace, path)
+        return None
+
+    async def __call__(self, site: CallSite, path: Path, text: str) -> bool:
+        before = await self._before(site, path)
+        applied = await self.inner(site, path, text) if self.inner is not None else False
+        self.edits.append(FileEdit(path, before, text))
         return applied
 
-    def take(self) -> list[CapturedEdit]:
+    def take(self) -> list[FileEdit]:
         edits, self.edits = self.edits, []
         return edits
 
 
-def record_edits(workspace: Workspace, edits: list[CapturedEdit], edit_log: EditLog) -> None:
+def record_edits(workspace: Workspace, edits: list[FileEdit], edit_log: EditLog) -> None:
     """Add a call's whole-file edits to the turn's edit log (for the turn's patch)."""
     for edit in edits:
-        edit_log.record(workspace.relative(edit.path), edit.before, edit.after)
+        edit_log.record(workspace.relative(edit.path), edit.before or "", edit.after)
 
 
 def output_artifact(trace: Trace, outcome: ToolOutcome) -> str | None:

@@ -2,8 +2,9 @@
 
 `TurnRunner.run(scope, user_parts)` takes the session's turn lock,
 snapshots the workspace, records the user message (with the focused goal),
-builds the turn's `ToolContext` (the scope, the edit capture, the command
-allowlist) and runs the `TurnLoop`. Explore branches come through the same
+builds the turn's `ToolContext` (the scope, the edit capture, the editor's
+callbacks, the command allowlist: the configured one plus what the user
+allowed for the session) and runs the `TurnLoop`. Explore branches come through the same
 path with a `branch_scope`: read-only tools and no edit capture, their own
 model lane, no compaction. The runner knows nothing of explore: a scope
 carries the explorer when its turn may explore.
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from cairn.agent.api import Approver, EditApplier
+from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
 from cairn.agent.ids import turn_id
@@ -33,11 +35,26 @@ from cairn.models.profile import ProjectProfile
 from cairn.settings import Settings, SettingsRef
 
 
-def allowed_commands(settings: Settings, profile: ProjectProfile) -> list[str]:
-    """Commands run without asking: the configured list, else the profile's test commands."""
+def allowed_commands(
+    settings: Settings, profile: ProjectProfile, session_allowed: Sequence[str] = ()
+) -> list[str]:
+    """Commands run without asking: the configured list (else the profile's test commands),
+    plus those the user allowed for the session."""
     if settings.allowed_commands is not None:
-        return list(settings.allowed_commands)
-    return list(profile.test_suites.values())
+        base = list(settings.allowed_commands)
+    else:
+        base = list(profile.test_suites.values())
+    return base + [command for command in session_allowed if command not in base]
+
+
+@dataclass(frozen=True)
+class EditorSide:
+    """The engine's callbacks into the editor (each None when there is no such editor part)."""
+
+    approver: Approver | None = None
+    apply_edit: EditApplier | None = None
+    read_text: TextReader | None = None
+    run_command: CommandRunner | None = None
 
 
 class TurnRunner:
@@ -54,8 +71,7 @@ class TurnRunner:
         compactor: Compactor,
         ignore: IgnoreRules,
         profile: Callable[[], ProjectProfile],
-        approver: Approver | None,
-        apply_edit: EditApplier | None,
+        editor: EditorSide,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -65,20 +81,23 @@ class TurnRunner:
         self.compactor = compactor
         self.ignore = ignore
         self.profile = profile
-        self.approver = approver
-        self.apply_edit = apply_edit
+        self.editor = editor
 
     def _tool_context(self, scope: TurnScope, capture: EditCapture) -> ToolContext:
+        editor = self.editor
+        session_allowed = scope.session.meta().allowed_commands
         return ToolContext(
             workspace=self.workspace,
             config=self.config,
             trace=scope.session.trace,
             ignore=self.ignore,
-            approve=self.approver,
+            approve=editor.approver,
             apply_edit=None if scope.read_only else capture,
+            read_editor=editor.read_text,
+            run_in_editor=None if scope.read_only else editor.run_command,
             scope=scope,
-            allowed_commands=allowed_commands(self.config.current, self.profile()),
-            interactive=self.approver is not None,
+            allowed_commands=allowed_commands(self.config.current, self.profile(), session_allowed),
+            interactive=editor.approver is not None,
         )
 
     async def run(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
@@ -97,7 +116,7 @@ class TurnRunner:
         user = session.append("user", user_parts)
         turn = new_turn(session, user, snapshot)
         session.start_turn(turn, scope.inputs.user_message)
-        capture = EditCapture(self.workspace, self.apply_edit)
+        capture = EditCapture(self.workspace, self.editor.apply_edit, self.editor.read_text)
         tools = ToolRunner(
             scope=scope,
             registry=self.registry,

@@ -139,6 +139,13 @@ class Session:
         meta.updated_at = turn.ended_at or meta.updated_at
         self.trace.save_meta(meta)
 
+    def allow_command(self, command: str) -> None:
+        """Allow `command` without asking for the rest of the session (kept in meta)."""
+        meta = self.trace.meta()
+        if command not in meta.allowed_commands:
+            meta.allowed_commands.append(command)
+            self.trace.save_meta(meta)
+
     def add_usage(self, usage: Usage) -> None:
         meta = self.trace.meta()
         meta.usage = meta.usage.add(usage)

@@ -6,18 +6,21 @@ error result the model can read (it is never run). Each result is recorded
 as a `tool` message under the same goal as the assistant message that made
 the call, so a goal fold never separates a call from its result. The files
 a successful call edited join the scope's files in play and its edit log.
+The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
+`on_tool_call` with the recorded parts (and, at the end, the call's edits).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cairn.agent.api import ToolCallEvent
 from cairn.agent.recorder import EditCapture, output_artifact, record_edits
 from cairn.agent.scope import TurnScope
 from cairn.agent.tools import ToolContext, ToolOutcome, ToolRegistry
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
-from cairn.models.messages import Message, ToolResultPart
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 
 
 def malformed_outcome(call: ToolCall) -> ToolOutcome:
@@ -69,16 +72,28 @@ class ToolRunner:
             )
         return await self.registry.run(call.name, call.arguments, self.ctx)
 
+    def _call_event(self, event: ToolCallEvent) -> None:
+        self.scope.listener.on_tool_call(event)
+
     async def run(self, call: ToolCall, assistant: Message) -> ToolResultPart:
         """Run one call, record its result, and return it."""
+        session = self.scope.session
+        turn = session.current_turn_id or ""
+        recorded = ToolCallPart(
+            call_id=call.call_id, name=call.name, arguments=call.arguments or {}
+        )
         self._event("toolStart", call, None, None)
+        self._call_event(ToolCallEvent(session.id, turn, recorded))
         self.capture.take()
-        outcome = await self._outcome(call)
+        self.ctx.call_id = call.call_id
+        try:
+            outcome = await self._outcome(call)
+        finally:
+            self.ctx.call_id = None
         edits = self.capture.take()
         if outcome.ok:
             self.scope.note_edited(e.path for e in edits)
             record_edits(self.ctx.workspace, edits, self.scope.edit_log)
-        session = self.scope.session
         part = ToolResultPart(
             call_id=call.call_id,
             name=call.name,
@@ -90,4 +105,6 @@ class ToolRunner:
         subtasks, session.pending_subtasks = session.pending_subtasks, []
         session.append("tool", [part, *subtasks], goal_id=assistant.goal_id, use_focus=False)
         self._event("toolEnd", call, outcome.ok, first_line(outcome.output))
+        done = edits if outcome.ok else []
+        self._call_event(ToolCallEvent(session.id, turn, recorded, part, tuple(done)))
         return part

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from cairn.agent.api import Approver
+from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
 from cairn.agent.engine import Engine
 from cairn.errors import InvalidRequestError
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
@@ -80,21 +80,24 @@ class TerminalListener:
     def on_log(self, message: str) -> None:
         self._activity(message)
 
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        return None  # tool activity is printed from the toolStart / toolEnd turn events
+
 
 def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     """`--yes`: approve all; a TTY: ask; otherwise None (commands not allow-listed are refused)."""
     if yes:
 
-        async def approve_all(command: str) -> bool:
-            return True
+        async def approve_all(request: ApprovalRequest) -> Approval:
+            return "once"
 
         return approve_all
     if not interactive:
         return None
 
-    async def ask(command: str) -> bool:
-        answer = await asyncio.to_thread(input, f"Run `{command}`? [y/N] ")
-        return answer.strip().lower() in APPROVE_ANSWERS
+    async def ask(request: ApprovalRequest) -> Approval:
+        answer = await asyncio.to_thread(input, f"Run `{request.command}`? [y/N] ")
+        return "once" if answer.strip().lower() in APPROVE_ANSWERS else "reject"
 
     return ask
 

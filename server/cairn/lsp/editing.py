@@ -1,11 +1,11 @@
 """The engine's editor callbacks: edits via `workspace/applyEdit`, approvals via showMessageRequest.
 
-`apply_edit(path, new_text)` sends the smallest whole-line edit that turns the
+`apply_edit(site, path, new_text)` sends the smallest whole-line edit that turns the
 editor's current text (the open buffer, else the file) into `new_text`, so
 undo and dirty buffers work. It returns False when the client cannot apply
 edits (or cannot create a missing file): the engine then writes to disk.
 When the client refuses an edit, a `CairnError` says so (nothing is written).
-`approve(command)` asks the user with Approve/Deny; anything but Approve denies.
+`approve(request)` asks the user with Approve/Deny; anything but Approve denies.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pygls.capabilities import get_capability
 from cairn.errors import CairnError
 
 if TYPE_CHECKING:
+    from cairn.agent.api import Approval, ApprovalRequest, CallSite
     from cairn.lsp.server import CairnServer
 
 logger = logging.getLogger(__name__)
@@ -122,7 +123,7 @@ class EditorBridge:
             )
         return types.WorkspaceEdit(changes={uri: edits})
 
-    async def apply_edit(self, path: Path, new_text: str) -> bool:
+    async def apply_edit(self, site: CallSite, path: Path, new_text: str) -> bool:
         ls = self._server
         if not ls.client_supports("workspace.apply_edit"):
             return False
@@ -139,8 +140,9 @@ class EditorBridge:
             )
         return True
 
-    async def approve(self, command: str) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Approval:
         ls = self._server
+        command = request.command
         try:
             choice = await ls.window_show_message_request_async(
                 types.ShowMessageRequestParams(
@@ -154,5 +156,5 @@ class EditorBridge:
             )
         except Exception:
             logger.warning("approval request failed; denying %r", command, exc_info=True)
-            return False
-        return choice is not None and choice.title == APPROVE
+            return "reject"
+        return "once" if choice is not None and choice.title == APPROVE else "reject"

@@ -17,6 +17,7 @@ from cairn.lsp.methods import COMPACTION, CONTEXT_STATS_CHANGED, GOAL_TREE_CHANG
 from cairn.lsp.progress import ProgressBar
 
 if TYPE_CHECKING:
+    from cairn.agent.api import ToolCallEvent
     from cairn.lsp.server import CairnServer
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
@@ -84,3 +85,7 @@ class LspListener:
             self._server.log_to_client(message, types.MessageType.Log)
         except Exception:
             logger.exception("could not forward a log line")
+
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        """Tool calls reach the editor as `cairn/turnEvent` toolStart / toolEnd."""
+        return None

@@ -55,3 +55,5 @@ class SessionMeta(WireModel):
     model: str | None = None
     usage: Usage = Field(default_factory=Usage)
     turns: list[Turn] = Field(default_factory=list)
+    # Commands the user allowed for the rest of this session ("always" in an approval).
+    allowed_commands: list[str] = Field(default_factory=list)

@@ -5,7 +5,8 @@ entry, or starts with an entry followed by a space and arguments that
 contain no shell operators (`;`, `&`, `|`, backquote, `$(`, `>`, `<`,
 newline) — so "pytest" allows "pytest -q tests/test_x.py" but not
 "pytest; rm -rf ~". Anything else needs `ctx.approve` (the editor's prompt,
-or `--yes` on the CLI); without an approver it is refused.
+or `--yes` on the CLI); without an approver it is refused. An "always"
+answer runs the command and adds it to the session's allowlist.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from cairn.agent.api import ApprovalRequest
 from cairn.agent.tools.base import ToolContext, ToolFailure
 
 _SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
@@ -40,5 +42,8 @@ async def check_command(ctx: ToolContext, command: str) -> None:
         raise ToolFailure(
             f"command not allowed: {command} (add it to allowed_commands or approve it)"
         )
-    if not await ctx.approve(command):
+    answer = await ctx.approve(ApprovalRequest(ctx.site, command))
+    if answer == "reject":
         raise ToolFailure(f"command not approved by the user: {command}")
+    if answer == "always":
+        ctx.allow_always(command)

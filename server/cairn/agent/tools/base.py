@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from cairn.agent.api import Approver, EditApplier
+from cairn.agent.api import Approver, CallSite, CommandRunner, EditApplier, TextReader
 from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
@@ -57,7 +57,10 @@ class ToolContext:
     such commands are refused. `interactive` says whether a person is there to ask
     (the engine sets it with the approver; tools only read `approve`). `scope` is
     the turn the call belongs to: the `goal` and `explore` tools act on its session
-    and explorer; None outside a turn (then those two are unavailable).
+    and explorer; None outside a turn (then those two are unavailable). The editor's
+    side, where one is attached: `read_editor` reads its (unsaved) text, `apply_edit`
+    writes through it, `run_in_editor` runs commands in its terminal; each is told
+    the `site` (session and `call_id`, which the tool runner sets before each call).
     """
 
     workspace: Workspace
@@ -66,15 +69,41 @@ class ToolContext:
     ignore: IgnoreRules | None = None
     approve: Approver | None = None
     apply_edit: EditApplier | None = None
+    read_editor: TextReader | None = None
+    run_in_editor: CommandRunner | None = None
     scope: TurnScope | None = None
     allowed_commands: list[str] = field(default_factory=list)
     interactive: bool = False
+    call_id: str | None = None
     _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def settings(self) -> Settings:
         """The engine's current settings."""
         return self.config.current
+
+    @property
+    def site(self) -> CallSite:
+        """The session and tool call the editor callbacks serve."""
+        session_id = self.scope.session.id if self.scope is not None else ""
+        return CallSite(session_id=session_id, call_id=self.call_id)
+
+    async def editor_text(self, path: Path) -> str | None:
+        """The editor's text of `path` when it serves reads (an ACP client), else None."""
+        if self.read_editor is None:
+            return None
+        return await self.read_editor(self.site, path)
+
+    async def write_in_editor(self, path: Path, text: str) -> bool:
+        """Write `text` as the whole of `path` through the editor; False when there is none."""
+        return self.apply_edit is not None and await self.apply_edit(self.site, path, text)
+
+    def allow_always(self, command: str) -> None:
+        """The user allowed `command` for the rest of the session (kept in its record)."""
+        if command not in self.allowed_commands:
+            self.allowed_commands.append(command)
+        if self.scope is not None:
+            self.scope.session.allow_command(command)
 
     def rules_for(self, folder: Path) -> IgnoreRules:
         """The ignore rules of one workspace folder (`ignore` for its own folder, else loaded once)."""

@@ -1,7 +1,7 @@
 """`edit_file(path, new, old?)`: replace the one exact occurrence of `old`, or write the file.
 
 With `old`, it must occur exactly once in the current text (the editor's
-unsaved text when the file is open): zero or several matches are an error
+unsaved text when the file is open, or when the editor serves reads): zero or several matches are an error
 naming the count, so the model re-reads and quotes more context. Without
 `old`, `new` becomes the whole file (creating it, and its folders, when
 needed). The change goes through the editor (`ctx.apply_edit`) when one is
@@ -26,7 +26,7 @@ from cairn.agent.tools.base import (
     ToolOutcome,
     shorten_output,
 )
-from cairn.agent.tools.paths import display, guard, read_guarded
+from cairn.agent.tools.paths import display, guard, read_current
 from cairn.files.guard import PathRefusal
 from cairn.trace.files import atomic_write
 
@@ -121,11 +121,11 @@ class EditFile(Tool[EditFileArgs]):
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutcome:
         path, exists = _target(ctx, args.path, creating=args.old is None)
         name = display(ctx, path)
-        before = read_guarded(ctx, path) if exists else ""
+        before = await read_current(ctx, path) if exists else ""
         after = args.new if args.old is None else replace_once(before, args.old, args.new, name)
         if exists and after == before:
             raise ToolFailure(f"{name}: the edit changes nothing")
-        applied = ctx.apply_edit is not None and await ctx.apply_edit(path, after)
+        applied = await ctx.write_in_editor(path, after)
         if not applied:
             write_file(path, after)
         if not exists:

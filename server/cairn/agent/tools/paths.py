@@ -51,6 +51,13 @@ def read_guarded(ctx: ToolContext, path: Path, max_bytes: int = MAX_FILE_BYTES) 
         raise read_refusal(display(ctx, path), error) from error
 
 
+async def read_current(ctx: ToolContext, path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The current text of a guarded path: the editor's when it serves reads (unsaved text
+    an ACP client holds), else `read_guarded` (an open buffer, else the disk)."""
+    text = await ctx.editor_text(path)
+    return text if text is not None else read_guarded(ctx, path, max_bytes)
+
+
 def display(ctx: ToolContext, path: Path) -> str:
     """The workspace-relative name the model uses for `path`."""
     return ctx.workspace.relative(path)

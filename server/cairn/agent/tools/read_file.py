@@ -1,6 +1,7 @@
 """`read_file(path, start_line?, end_line?)`: a file (or a stored artifact) with line numbers.
 
-The editor's unsaved text wins over the disk. `path` may be `artifact:<id>`
+The editor's unsaved text wins over the disk (read through the editor when it
+serves reads, as an ACP client does). `path` may be `artifact:<id>`
 to read a large output an earlier tool stored. When the requested lines do
 not fit inline, the model gets the first lines that do, a note telling it
 how to continue, and the whole numbered text in an artifact.
@@ -21,7 +22,7 @@ from cairn.agent.tools.base import (
     ToolFailure,
     ToolOutcome,
 )
-from cairn.agent.tools.paths import display, guard, read_guarded
+from cairn.agent.tools.paths import display, guard, read_current
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX, clip_line
 from cairn.errors import InvalidRequestError
 from cairn.files.text import content_hash
@@ -89,7 +90,7 @@ class ReadFile(Tool[ReadFileArgs]):
         else:
             path = guard(ctx, args.path)
             label = display(ctx, path)
-            text = read_guarded(ctx, path)
+            text = await read_current(ctx, path)
             data = {"path": label, "hash": content_hash(text)}
         return self._view(ctx, label, text, args, data)
 

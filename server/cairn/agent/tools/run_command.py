@@ -1,9 +1,11 @@
 """`run_command(command, timeout_s?)`: a shell command in the workspace root, after approval.
 
-The command runs in its own process group (so a timeout or a cancelled turn
-kills it and everything it started), with stdin closed and stderr merged
-into stdout. The whole output is stored as a `log` artifact; the model reads
-the exit code and the output (head and tail when long).
+When the editor offers a terminal (`ctx.run_in_editor`, an ACP client's
+`terminal/*`), the command runs there, so the user watches it live. Else it
+runs here in its own process group (so a timeout or a cancelled turn kills
+it and everything it started), with stdin closed and stderr merged into
+stdout. The whole output is stored as a `log` artifact; the model reads the
+exit code and the output (head and tail when long).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from cairn.agent.api import CommandRequest
 from cairn.agent.tools.approval import check_command
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolOutcome, shorten_output
 from cairn.compaction.ledger import is_test_command
@@ -78,6 +81,14 @@ class RunCommand(Tool[RunCommandArgs]):
     async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolOutcome:
         await check_command(ctx, args.command)
         timeout = args.timeout_s or ctx.settings.command_timeout_s
+        if ctx.run_in_editor is not None:
+            request = CommandRequest(ctx.site, args.command, ctx.workspace.root, timeout)
+            run = await ctx.run_in_editor(request)
+            if run is not None:
+                ctx.refresh_files()
+                return self._outcome(
+                    ctx, args.command, run.output, run.exit_code, run.timed_out, timeout
+                )
         capture = _Capture()
         process = await asyncio.create_subprocess_shell(
             args.command,
