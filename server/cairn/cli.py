@@ -135,6 +135,14 @@ def serve(
     _serve(tcp=tcp, port=port)
 
 
+@app.command()
+def acp() -> None:
+    """Run the Agent Client Protocol agent over stdio (Zed, JetBrains, Neovim, Emacs)."""
+    from cairn.commands.acp import acp as _acp
+
+    _acp()
+
+
 def _fast_serve(args: list[str]) -> bool:
     """`cairn serve [--tcp] [--port N]` without typer's parsing (its pydantic adapters cost
     ~0.1-0.2 s before the editor's `initialize` can be answered). False for anything else
@@ -160,6 +168,11 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the app, turning every error into one line on stderr."""
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["serve"] and _fast_serve(args[1:]):
+        return
+    if args == ["acp"]:  # as `serve`: no typer parsing before the client's first message
+        from cairn.commands.acp import acp as _acp
+
+        _acp()
         return
     command = typer.main.get_command(app)
     try:

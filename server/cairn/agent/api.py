@@ -184,6 +184,10 @@ class EngineApi(Protocol):
 
     def sessions(self) -> list[SessionInfo]: ...
 
+    def new_session(self) -> str:
+        """Create an empty session (the active one is unchanged) and return its id."""
+        ...
+
     def session_meta(self, session_id: str) -> SessionMeta:
         """The session's record: title, times, cumulative usage and cost, turns."""
         ...

@@ -106,10 +106,13 @@ class Engine:
     @property
     def active_session_id(self) -> str:
         if self._active is None:
-            session = Session(self.store.create(model=self.settings.model))
-            self._sessions[session.id] = session
-            self._active = session.id
+            self._active = self.new_session()
         return self._active
+
+    def new_session(self) -> str:
+        session = Session(self.store.create(model=self.settings.model))
+        self._sessions[session.id] = session
+        return session.id
 
     def session(self, session_id: str | None = None) -> Session:
         """The session `session_id` (the active one when None), opened from its trace once."""

@@ -1,0 +1,104 @@
+"""One engine per workspace root, made when a session first needs it.
+
+An ACP client names the workspace per session (`cwd`), so `cairn acp` serves
+every root its sessions ask for, each with its own engine, settings
+(`<root>/cairn.toml`) and trace store (`<root>/.cairn/`). The engine module
+is imported and the engine warmed (file listing, repository-map index) on a
+worker thread, so the connection keeps answering meanwhile; two sessions
+asking for the same root at once share one start. Settings that do not
+validate are reported (one line naming the key) and the defaults are used,
+as in the language server; the problems are kept for the front end to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn.errors import SettingsError
+from cairn.settings import Settings, load_settings, validate_settings
+
+if TYPE_CHECKING:
+    from cairn.agent.api import EngineApi
+
+logger = logging.getLogger(__name__)
+
+ENGINE_MODULE = "cairn.agent.engine"
+FALLBACK_NOTE = "defaults are used instead"
+
+# (root, settings) → engine, with the front end's listener and callbacks bound.
+EngineBuilder = Callable[[Path, Settings], "EngineApi"]
+
+
+def root_settings(root: Path) -> tuple[Settings, list[str]]:
+    """The settings of `root` (its `cairn.toml`), or the defaults and the problem."""
+    try:
+        return load_settings(root), []
+    except SettingsError as error:
+        return validate_settings({}), [f"{error}; {FALLBACK_NOTE}"]
+
+
+class Engines:
+    """The engines of the roots served so far."""
+
+    def __init__(self, build: EngineBuilder) -> None:
+        self._build = build
+        self._ready: dict[Path, EngineApi] = {}
+        self._starting: dict[Path, asyncio.Task[EngineApi]] = {}
+        self.problems: dict[Path, list[str]] = {}
+
+    def roots(self) -> list[Path]:
+        return list(self._ready)
+
+    def ready(self, root: Path) -> EngineApi | None:
+        return self._ready.get(root)
+
+    def all(self) -> list[EngineApi]:
+        return list(self._ready.values())
+
+    async def get(self, root: Path) -> EngineApi:
+        """The engine of `root` (an absolute, resolved folder), started on first use."""
+        engine = self._ready.get(root)
+        if engine is not None:
+            return engine
+        task = self._starting.get(root)
+        if task is None:
+            task = asyncio.ensure_future(self._start(root))
+            self._starting[root] = task
+        try:
+            return await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._starting.pop(root, None)
+
+    async def _start(self, root: Path) -> EngineApi:
+        settings, problems = root_settings(root)
+        self.problems[root] = problems
+        for problem in problems:
+            logger.warning("%s: %s", root, problem)
+        await asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
+        engine = self._build(root, settings)
+        try:
+            await asyncio.to_thread(engine.warm)
+        except asyncio.CancelledError:
+            engine.close()
+            raise
+        except Exception:
+            logger.exception("warming the engine of %s failed (the first build does it)", root)
+        self._ready[root] = engine
+        logger.info("engine ready for %s (model %s)", root, settings.model)
+        return engine
+
+    def close(self) -> None:
+        for task in self._starting.values():
+            task.cancel()
+        for engine in self._ready.values():
+            try:
+                engine.close()
+            except Exception:
+                logger.exception("closing an engine failed")
+        self._ready.clear()

@@ -1,0 +1,148 @@
+"""`session/prompt` (one turn) and `session/cancel`.
+
+The prompt's content becomes the turn's message and references
+(`content.py`); the whole-file texts the client embedded that differ from
+the disk (unsaved edits) are shown to the engine as open buffers for the
+turn, and closed after it. The turn runs in its own task in the session's
+mode; `session/cancel` cancels it, and the prompt then answers `cancelled`
+(the partial output is recorded, the session stays usable). One prompt at a
+time per session.
+
+Finish reasons → stop reasons: `stop` → `end_turn`, `stepLimit` →
+`max_turn_requests`, `cancelled` → `cancelled`; an `error` (the model
+failed, or sent malformed tool calls twice) is a JSON-RPC error naming it.
+After the turn: a `usage_update` with the session's cost, and a
+`session_info_update` when the session got its title.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cairn.acp.content import prompt_input
+from cairn.acp.handling import bind
+from cairn.acp.rpc import INTERNAL_ERROR, INVALID_REQUEST, Handler, RpcError
+from cairn.acp.schema import PromptParams, SessionParams
+from cairn.acp.updates import usage_update
+
+if TYPE_CHECKING:
+    from cairn.acp.server import AcpServer, AcpSession
+    from cairn.files.workspace import Workspace
+    from cairn.models.events import TurnResult
+
+logger = logging.getLogger(__name__)
+
+STOP_REASONS = {"stop": "end_turn", "stepLimit": "max_turn_requests", "cancelled": "cancelled"}
+
+
+def open_editor_texts(workspace: Workspace, texts: dict[Path, str]) -> list[Path]:
+    """Show the engine the client's texts that differ from the disk; the paths opened."""
+    opened: list[Path] = []
+    for raw, text in texts.items():
+        path = raw.resolve()
+        if path in workspace.buffers or workspace.folder_of(path) is None:
+            continue
+        try:
+            on_disk = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            on_disk = None
+        if on_disk != text:
+            workspace.open_buffer(path, text)
+            opened.append(path)
+    return opened
+
+
+class PromptHandlers:
+    def __init__(self, server: AcpServer) -> None:
+        self.server = server
+
+    async def prompt(self, params: PromptParams) -> dict[str, Any]:
+        session = self.server.session(params.session_id)
+        if session.prompt is not None:
+            raise RpcError(
+                INVALID_REQUEST,
+                f"session/prompt: a prompt is already running in session {session.id} "
+                "(cancel it with session/cancel first)",
+            )
+        engine = session.engine
+        given = prompt_input(params.prompt, engine.workspace.relative)
+        for note in given.omitted:
+            logger.info("prompt content left out: %s", note)
+        opened = open_editor_texts(engine.workspace, given.editor_texts)
+        task = asyncio.ensure_future(
+            engine.turn(
+                given.message,
+                session_id=session.id,
+                mode=session.mode,
+                references=given.references,
+            )
+        )
+        session.prompt = task
+        try:
+            result = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not task.cancelled() or (current is not None and current.cancelling()):
+                raise
+            return {"stopReason": "cancelled"}
+        finally:
+            session.prompt = None
+            if not task.done():
+                task.cancel()
+            for path in opened:
+                engine.workspace.close_buffer(path)
+            self.server.listener.turn_finished(session.id)
+            self._after_turn(session)
+        return self._answer(result)
+
+    def _after_turn(self, session: AcpSession) -> None:
+        stats = self.server.listener.last_stats.get(session.id)
+        if stats is not None:
+            self.server.send(session.id, usage_update(stats, self.server.listener.cost(session.id)))
+        meta = session.engine.session_meta(session.id)
+        if meta.title and meta.title != session.title:
+            session.title = meta.title
+            update = {
+                "sessionUpdate": "session_info_update",
+                "title": meta.title,
+                "updatedAt": meta.updated_at.isoformat(),
+            }
+            self.server.send(session.id, update)
+
+    def _answer(self, result: TurnResult) -> dict[str, Any]:
+        if result.finish_reason == "error":
+            raise RpcError(
+                INTERNAL_ERROR,
+                f"session/prompt: {result.error or 'the turn failed'}",
+                {"sessionId": result.session_id, "turnId": result.turn_id},
+            )
+        usage = result.usage
+        return {
+            "stopReason": STOP_REASONS[result.finish_reason],
+            "_meta": {
+                "cairn": {
+                    "turnId": result.turn_id,
+                    "inputTokens": usage.input_tokens,
+                    "outputTokens": usage.output_tokens,
+                }
+            },
+        }
+
+    async def cancel(self, params: SessionParams) -> None:
+        session = self.server.sessions.get(params.session_id)
+        if session is not None and session.prompt is not None:
+            logger.info("cancelling the prompt of session %s", session.id)
+            session.prompt.cancel()
+
+
+def requests(server: AcpServer) -> dict[str, Handler]:
+    handlers = PromptHandlers(server)
+    return {"session/prompt": bind("session/prompt", PromptParams, handlers.prompt)}
+
+
+def notifications(server: AcpServer) -> dict[str, Handler]:
+    handlers = PromptHandlers(server)
+    return {"session/cancel": bind("session/cancel", SessionParams, handlers.cancel)}

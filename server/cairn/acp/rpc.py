@@ -1,0 +1,276 @@
+"""JSON-RPC 2.0 over newline-delimited JSON, ACP's stdio framing, in both directions.
+
+One JSON object per line. Requests from the client run as tasks (so a long
+`session/prompt` never blocks `session/cancel` or a permission answer), and
+their handlers may call the client back (`request`) and notify it
+(`notify`). Everything written goes through one ordered queue: a
+notification posted before a response is on the wire before it, which ACP
+relies on (all `session/update`s of a turn precede the `session/prompt`
+answer).
+
+Bad input is answered, never fatal: a line that is not JSON gets a Parse
+error (-32700, id null), a JSON value that is not a request, notification or
+response gets Invalid Request (-32600; a batch array too: ACP has none), an
+over-long line is skipped and answered -32600, an unknown request method
+gets Method not found (-32601); unknown notifications are ignored.
+`$/cancel_request` cancels a running request (answered -32800 unless its
+handler still produces a result). An exception a handler does not expect is
+logged with its traceback and answered Internal error (-32603).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+RESOURCE_NOT_FOUND = -32002
+CANCEL_REQUEST = "$/cancel_request"
+# Longest line read; a prompt with embedded files can be large, a runaway client larger.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+JSONRPC_VERSION = "2.0"
+
+Handler = Callable[[Any], Awaitable[Any]]
+RequestId = int | str
+
+
+class RpcError(Exception):
+    """A JSON-RPC error: raised by handlers to answer one, and by `request` when the peer does."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def wire(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def message_kind(message: object) -> str:
+    """'request', 'notification', 'response' or 'invalid' for one decoded JSON value."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != JSONRPC_VERSION:
+        return "invalid"
+    method = message.get("method")
+    if isinstance(method, str):
+        if "id" not in message:
+            return "notification"
+        return "request" if _is_id(message["id"]) else "invalid"
+    if "method" not in message and _is_id(message.get("id")):
+        return "response" if "result" in message or "error" in message else "invalid"
+    return "invalid"
+
+
+class Connection:
+    """One client connection: serves `requests` / `notifications` until the input ends."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        requests: Mapping[str, Handler],
+        notifications: Mapping[str, Handler],
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._requests = requests
+        self._notifications = notifications
+        self._outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._running: dict[RequestId, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self.closed = False
+
+    # -- sending ---------------------------------------------------------------
+    def post(self, message: dict[str, Any]) -> None:
+        """Queue one message for the wire, after everything queued before it."""
+        if self.closed:
+            return
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._outbox.put_nowait(line.encode("utf-8"))
+
+    def notify(self, method: str, params: Any) -> None:
+        self.post({"jsonrpc": JSONRPC_VERSION, "method": method, "params": params})
+
+    async def request(self, method: str, params: Any) -> Any:
+        """Call the client; its error answer raises `RpcError`. Cancelling asks it to stop."""
+        if self.closed:
+            raise RpcError(INTERNAL_ERROR, f"{method}: the client connection is closed")
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.post(
+            {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method, "params": params}
+        )
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self.notify(CANCEL_REQUEST, {"requestId": request_id})
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _respond(self, request_id: RequestId | None, result: Any) -> None:
+        self.post({"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result})
+
+    def _fail(self, request_id: RequestId | None, error: RpcError) -> None:
+        self.post({"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error.wire()})
+
+    async def _write_loop(self) -> None:
+        while (data := await self._outbox.get()) is not None:
+            self._writer.write(data)
+            await self._writer.drain()
+
+    # -- receiving ---------------------------------------------------------------
+    async def _read_line(self) -> bytes | None:
+        """The next line; None at the end of input; b"" after skipping an over-long one."""
+        try:
+            return await self._reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:
+            return end.partial or None
+        except asyncio.LimitOverrunError:
+            while True:
+                try:
+                    await self._reader.readuntil(b"\n")
+                    break
+                except asyncio.LimitOverrunError as more:
+                    await self._reader.readexactly(more.consumed)
+                except asyncio.IncompleteReadError:
+                    break
+            self._fail(
+                None, RpcError(INVALID_REQUEST, f"message longer than {MAX_LINE_BYTES} bytes")
+            )
+            return b""
+
+    def _receive(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            self._fail(None, RpcError(PARSE_ERROR, f"Parse error: {error}"))
+            return
+        kind = message_kind(message)
+        if kind == "request":
+            self._start(message)
+        elif kind == "notification":
+            self._spawn(self._notification(message))
+        elif kind == "response":
+            self._settle(message)
+        else:
+            self._invalid(message)
+
+    def _invalid(self, message: object) -> None:
+        reason = (
+            "JSON-RPC batches are not supported"
+            if isinstance(message, list)
+            else 'not a JSON-RPC 2.0 request, notification or response (needs "jsonrpc": "2.0", '
+            'a string "method" and a string or integer "id")'
+        )
+        request_id = message.get("id") if isinstance(message, dict) else None
+        self._fail(request_id if _is_id(request_id) else None, RpcError(INVALID_REQUEST, reason))
+
+    def _spawn(self, work: Awaitable[None]) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _start(self, message: dict[str, Any]) -> None:
+        request_id: RequestId = message["id"]
+        task = self._spawn(self._run(request_id, message["method"], message.get("params")))
+        self._running[request_id] = task
+        task.add_done_callback(lambda _t: self._running.pop(request_id, None))
+
+    async def _run(self, request_id: RequestId, method: str, params: Any) -> None:
+        handler = self._requests.get(method)
+        if handler is None:
+            self._fail(request_id, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}"))
+            return
+        try:
+            result = await handler(params)
+        except RpcError as error:
+            self._fail(request_id, error)
+        except asyncio.CancelledError:
+            self._fail(request_id, RpcError(REQUEST_CANCELLED, f"{method}: request cancelled"))
+        except Exception as error:
+            logger.exception("%s failed", method)
+            message = f"{method}: internal error: {type(error).__name__}: {error}"
+            self._fail(request_id, RpcError(INTERNAL_ERROR, message))
+        else:
+            self._respond(request_id, result)
+
+    async def _notification(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        params = message.get("params")
+        if method == CANCEL_REQUEST:
+            target = params.get("requestId") if isinstance(params, dict) else None
+            task = self._running.get(target) if isinstance(target, int | str) else None
+            if task is not None:
+                task.cancel()
+            return
+        handler = self._notifications.get(method)
+        if handler is None:
+            logger.debug("ignoring notification %s", method)
+            return
+        try:
+            await handler(params)
+        except Exception:
+            logger.exception("notification %s failed", method)
+
+    def _settle(self, message: dict[str, Any]) -> None:
+        future = self._pending.get(message["id"])
+        if future is None or future.done():
+            logger.debug("response to an unknown request %r", message["id"])
+            return
+        error = message.get("error")
+        if error is not None:
+            code = error.get("code", INTERNAL_ERROR) if isinstance(error, dict) else INTERNAL_ERROR
+            text = error.get("message", "error") if isinstance(error, dict) else str(error)
+            data = error.get("data") if isinstance(error, dict) else None
+            future.set_exception(RpcError(int(code), str(text), data))
+        else:
+            future.set_result(message.get("result"))
+
+    # -- lifecycle ---------------------------------------------------------------
+    async def serve(self) -> None:
+        """Read and dispatch until the client closes its end; then stop everything."""
+        writing = asyncio.ensure_future(self._write_loop())
+        try:
+            while (line := await self._read_line()) is not None:
+                self._receive(line)
+        finally:
+            await self._shutdown(writing)
+
+    async def _shutdown(self, writing: asyncio.Task[None]) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RpcError(INTERNAL_ERROR, "the client connection closed"))
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._outbox.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await writing
+        self.closed = True

@@ -1,0 +1,200 @@
+"""The ACP agent: one client connection, its sessions and the engines they run on.
+
+`AcpServer` holds what the handlers share: the client's capabilities (from
+`initialize`), the engines by workspace root (`engines.py`), the sessions
+this connection opened (each with its engine, mode and running prompt), the
+engine's listener (`listener.py`) and its editor callbacks served by the
+client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
+`extensions.py`; they only translate. Session methods before `initialize`
+are Invalid Request, as the protocol requires initializing first.
+`serve_stdio` runs it over a pipe pair until the client closes stdin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from cairn.acp.capabilities import initialize_result
+from cairn.acp.client import ClientBridge
+from cairn.acp.engines import Engines
+from cairn.acp.handling import bind
+from cairn.acp.listener import AcpListener
+from cairn.acp.rpc import (
+    INVALID_REQUEST,
+    MAX_LINE_BYTES,
+    RESOURCE_NOT_FOUND,
+    Connection,
+    Handler,
+    RpcError,
+)
+from cairn.acp.schema import ClientCapabilities, InitializeParams
+from cairn.errors import CairnError
+
+if TYPE_CHECKING:
+    from cairn.agent.api import EngineApi
+    from cairn.models.events import TurnResult
+    from cairn.settings import Mode, Settings
+
+logger = logging.getLogger(__name__)
+
+SESSION_UPDATE = "session/update"
+
+
+@dataclass
+class AcpSession:
+    """A session this connection opened: its engine and what runs in it."""
+
+    id: str
+    engine: EngineApi
+    root: Path
+    mode: Mode
+    directories: list[Path] = field(default_factory=list)
+    prompt: asyncio.Task[TurnResult] | None = None
+    title: str = ""
+
+
+class AcpServer:
+    """State shared by the handlers of one connection (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.client = ClientCapabilities()
+        self.initialized = False
+        self.sessions: dict[str, AcpSession] = {}
+        self.bridge = ClientBridge(self)
+        self.listener = AcpListener(self)
+        self.engines = Engines(self._build_engine)
+        self.conn: Connection | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+
+    def _build_engine(self, root: Path, settings: Settings) -> EngineApi:
+        from cairn.agent.engine import Engine
+
+        return Engine(
+            [root],
+            settings,
+            listener=self.listener,
+            approver=self.bridge.approve,
+            apply_edit=self.bridge.apply_edit,
+            read_text=self.bridge.read_text,
+            run_command=self.bridge.run_command,
+        )
+
+    # -- sending -------------------------------------------------------------------
+    def call_on_loop(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the event loop's thread (now when already there)."""
+        if self._loop is None or threading.get_ident() == self._loop_thread:
+            fn()
+        else:
+            self._loop.call_soon_threadsafe(fn)
+
+    def send(self, session_id: str, update: dict[str, Any]) -> None:
+        """One `session/update` to the client, from any thread, in the order sent."""
+        conn = self.conn
+        if conn is None:
+            return
+        params = {"sessionId": session_id, "update": update}
+        self.call_on_loop(lambda: conn.notify(SESSION_UPDATE, params))
+
+    # -- sessions ------------------------------------------------------------------
+    def session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RpcError(
+                RESOURCE_NOT_FOUND,
+                f"unknown session {session_id!r} (create one with session/new, or open it "
+                "with session/load or session/resume)",
+            )
+        return session
+
+    def locate(self, session_id: str) -> Callable[[str], Path | None]:
+        """Workspace-relative path → absolute path in the session's workspace (None outside)."""
+        session = self.sessions.get(session_id)
+
+        def resolve(ref: str) -> Path | None:
+            if session is None:
+                return None
+            try:
+                return session.engine.workspace.resolve(ref)
+            except CairnError:
+                return None
+
+        return resolve
+
+    def require_initialized(self, method: str) -> None:
+        if not self.initialized:
+            raise RpcError(INVALID_REQUEST, f"{method}: send initialize first")
+
+    # -- the connection ------------------------------------------------------------
+    async def initialize(self, params: InitializeParams) -> dict[str, Any]:
+        self.client = params.client_capabilities
+        self.initialized = True
+        info = params.client_info
+        logger.info(
+            "client %s %s (fs read %s, write %s, terminal %s)",
+            info.name if info else "?",
+            (info.version or "") if info else "",
+            self.client.fs.read_text_file,
+            self.client.fs.write_text_file,
+            self.client.terminal,
+        )
+        return initialize_result(params.protocol_version)
+
+    def methods(self) -> tuple[dict[str, Handler], dict[str, Handler]]:
+        """(requests, notifications) of the connection."""
+        from cairn.acp import extensions, prompt, sessions
+
+        after_initialize = {
+            **sessions.requests(self),
+            **prompt.requests(self),
+            **extensions.requests(self),
+        }
+        requests: dict[str, Handler] = {
+            "initialize": bind("initialize", InitializeParams, self.initialize),
+            **{name: self._guarded(name, fn) for name, fn in after_initialize.items()},
+        }
+        return requests, prompt.notifications(self)
+
+    def _guarded(self, method: str, handler: Handler) -> Handler:
+        async def guarded(params: Any) -> Any:
+            self.require_initialized(method)
+            return await handler(params)
+
+        return guarded
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one client until it closes its end; then stop the turns and the engines."""
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        requests, notifications = self.methods()
+        self.conn = Connection(reader, writer, requests, notifications)
+        try:
+            await self.conn.serve()
+        finally:
+            for session in self.sessions.values():
+                if session.prompt is not None:
+                    session.prompt.cancel()
+            self.engines.close()
+
+
+async def stdio_streams(
+    stdin: IO[bytes], stdout: IO[bytes]
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Asyncio streams over the process's stdin and the protocol's stdout (pipes)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    return reader, writer
+
+
+async def serve_stdio(stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    reader, writer = await stdio_streams(stdin, stdout)
+    await AcpServer().serve(reader, writer)

@@ -1,0 +1,24 @@
+"""`cairn acp`: run the Agent Client Protocol agent over stdio until the client closes it.
+
+stdout *is* the protocol (one JSON-RPC message per line): as for `cairn
+serve`, the real stdout is kept for it and fd 1 and `sys.stdout` point at
+stderr before anything else loads, so a stray `print` (litellm prints
+banners) cannot corrupt the stream. Logs go to stderr, which editors show as
+the agent's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from cairn.commands.serve import configure_logging, guard_stdout
+
+
+def acp() -> None:
+    """Serve one ACP client on stdin/stdout."""
+    protocol_out = guard_stdout()
+    configure_logging()
+    from cairn.acp.server import serve_stdio
+
+    asyncio.run(serve_stdio(sys.stdin.buffer, protocol_out))
