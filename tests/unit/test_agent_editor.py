@@ -157,3 +157,33 @@ def test_set_folders_keeps_the_root_and_adds_folders(tmp_path: Path) -> None:
         engine.set_folders([extra])
     assert engine.workspace.folders == [root.resolve(), extra.resolve()]
     engine.close()
+
+
+async def test_explore_branches_read_through_the_editor_as_the_parent_session(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app.py").write_text("on disk\n")
+    sites: list[CallSite] = []
+
+    async def read_text(site: CallSite, path: Path) -> str | None:
+        sites.append(site)
+        return "in the editor\n"
+
+    lines = [
+        reply("", call("explore", branches=["look"])),
+        reply("", call("read_file", path="app.py"), agent="0"),
+        reply("The editor says: in the editor.", agent="0"),
+        reply("done"),
+    ]
+    engine = editor_engine(tmp_path, lines, read_text=read_text)
+    result = await engine.turn("explore it")
+    assert result.finish_reason == "stop"
+    assert [site.session_id for site in sites] == [result.session_id]
+    branch = next(
+        p
+        for m in engine.messages(result.session_id)
+        for p in m.parts
+        if isinstance(p, ToolResultPart) and p.name == "explore"
+    )
+    assert "in the editor" in branch.output
+    engine.close()

@@ -82,12 +82,13 @@ class Explorer:
             branch.trace.append_message(message)
 
     async def _run_branch(
-        self, branch: Session, parent: TurnInputs, report: BranchReport
+        self, branch: Session, parent: TurnScope, report: BranchReport
     ) -> TurnResult:
         """One branch's turn, on the parent's model and mode, with its instruction."""
         instruction = INSTRUCTION + report.branch
-        inputs = TurnInputs(model=parent.model, mode=parent.mode, user_message=instruction)
-        scope = branch_scope(branch, inputs, str(report.index), self.registry)
+        given = parent.inputs
+        inputs = TurnInputs(model=given.model, mode=given.mode, user_message=instruction)
+        scope = branch_scope(branch, inputs, str(report.index), self.registry, parent.session.id)
         parts: list[Part] = [TextPart(text=instruction)]
         return await self.runner.run(scope, parts)
 
@@ -104,7 +105,7 @@ class Explorer:
             report.trace = branch.id
             try:
                 self._seed(parent.session, branch, background)
-                result = await self._run_branch(branch, parent.inputs, report)
+                result = await self._run_branch(branch, parent, report)
             except asyncio.CancelledError:
                 report.status, report.error = "cancelled", "cancelled with the parent turn"
                 report.ended_at = utc_now().isoformat()

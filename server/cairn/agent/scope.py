@@ -56,6 +56,8 @@ class TurnScope:
     compact: bool = True
     # Runs the `explore` tool's branches; None where the turn cannot explore.
     explorer: Explorer | None = None
+    # The session the editor knows the turn by, when not its own (a branch: its parent's).
+    editor_session_id: str | None = None
     # Files the turn edited, first edit first (files in play for the next builds).
     edited: list[Path] = field(default_factory=list)
     edit_log: EditLog = field(default_factory=EditLog)
@@ -99,9 +101,10 @@ def main_scope(
 
 
 def branch_scope(
-    session: Session, inputs: TurnInputs, lane: str, registry: ToolRegistry
+    session: Session, inputs: TurnInputs, lane: str, registry: ToolRegistry, parent_id: str
 ) -> TurnScope:
-    """The scope of an explore branch: read-only tools, its own lane, no compaction."""
+    """The scope of an explore branch: read-only tools, its own lane, no compaction; the
+    editor's callbacks (reads) serve it as the parent session `parent_id`."""
     return TurnScope(
         session=session,
         inputs=inputs,
@@ -110,4 +113,5 @@ def branch_scope(
         lane=lane,
         read_only=True,
         compact=False,
+        editor_session_id=parent_id,
     )

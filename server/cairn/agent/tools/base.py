@@ -85,7 +85,8 @@ class ToolContext:
     @property
     def site(self) -> CallSite:
         """The session and tool call the editor callbacks serve."""
-        session_id = self.scope.session.id if self.scope is not None else ""
+        scope = self.scope
+        session_id = "" if scope is None else scope.editor_session_id or scope.session.id
         return CallSite(session_id=session_id, call_id=self.call_id)
 
     async def editor_text(self, path: Path) -> str | None:
