@@ -3,8 +3,9 @@
 An ACP client names the workspace per session (`cwd`), so `cairn acp` serves
 every root its sessions ask for, each with its own engine, settings
 (`<root>/cairn.toml`) and trace store (`<root>/.cairn/`). The engine module
-is imported and the engine warmed (file listing, repository-map index) on a
-worker thread, so the connection keeps answering meanwhile; two sessions
+is imported on a worker thread as soon as the client has initialized
+(`preload`), and each engine is warmed (file listing, repository-map index)
+on one too, so the connection keeps answering meanwhile; two sessions
 asking for the same root at once share one start. Settings that do not
 validate are reported (one line naming the key) and the defaults are used,
 as in the language server; the problems are kept for the front end to show.
@@ -17,6 +18,7 @@ import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from cairn.errors import SettingsError
@@ -50,6 +52,14 @@ class Engines:
         self._ready: dict[Path, EngineApi] = {}
         self._starting: dict[Path, asyncio.Task[EngineApi]] = {}
         self.problems: dict[Path, list[str]] = {}
+        self._preload: asyncio.Future[ModuleType] | None = None
+
+    def preload(self) -> None:
+        """Import the engine module on a thread now, so the first session/new waits less."""
+        if self._preload is None:
+            self._preload = asyncio.ensure_future(
+                asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
+            )
 
     def roots(self) -> list[Path]:
         return list(self._ready)
@@ -80,7 +90,10 @@ class Engines:
         self.problems[root] = problems
         for problem in problems:
             logger.warning("%s: %s", root, problem)
-        await asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
+        if self._preload is not None:
+            await self._preload
+        else:
+            await asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
         engine = self._build(root, settings)
         try:
             await asyncio.to_thread(engine.warm)
@@ -96,6 +109,8 @@ class Engines:
     def close(self) -> None:
         for task in self._starting.values():
             task.cancel()
+        if self._preload is not None:
+            self._preload.cancel()
         for engine in self._ready.values():
             try:
                 engine.close()

@@ -135,6 +135,7 @@ class AcpServer:
     async def initialize(self, params: InitializeParams) -> dict[str, Any]:
         self.client = params.client_capabilities
         self.initialized = True
+        self.engines.preload()
         info = params.client_info
         logger.info(
             "client %s %s (fs read %s, write %s, terminal %s)",
