@@ -3,7 +3,7 @@
 The prompt's content becomes the turn's message and references
 (`content.py`); the whole-file texts the client embedded that differ from
 the disk (unsaved edits) are shown to the engine as open buffers for the
-turn, and closed after it. The turn runs in its own task in the session's
+turn (read, like every buffer, through the path guard), and closed after it. The turn runs in its own task in the session's
 mode; `session/cancel` cancels it, and the prompt then answers `cancelled`
 (the partial output is recorded, the session stays usable). One prompt at a
 time per session.
@@ -27,6 +27,7 @@ from cairn.acp.handling import bind
 from cairn.acp.rpc import INTERNAL_ERROR, INVALID_REQUEST, Handler, RpcError
 from cairn.acp.schema import PromptParams, SessionParams
 from cairn.acp.updates import usage_update
+from cairn.files.reading import read_text_bounded
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer, AcpSession
@@ -39,16 +40,18 @@ STOP_REASONS = {"stop": "end_turn", "stepLimit": "max_turn_requests", "cancelled
 
 
 def open_editor_texts(workspace: Workspace, texts: dict[Path, str]) -> list[Path]:
-    """Show the engine the client's texts that differ from the disk; the paths opened."""
+    """Show the engine the client's texts of workspace files that differ from the disk (unsaved
+    edits); the paths opened. A path that is not a readable regular file is left alone (the
+    path guard reports it as a reference)."""
     opened: list[Path] = []
     for raw, text in texts.items():
         path = raw.resolve()
         if path in workspace.buffers or workspace.folder_of(path) is None:
             continue
         try:
-            on_disk = path.read_bytes().decode("utf-8", errors="replace")
+            on_disk = read_text_bounded(path)
         except OSError:
-            on_disk = None
+            continue
         if on_disk != text:
             workspace.open_buffer(path, text)
             opened.append(path)
