@@ -53,3 +53,17 @@ def test_symlink_escape_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PathRefusedError):
         ws.resolve("../secret.txt")
     assert ws.resolve("a.py") == inside / "a.py"
+
+
+def test_a_secondary_folder_file_named_as_relative_names_it_resolves_back(tmp_path: Path) -> None:
+    root, extra = tmp_path / "root", tmp_path / "extra"
+    (root / "pkg").mkdir(parents=True)
+    extra.mkdir()
+    (extra / "lib.md").write_text("x")
+    workspace = Workspace([root, extra])
+    name = workspace.relative(extra / "lib.md")
+    assert name == "extra/lib.md"
+    assert workspace.resolve(name) == (extra / "lib.md").resolve()
+    # A new file with no folder prefix goes to the root, not the last folder.
+    assert workspace.resolve("pkg/new.py") == (root / "pkg" / "new.py").resolve()
+    assert workspace.resolve("extra/new.md") == (extra / "new.md").resolve()

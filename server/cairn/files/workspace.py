@@ -93,16 +93,41 @@ class Workspace:
         )
         if not str(raw).strip():
             raise PathRefusedError("empty path")
-        candidates = [raw] if raw.is_absolute() else [folder / raw for folder in self.folders]
+        candidates, fallback = self._candidates(raw)
         for candidate in candidates:
-            try:
-                resolved = resolve_path(candidate)
-            except UnsafeFileError:
-                raise LinkLoopError(f"{ref}: symlink loop") from None
-            inside = self.folder_of(resolved) is not None
-            if inside and (raw.is_absolute() or resolved.exists() or candidate is candidates[-1]):
+            resolved = self._resolved(candidate, ref)
+            if self.folder_of(resolved) is not None and (raw.is_absolute() or resolved.exists()):
+                return resolved
+        if fallback is not None:
+            resolved = self._resolved(fallback, ref)
+            if self.folder_of(resolved) is not None:
                 return resolved
         raise PathRefusedError(f"{ref}: outside the workspace")
+
+    def _candidates(self, raw: Path) -> tuple[list[Path], Path | None]:
+        """Where a path may point, in order, and where a path that exists nowhere yet goes.
+
+        A relative path is tried in the root, then as `relative` names a secondary
+        folder's files (`<folder name>/<path>`), then in each secondary folder.
+        """
+        if raw.is_absolute():
+            return [raw], None
+        parts = raw.parts
+        named = [
+            folder.joinpath(*parts[1:])
+            for folder in self.folders[1:]
+            if len(parts) > 1 and parts[0] == folder.name
+        ]
+        others = [folder / raw for folder in self.folders[1:]]
+        fallback = named[0] if named else self.root / raw
+        return [self.root / raw, *named, *others], fallback
+
+    @staticmethod
+    def _resolved(candidate: Path, ref: str | Path) -> Path:
+        try:
+            return resolve_path(candidate)
+        except UnsafeFileError:
+            raise LinkLoopError(f"{ref}: symlink loop") from None
 
     def relative(self, path: Path) -> str:
         """Workspace-relative POSIX path (prefixed by the folder name in multi-root workspaces)."""
