@@ -113,6 +113,21 @@ def run(
 
 
 @app.command()
+def models(
+    workspace: WorkspaceOpt = Path("."),
+    model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", help="Show the model this session runs on.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Show each role's model, where its settings came from and whether it can be called."""
+    from cairn.commands.models import show_models
+
+    show_models(workspace, model, session, as_json)
+
+
+@app.command()
 def demo(
     keep: Annotated[
         Path | None, typer.Option("--keep", help="Copy the demo workspace here and keep it.")

@@ -43,4 +43,45 @@ class PathRefusedError(InvalidRequestError):
 
 
 class ModelError(CairnError):
-    """A model call failed after retries, or the model is unknown."""
+    """A model call failed (after the retries that could help), or no call was possible.
+
+    `kind` names the failure (`auth`, `missing_key`, `rate_limit`, …, see
+    `cairn.llm.failures`), `requests` how many HTTP requests were made and
+    `elapsed_s` over how long.
+    """
+
+    def __init__(
+        self, message: str, *, kind: str = "error", requests: int = 0, elapsed_s: float = 0.0
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.requests = requests
+        self.elapsed_s = elapsed_s
+
+
+class NoModelError(ModelError):
+    """No model is configured: the message says how to set one."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="no_model")
+
+
+class ContextLengthError(ModelError):
+    """The provider refused the request as longer than its context window.
+
+    `limit` is the window the provider reported (tokens), `used` what it
+    counted for the request, each None when its message did not say.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: int | None,
+        used: int | None,
+        requests: int,
+        elapsed_s: float,
+    ) -> None:
+        super().__init__(message, kind="context_length", requests=requests, elapsed_s=elapsed_s)
+        self.limit = limit
+        self.used = used

@@ -4,12 +4,20 @@
 same names in camelCase. Both are validated by `Settings`; a wrong value raises
 `SettingsError` naming the key. The parts of one engine share one
 `SettingsRef`, so a settings change is one assignment that every part sees.
+
+There is no default model: `model` is None until cairn.toml, the editor or a
+`--model` flag sets it (the scripted test model is always chosen explicitly).
+`compaction_model` and `explore_model` default to the main model. The
+provider settings (`api_base`, `api_key_env`, `extra_headers`,
+`extra_params`) belong to the main model's provider. `settings_origins`
+says where each value came from (default, cairn.toml, editor, flag).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +30,6 @@ from cairn.errors import SettingsError
 
 SETTINGS_FILE = "cairn.toml"
 
-DEFAULT_MODEL = "scripted/script.jsonl"
 DEFAULT_MAX_OUTPUT_TOKENS = 4_096
 DEFAULT_SAFETY_MARGIN = 2_048
 DEFAULT_COMPACTION_THRESHOLD = 0.7
@@ -34,6 +41,8 @@ DEFAULT_STEP_LIMIT = 50
 DEFAULT_TRACE_DIR = ".cairn"
 DEFAULT_MODEL_TIMEOUT_S = 120.0
 DEFAULT_MODEL_RETRIES = 3
+DEFAULT_CALL_DEADLINE_S = 600.0
+DEFAULT_TURN_DEADLINE_S = 3_600.0
 DEFAULT_COMMAND_TIMEOUT_S = 120.0
 # The largest LSP message the server reads (a bigger one is refused unread); the bounds keep
 # an ordinary document readable and a hostile length from being allocated.
@@ -41,7 +50,30 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 
+# Request arguments Cairn sets itself; `extra_params` may not replace them.
+RESERVED_REQUEST_PARAMS: dict[str, str] = {
+    "model": "model",
+    "messages": "the context builder",
+    "tools": "the mode's tools",
+    "stream": "Cairn (always streamed)",
+    "stream_options": "Cairn",
+    "metadata": "Cairn",
+    "timeout": "model_timeout_s",
+    "max_retries": "model_retries",
+    "num_retries": "model_retries",
+    "max_tokens": "max_output_tokens",
+    "api_base": "api_base",
+    "base_url": "api_base",
+    "api_key": "api_key_env",
+    "extra_headers": "extra_headers",
+}
+# An environment variable's name (what `api_key_env` holds: never the key itself).
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
 Mode = Literal["build", "plan", "review"]
+Role = Literal["main", "compaction", "explore"]
+Origin = Literal["default", "cairn.toml", "editor", "flag"]
+ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
 
 
 class Settings(BaseModel):
@@ -60,9 +92,24 @@ class Settings(BaseModel):
         use_attribute_docstrings=True,
     )
 
-    model: str = DEFAULT_MODEL
-    """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`),
-    or `scripted/<path>` for a scripted model."""
+    model: str | None = None
+    """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
+    `scripted/<path>` for a scripted model. No default: a turn needs one (see docs/MODELS.md)."""
+    compaction_model: str | None = None
+    """The model that writes compaction summaries (a cheaper one will do); empty means the
+    main model."""
+    explore_model: str | None = None
+    """The model of read-only explore branches; empty means the main model."""
+    api_base: str | None = None
+    """The endpoint of the main model's provider (a local server, a gateway, a litellm proxy);
+    empty means the provider's usual endpoint."""
+    api_key_env: str | None = None
+    """The name of the environment variable holding the API key (never the key itself);
+    empty means the provider's usual variable (`OPENAI_API_KEY`, …)."""
+    extra_headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers sent with every request to the main model's provider."""
+    extra_params: dict[str, Any] = Field(default_factory=dict)
+    """Extra litellm arguments for every call (`temperature`, `reasoning_effort`, …)."""
     context_window: int | None = Field(default=None, gt=0)
     """The model's context window in tokens; empty means the model's known window."""
     max_output_tokens: int = Field(default=DEFAULT_MAX_OUTPUT_TOKENS, gt=0)
@@ -87,9 +134,15 @@ class Settings(BaseModel):
     trace_dir: str = DEFAULT_TRACE_DIR
     """Where sessions, manifests and artifacts are stored, relative to the workspace folder."""
     model_timeout_s: float = Field(default=DEFAULT_MODEL_TIMEOUT_S, gt=0)
-    """Seconds before one model call times out."""
+    """Seconds one request may wait for the provider's first byte, and a stream may stay
+    silent, before it counts as timed out."""
     model_retries: int = Field(default=DEFAULT_MODEL_RETRIES, ge=0)
-    """Retries of a model call on rate limits and server errors."""
+    """Retries of a model call on rate limits, server errors, timeouts and connection errors
+    (the only retries: litellm's and the SDK's own are off)."""
+    call_deadline_s: float = Field(default=DEFAULT_CALL_DEADLINE_S, gt=0)
+    """Seconds one model call may take in all, its retries and waits included."""
+    turn_deadline_s: float = Field(default=DEFAULT_TURN_DEADLINE_S, gt=0)
+    """Seconds a turn's model calls may take together (time running tools is not counted)."""
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
     """Seconds before a shell command the agent runs is stopped."""
     max_message_bytes: int = Field(
@@ -134,6 +187,42 @@ class Settings(BaseModel):
                 raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
         return patterns
 
+    @field_validator("model", "compaction_model", "explore_model", "api_base", "api_key_env")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        """An empty string (the editor's empty field) means "not set"."""
+        if value is None:
+            return None
+        return value.strip() or None
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not _VARIABLE_NAME.match(value):
+            raise ValueError(
+                "must be the NAME of an environment variable (e.g. OPENAI_API_KEY), "
+                "never the key itself"
+            )
+        return value
+
+    @field_validator("extra_params")
+    @classmethod
+    def _not_reserved(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key in value:
+            if key in RESERVED_REQUEST_PARAMS:
+                raise ValueError(f"{key!r} is set by {RESERVED_REQUEST_PARAMS[key]}, not here")
+        return value
+
+
+def role_model(settings: Settings, role: Role, main: str | None = None) -> str | None:
+    """The model of `role`: its own setting, else the main model (`main`, else `settings.model`)."""
+    main_model = main or settings.model
+    if role == "compaction":
+        return settings.compaction_model or main_model
+    if role == "explore":
+        return settings.explore_model or main_model
+    return main_model
+
 
 @dataclass
 class SettingsRef:
@@ -175,6 +264,42 @@ def read_settings_file(workspace: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+
+
+def field_name(key: str) -> str | None:
+    """The snake_case field of a settings key (snake_case or camelCase), or None if unknown."""
+    for name, info in Settings.model_fields.items():
+        if key in (name, info.alias):
+            return name
+    return None
+
+
+def settings_origins(
+    file_keys: Iterable[str],
+    editor_keys: Iterable[str] = (),
+    flag_keys: Iterable[str] = (),
+) -> dict[str, Origin]:
+    """Where each setting's value came from: the last of cairn.toml, the editor, a flag."""
+    origins: dict[str, Origin] = dict.fromkeys(Settings.model_fields, "default")
+    layers: tuple[tuple[Origin, Iterable[str]], ...] = (
+        ("cairn.toml", file_keys),
+        ("editor", editor_keys),
+        ("flag", flag_keys),
+    )
+    for origin, keys in layers:
+        for key in keys:
+            name = field_name(key)
+            if name is not None:
+                origins[name] = origin
+    return origins
+
+
+def with_flags(settings: Settings, flags: Mapping[str, Any]) -> Settings:
+    """`settings` with the command-line values that were given (None means not given)."""
+    given = {key: value for key, value in flags.items() if value is not None}
+    if not given:
+        return settings
+    return validate_settings({**settings.model_dump(), **given}, origin="command line")
 
 
 def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> Settings:

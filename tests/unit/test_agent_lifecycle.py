@@ -11,6 +11,7 @@ from cairn.agent.engine import Engine
 from cairn.models.events import TurnEvent
 from cairn.models.messages import ToolResultPart
 from cairn.settings import Settings
+from tests.fakes.timing import FakeTime
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply, write_script
 
 LONG_TEXT = " ".join(f"word{i}" for i in range(200))
@@ -60,21 +61,32 @@ async def test_cancel_mid_stream_records_partial_and_session_stays_usable(tmp_pa
 
 
 async def test_rate_limit_is_retried_then_succeeds(tmp_path: Path) -> None:
-    engine = make_engine(tmp_path, [{"error": "rate_limit"}, reply("Made it.")])
-    engine.runtime.backoff_base_s = 0.01
+    recorder = Recorder()
+    fake = FakeTime()
+    engine = make_engine(
+        tmp_path, [{"error": "rate_limit"}, reply("Made it.")], recorder, timing=fake.timing()
+    )
     result = await engine.turn("hello")
     assert result.finish_reason == "stop"
     assert result.text == "Made it."
+    retries = [e for e in recorder.turn_events if e.kind == "retry"]
+    assert [(e.attempt, e.wait_s) for e in retries] == [(2, fake.sleeps[0])]
+    assert retries[0].text is not None and "rate limited (HTTP 429)" in retries[0].text
     engine.close()
 
 
 async def test_server_error_forever_ends_with_a_clear_error(tmp_path: Path) -> None:
     recorder = Recorder()
-    engine = make_engine(tmp_path, [{"error": "server_error"}] * 3, recorder, model_retries=2)
-    engine.runtime.backoff_base_s = 0.01
+    engine = make_engine(
+        tmp_path,
+        [{"error": "server_error"}] * 3,
+        recorder,
+        timing=FakeTime().timing(),
+        model_retries=2,
+    )
     result = await engine.turn("hello")
     assert result.finish_reason == "error"
-    assert result.error is not None and "failed after 3 attempts" in result.error
+    assert result.error is not None and "gave up after 3 requests" in result.error
     errors = [e for e in recorder.turn_events if e.kind == "error"]
     assert len(errors) == 1 and errors[0].text == result.error
     meta = engine.store.open(result.session_id).meta()

@@ -11,6 +11,7 @@ from typing import Any
 
 from cairn.agent.api import ToolCallEvent
 from cairn.agent.engine import Engine
+from cairn.llm import Timing
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
 from cairn.settings import Settings
@@ -68,9 +69,14 @@ class Recorder:
 
 
 def make_engine(
-    root: Path, lines: list[dict[str, Any]], recorder: Recorder | None = None, **settings: Any
+    root: Path,
+    lines: list[dict[str, Any]],
+    recorder: Recorder | None = None,
+    *,
+    timing: Timing | None = None,
+    **settings: Any,
 ) -> Engine:
     """An engine on `root` answering with the scripted `lines` (allow-listing nothing by default)."""
     model = write_script(root, lines)
     options: dict[str, Any] = {"model": model, "allowed_commands": [], **settings}
-    return Engine([root], Settings.model_validate(options), listener=recorder)
+    return Engine([root], Settings.model_validate(options), listener=recorder, timing=timing)

@@ -82,7 +82,16 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
     assert built.stats.used_input == manifest.used_input
     assert sum(v for k, v in built.stats.by_source.items() if k != "tools") == manifest.used_input
     wire = manifest.wire()
-    assert set(wire) == {"sessionId", "callId", "model", "availableInput", "usedInput", "blocks"}
+    assert set(wire) == {
+        "sessionId",
+        "callId",
+        "model",
+        "availableInput",
+        "usedInput",
+        "blocks",
+        "retryOf",
+        "retryReason",
+    }
     assert set(wire["blocks"][0]) == {
         "source",
         "priority",
@@ -142,7 +151,7 @@ def test_required_blocks_over_the_budget_raise(root: Path) -> None:
 
 
 def test_unknown_model_needs_a_configured_window(root: Path) -> None:
-    with pytest.raises(BudgetError, match="unknown model 'acme/x'"):
+    with pytest.raises(BudgetError, match="unknown context window for model 'acme/x'"):
         builder(root).build(request(model="acme/x", user_message="hi"))
 
 

@@ -22,6 +22,8 @@ FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
 def root(tmp_path: Path) -> Path:
     target = tmp_path / "ws"
     shutil.copytree(FIXTURE, target)
+    # The scripted model chosen explicitly (there is no default model; no call is made).
+    (target / "cairn.toml").write_text('model = "scripted/script.jsonl"\n', encoding="utf-8")
     return target
 
 

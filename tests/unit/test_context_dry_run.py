@@ -17,8 +17,11 @@ from cairn.trace import TraceStore
 
 FIXTURE = Path(__file__).resolve().parents[1] / "workspaces" / "context_small"
 MAP_CACHE = "cache/repomap/"
+# A dry run needs a model (no call is made, so the script need not exist).
+MODEL = "scripted/script.jsonl"
+SCRIPTED = Settings(model=MODEL)
 # Small enough that app/engine.py does not fit whole and becomes an outline.
-SMALL = {"context_window": 6_000, "max_output_tokens": 500, "safety_margin": 100}
+SMALL = {"model": MODEL, "context_window": 6_000, "max_output_tokens": 500, "safety_margin": 100}
 
 
 @pytest.fixture
@@ -35,7 +38,7 @@ def files_under(folder: Path) -> dict[str, bytes]:
 
 
 def test_an_open_buffer_is_in_play_with_its_unsaved_text(root: Path) -> None:
-    engine = ReadOnlyEngine([root], Settings())
+    engine = ReadOnlyEngine([root], SCRIPTED)
     path = root / "app" / "engine.py"
     engine.workspace.open_buffer(path, "def unsaved_helper():\n    return 42\n", version=3)
     built = next_context(engine, [], "look at the engine", None, None)
@@ -48,7 +51,7 @@ def test_an_open_buffer_is_in_play_with_its_unsaved_text(root: Path) -> None:
 
 
 def test_the_dry_run_offers_the_tools_of_a_real_call(root: Path) -> None:
-    settings = Settings.model_validate({"mode": "plan"})
+    settings = Settings.model_validate({"model": MODEL, "mode": "plan"})
     dry = next_context(ReadOnlyEngine([root], settings), [], "plan it", None, None)
     real = Engine([root], settings)
     try:
@@ -104,7 +107,7 @@ def test_a_writing_engine_stores_what_the_dry_run_does_not(root: Path) -> None:
 
 
 def test_without_a_session_the_build_is_a_new_sessions(root: Path) -> None:
-    built = next_context(ReadOnlyEngine([root], Settings()), [], "hello", None, None)
+    built = next_context(ReadOnlyEngine([root], SCRIPTED), [], "hello", None, None)
     assert built.manifest.session_id == DRY_RUN_SESSION
     assert [b.source for b in built.blocks if b.source in ("history", "plan")] == []
     assert [f for f in files_under(root / ".cairn") if not f.startswith(MAP_CACHE)] == [
@@ -113,8 +116,8 @@ def test_without_a_session_the_build_is_a_new_sessions(root: Path) -> None:
 
 
 def test_the_second_dry_run_reads_the_map_index_instead_of_rescanning(root: Path) -> None:
-    next_context(ReadOnlyEngine([root], Settings()), [], "hello", None, None)
-    second = ReadOnlyEngine([root], Settings())
+    next_context(ReadOnlyEngine([root], SCRIPTED), [], "hello", None, None)
+    second = ReadOnlyEngine([root], SCRIPTED)
     repomap = second.parts.repomap
     assert repomap is not None
     next_context(second, [], "hello", None, None)

@@ -1,4 +1,4 @@
-"""Pure pieces of the runtime: chunk accumulation, argument parsing, error classification, backoff."""
+"""Pure pieces of the runtime: chunk accumulation, argument parsing, backoff, cost."""
 
 from __future__ import annotations
 
@@ -7,13 +7,7 @@ from typing import Any
 import pytest
 
 from cairn.llm.lazy import load_litellm
-from cairn.llm.retry import (
-    BACKOFF_MAX_S,
-    ErrorKind,
-    backoff_delay,
-    classify,
-    clean_message,
-)
+from cairn.llm.retry import BACKOFF_MAX_S, backoff_delay
 from cairn.llm.scripted import text_chunks
 from cairn.llm.stream import StreamAccumulator, parse_arguments
 from cairn.llm.usage import cost_of
@@ -96,73 +90,6 @@ def test_parse_arguments(
         assert error is None
     else:
         assert error is not None and error_part in error
-
-
-class RateLimitError(Exception):
-    pass
-
-
-class InternalServerError(Exception):
-    pass
-
-
-class AuthenticationError(Exception):
-    pass
-
-
-class ContextWindowExceededError(Exception):
-    pass
-
-
-class BadRequestError(Exception):
-    pass
-
-
-class ContextTooLong(ContextWindowExceededError, BadRequestError):
-    pass
-
-
-class MidStreamFallbackError(Exception):
-    def __init__(self, message: str, original: Exception) -> None:
-        super().__init__(message)
-        self.original_exception = original
-
-
-class Teapot(Exception):
-    status_code = 503
-
-
-@pytest.mark.parametrize(
-    ("error", "expected"),
-    [
-        (
-            RateLimitError("litellm.RateLimitError: slow down"),
-            ErrorKind(True, "rate limit", "slow down"),
-        ),
-        (TimeoutError("stalled"), ErrorKind(True, "timeout", "stalled")),
-        (Teapot("busy"), ErrorKind(True, "server error", "busy")),
-        (AuthenticationError("bad key"), ErrorKind(False, "authentication failed", "bad key")),
-        (ContextTooLong("too long"), ErrorKind(False, "context window exceeded", "too long")),
-        (ValueError("odd"), ErrorKind(False, "error", "odd")),
-        (
-            MidStreamFallbackError("wrapped", InternalServerError("boom")),
-            ErrorKind(True, "server error", "boom"),
-        ),
-        (
-            MidStreamFallbackError("wrapped", AuthenticationError("no key")),
-            ErrorKind(False, "authentication failed", "no key"),
-        ),
-    ],
-)
-def test_classify(error: Exception, expected: ErrorKind) -> None:
-    assert classify(error) == expected
-
-
-def test_clean_message_drops_prefixes_and_tracebacks() -> None:
-    error = Exception(
-        "litellm.MidStreamFallbackError: litellm.APIConnectionError: boom\nTraceback (most recent"
-    )
-    assert clean_message(error) == "boom"
 
 
 def test_backoff_grows_exponentially_up_to_a_cap() -> None:

@@ -1,7 +1,8 @@
 """Running compaction for a session: goal folds, prune, structured summaries, events.
 
 The policy lives in `cairn.compaction` (pure); this module only decides the
-moment, makes the compaction model call (agent lane "compaction"), measures
+moment, makes the compaction model call (agent lane "compaction", on the
+turn's compaction model, its transcript within that model's window), measures
 the context before and after, records the markers and tells the scope's
 listener (`start` / `done` / `failed`, with tokens before and after). Every
 method works on a `TurnScope`: the running turn's, or one the engine opens
@@ -38,6 +39,7 @@ from cairn.compaction.narrative import (
 from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary_build import build_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
+from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
 from cairn.context.redact import redact_messages
 from cairn.errors import CairnError
@@ -144,19 +146,29 @@ class Compactor:
 
     # -- summary ---------------------------------------------------------------
 
-    @staticmethod
-    def _cut(model: str, messages: Sequence[Message], available: int) -> tuple[int, int] | None:
+    def _transcript_room(self, scope: TurnScope, available: int) -> int:
+        """Input the compaction call may use: the main call's, or less when the compaction
+        model has a smaller window of its own."""
+        model = scope.inputs.model_for("compaction")
+        if model == scope.inputs.model:
+            return available
+        window = role_window(model, scope.inputs.model, self.settings)
+        own = window - self.settings.max_output_tokens - self.settings.safety_margin
+        return min(available, own)
+
+    def _cut(
+        self, scope: TurnScope, messages: Sequence[Message], available: int
+    ) -> tuple[int, int] | None:
         """The index the next summary would cover up to, and what that part costs now."""
         state = read_state(messages)
-
-        count = counter_for(model)
-
+        count = counter_for(scope.inputs.model)
+        room = self._transcript_room(scope, available)
         index = choose_watermark(
             messages,
             state,
             count,
             keep_recent_tokens=policy.keep_recent_tokens(available),
-            max_transcript_tokens=max(available - COMPACTION_PROMPT_RESERVE, 0),
+            max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
         )
         if index is None:
             return None
@@ -164,19 +176,18 @@ class Compactor:
 
     def worth_it(self, scope: TurnScope, demand: Demand) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
-        cut = self._cut(scope.inputs.model, scope.session.messages(), demand.available)
+        cut = self._cut(scope, scope.session.messages(), demand.available)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
         self, scope: TurnScope, messages: Sequence[Message], available: int
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
-        cut = self._cut(scope.inputs.model, messages, available)
+        cut = self._cut(scope, messages, available)
         if cut is None:
             return None
         index = cut[0]
         state = read_state(messages)
-
         count = counter_for(scope.inputs.model)
 
         new = messages[state.watermark_index + 1 : index + 1]
@@ -204,10 +215,12 @@ class Compactor:
                 compaction_messages(previous, transcript), self.contexts.builder.redactor
             )
             reply = await self.runtime.complete(
-                scope.inputs.model,
+                scope.inputs.model_for("compaction"),
                 messages,
                 None,
                 agent=COMPACTION_AGENT,
+                main_model=scope.inputs.main_model,
+                allow_empty=True,  # an empty narrative still gets the ledger from the records
             )
         except CairnError as exc:
             scope.listener.on_log(f"compaction model call failed, ledger only: {exc}")
@@ -296,6 +309,11 @@ class Compactor:
         return built
 
     # -- forced ------------------------------------------------------------------
+
+    async def compact_for_overflow(self, scope: TurnScope) -> CompactResult:
+        """The provider refused the next call as too long: prune and summarise now,
+        whatever the thresholds say (the turn loop then rebuilds and retries once)."""
+        return await self.compact_now(scope)
 
     async def compact_now(self, scope: TurnScope) -> CompactResult:
         """`cairn/compact`: prune, then summarise, whatever the thresholds say."""

@@ -6,7 +6,8 @@ open buffers, the turn's references and edits) and the fix target. The
 turn, the compactor, the editor's dry run and `cairn context` all build
 through `Contexts.build`, so a dry run is the context of a real call. A
 read-only `Contexts` stores no artifact (a degraded block's full text is
-then not kept). Also
+then not kept). A window a provider reported for the session's model (by
+refusing a longer request) caps the budget of every later build. Also
 measures the *demand* of a context, the tokens of every candidate block
 whether or not it fit, which is what compaction decisions compare with the
 window (a context that had to drop history is an overflow).
@@ -19,8 +20,10 @@ from dataclasses import dataclass
 
 from cairn.agent.inputs import files_in_play, fix_block
 from cairn.agent.scope import TurnScope
+from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.errors import CairnError
 from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message
@@ -46,6 +49,14 @@ def demand_of(built: BuiltContext) -> Demand:
         window=built.stats.context_window,
         available=built.stats.available_input,
     )
+
+
+def _known_limit(session: Session, model: str) -> int | None:
+    """The window the provider reported for `model` in this session (none for a new session)."""
+    try:
+        return session.context_limit(model)
+    except CairnError:  # a dry run's session that was never created
+        return None
 
 
 class Contexts:
@@ -88,6 +99,7 @@ class Contexts:
             extra_blocks=extra,
             tool_schemas=self.registry.schemas(scope.tools),
             store_artifact=None if self.read_only else session.trace.write_artifact,
+            window_limit=_known_limit(session, inputs.model),
         )
         built = self.builder.build(request)
         built.stats.compaction.in_progress = session.compacting

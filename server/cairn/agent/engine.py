@@ -8,7 +8,9 @@ builder, the tools), then the model runtime, compaction, the turn runner
 and the explorer that runs branch turns through it. All of them read one
 `SettingsRef`, so `update_settings` is one assignment. Sessions: the active
 one is created on first use; any other is opened from its trace, so a new
-engine on the same workspace resumes a session by id. Each turn runs in its
+engine on the same workspace resumes a session by id, on the session's
+model (`session_model`). A turn that cannot call its model (none
+configured, the key variable unset) fails before anything is recorded. Each turn runs in its
 own `TurnScope`; work on a session between turns (a dry run, a goal the
 user finished, a forced compaction) gets one too. Methods only translate to
 the parts in `cairn.agent` and report through the listener. File events
@@ -38,12 +40,13 @@ from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
 from cairn.agent.runner import EditorSide, TurnRunner
 from cairn.agent.scope import TurnScope, main_scope
-from cairn.agent.session import Session
-from cairn.errors import InvalidRequestError
+from cairn.agent.session import Session, session_model
+from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
-from cairn.llm import ModelRuntime
+from cairn.llm import ModelRuntime, Timing
+from cairn.llm.guide import no_model_message
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import FilePart, Message, Part, TextPart
@@ -67,6 +70,7 @@ class Engine:
         apply_edit: EditApplier | None = None,
         read_text: TextReader | None = None,
         run_command: CommandRunner | None = None,
+        timing: Timing | None = None,
     ) -> None:
         self.config = SettingsRef(settings)
         self.listener = SafeListener(listener)
@@ -79,7 +83,7 @@ class Engine:
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
-        self.runtime = ModelRuntime(self.config, self.workspace.root)
+        self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         self.runner = TurnRunner(
             workspace=self.workspace,
@@ -160,21 +164,42 @@ class Engine:
 
     # -- turns -------------------------------------------------------------------
 
+    def _existing(self, session_id: str | None) -> Session | None:
+        """The session a request is for, or None when it would be a new one."""
+        if session_id is None and self._active is None:
+            return None
+        return self.session(session_id)
+
+    def model_of(self, session: Session | None, explicit: str | None = None) -> str | None:
+        """The model `session`'s next turn runs on (see `session_model`); None when unset."""
+        configured = self.settings.model
+        if session is None:
+            return explicit or configured
+        return session_model(explicit, configured, session.meta())
+
     def _inputs(
         self,
-        model: str | None = None,
+        model: str | None,
         mode: Mode | None = None,
         message: str = "",
         references: Sequence[str] = (),
         fix: FixTarget | None = None,
     ) -> TurnInputs:
+        if model is None:
+            raise NoModelError(no_model_message(self.runtime.env))
         return TurnInputs(
-            model=model or self.settings.model,
+            model=model,
             mode=mode or self.settings.mode,
             user_message=message,
             references=tuple(references),
             fix=fix,
+            compaction_model=self.settings.compaction_model,
+            explore_model=self.settings.explore_model,
         )
+
+    def _between_turns(self, session: Session, message: str = "") -> TurnInputs:
+        """The inputs of work on `session` between turns (a dry run, a fold, a compaction)."""
+        return self._inputs(self.model_of(session), message=message)
 
     def scope(self, session: Session, inputs: TurnInputs, edited: Iterable[Path] = ()) -> TurnScope:
         """The scope of a main-agent turn of `session` (or of work on it between turns)."""
@@ -209,11 +234,16 @@ class Engine:
         model: str | None = None,
         fix: FixTarget | None = None,
     ) -> TurnResult:
-        """Run one turn to its end; cancelling the awaiting task cancels it (and re-raises)."""
-        session = self.session(session_id)
+        """Run one turn to its end; cancelling the awaiting task cancels it (and re-raises).
+
+        No model, or a missing key variable, fails before anything is recorded."""
+        existing = self._existing(session_id)
+        chosen = self.model_of(existing, model)
+        self.runtime.check(chosen)
+        session = existing or self.session(None)
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
-        inputs = self._inputs(model, mode, message, references, fix)
+        inputs = self._inputs(chosen, mode, message, references, fix)
         self._set_mission(session, message)
         self.files.refresh_all()
         scope = self.scope(session, inputs)
@@ -223,7 +253,7 @@ class Engine:
 
     def context_stats(self, session_id: str | None = None) -> ContextStats:
         session = self.session(session_id)
-        return self.contexts.build(self.scope(session, self._inputs())).stats
+        return self.contexts.build(self.scope(session, self._between_turns(session))).stats
 
     def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None
@@ -234,7 +264,7 @@ class Engine:
             if manifests:
                 return manifests[-1]
         edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
-        scope = self.scope(session, self._inputs(message=message or ""), edited)
+        scope = self.scope(session, self._between_turns(session, message or ""), edited)
         return self.contexts.build(scope).manifest
 
     # -- goals -------------------------------------------------------------------
@@ -255,10 +285,11 @@ class Engine:
         session = self.session(session_id)
         fold = change_goal(session, self.listener, verb, text)
         if fold is not None:
-            if session.turn_lock.locked():
-                session.pending_folds.append(fold)
+            model = self.model_of(session)
+            if session.turn_lock.locked() or model is None:
+                session.pending_folds.append(fold)  # folded during the next turn
             else:
-                self.compactor.fold(self.scope(session, self._inputs()), fold)
+                self.compactor.fold(self.scope(session, self._inputs(model)), fold)
         return session.goal_view()
 
     # -- files -------------------------------------------------------------------
@@ -272,8 +303,9 @@ class Engine:
     async def compact(self, session_id: str | None = None) -> CompactResult:
         """Prune and summarise now (waits for a running turn of the session to end)."""
         session = self.session(session_id)
+        inputs = self._between_turns(session)
         async with session.turn_lock:
-            return await self.compactor.compact_now(self.scope(session, self._inputs()))
+            return await self.compactor.compact_now(self.scope(session, inputs))
 
     # -- profile and settings ----------------------------------------------------
 

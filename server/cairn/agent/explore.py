@@ -13,7 +13,8 @@ Branch `i` reads the scripted model's lane `str(i)` (DESIGN §2.6 allows
 branch does not fail the others; cancelling the parent cancels every branch.
 The parent gets one JSON tool result with, per branch, its conclusion (final
 text), evidence (files it read), tokens used and status, and one
-`SubtaskPart` per branch on that result.
+`SubtaskPart` per branch on that result. Branches run on the turn's explore
+model (`explore_model`, else the main model).
 """
 
 from __future__ import annotations
@@ -84,10 +85,15 @@ class Explorer:
     async def _run_branch(
         self, branch: Session, parent: TurnScope, report: BranchReport
     ) -> TurnResult:
-        """One branch's turn, on the parent's model and mode, with its instruction."""
+        """One branch's turn, on the explore model and the parent's mode, with its instruction."""
         instruction = INSTRUCTION + report.branch
         given = parent.inputs
-        inputs = TurnInputs(model=given.model, mode=given.mode, user_message=instruction)
+        inputs = TurnInputs(
+            model=given.model_for("explore"),
+            mode=given.mode,
+            user_message=instruction,
+            parent_model=given.main_model,
+        )
         scope = branch_scope(branch, inputs, str(report.index), self.registry, parent.session.id)
         parts: list[Part] = [TextPart(text=instruction)]
         return await self.runner.run(scope, parts)

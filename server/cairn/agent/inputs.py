@@ -1,7 +1,8 @@
-"""What a turn is asked to do, fixed at its start: model, mode, message, references, fix.
+"""What a turn is asked to do, fixed at its start: models, mode, message, references, fix.
 
-`TurnInputs` is frozen: what changes while a turn runs (the files it edited)
-lives in its `TurnScope`. Files in play (they select the nearer `AGENTS.md`
+`TurnInputs` is frozen; it names the model of each role (the main model;
+the compaction and explore models, each the main one unless set). What
+changes while a turn runs (the files it edited) lives in its `TurnScope`. Files in play (they select the nearer `AGENTS.md`
 rules, buffers and the repository map) are the open buffers, the referenced
 files, the files the turn edited and the file of the diagnostic being fixed.
 A fix turn also carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
@@ -20,7 +21,7 @@ from cairn.context.sources.diagnostics import format_diagnostic
 from cairn.errors import CairnError
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
-from cairn.settings import Mode
+from cairn.settings import Mode, Role
 from cairn.tokens.counter import counter_for
 
 FIX_CONTEXT_LINES = 20
@@ -35,6 +36,25 @@ class TurnInputs:
     user_message: str = ""
     references: tuple[str, ...] = ()
     fix: FixTarget | None = None
+    # The other roles' models; None means the main model.
+    compaction_model: str | None = None
+    explore_model: str | None = None
+    # An explore branch's parent model (the branch runs on `model`, the explore model):
+    # the provider settings belong to the main agent's provider.
+    parent_model: str | None = None
+
+    @property
+    def main_model(self) -> str:
+        """The main agent's model (whose provider the provider settings are for)."""
+        return self.parent_model or self.model
+
+    def model_for(self, role: Role) -> str:
+        """The model of `role` in this turn."""
+        if role == "compaction":
+            return self.compaction_model or self.model
+        if role == "explore":
+            return self.explore_model or self.model
+        return self.model
 
 
 def referenced_files(workspace: Workspace, references: Sequence[str]) -> list[Path]:

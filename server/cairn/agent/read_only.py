@@ -17,6 +17,7 @@ the session id `DRY_RUN_SESSION`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,9 +25,11 @@ from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
 from cairn.agent.scope import main_scope
-from cairn.agent.session import Session
+from cairn.agent.session import Session, session_model
 from cairn.context.builder import BuiltContext
+from cairn.errors import NoModelError
 from cairn.files.workspace import Workspace
+from cairn.llm.guide import no_model_message
 from cairn.settings import Settings, SettingsRef
 from cairn.trace import Trace
 
@@ -65,14 +68,21 @@ class ReadOnlyEngine:
         """The context the next call would get: in `session_id` (a new session when None),
         with `message` as the user's and `files` in play beside the open buffers.
 
-        The model is `model`, else the session's, else the settings'."""
+        The model is `model`, else the session's (`session_model`), else the settings'."""
         session = self._session(session_id)
         settings = self.config.current
-        session_model = session.meta().model if session_id is not None else None
+        if session_id is not None:
+            chosen = session_model(model, settings.model, session.meta())
+        else:
+            chosen = model or settings.model
+        if chosen is None:
+            raise NoModelError(no_model_message(os.environ))
         inputs = TurnInputs(
-            model=model or session_model or settings.model,
+            model=chosen,
             mode=settings.mode,
             user_message=message,
+            compaction_model=settings.compaction_model,
+            explore_model=settings.explore_model,
         )
         scope = main_scope(
             session, inputs, SafeListener(None), self.parts.registry, None, edited=files

@@ -114,8 +114,10 @@ class TurnRunner:
         session = scope.session
         snapshot = await asyncio.to_thread(take_snapshot, self.workspace.root)
         user = session.append("user", user_parts)
-        turn = new_turn(session, user, snapshot)
-        session.start_turn(turn, scope.inputs.user_message)
+        turn = new_turn(session, user, snapshot, scope.inputs.model)
+        session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
+        if turn.switched_from is not None:
+            scope.listener.on_log(f"model: {turn.model} (this session used {turn.switched_from})")
         capture = EditCapture(self.workspace, self.editor.apply_edit, self.editor.read_text)
         tools = ToolRunner(
             scope=scope,
@@ -130,6 +132,7 @@ class TurnRunner:
             compactor=self.compactor if scope.compact else None,
             tools=tools,
             step_limit=self.config.current.step_limit,
+            deadline_s=self.config.current.turn_deadline_s,
         )
 
         def on_cancel() -> None:

@@ -5,6 +5,12 @@ record does not hold: the lock that keeps turns one at a time, the goal
 folds waiting for the end of the current step, the background compaction
 task and the stall mark. Every message written through `append` carries the
 focused goal and the current turn.
+
+A session keeps its model (`session_model`): a turn runs on the model given
+for it, else on the session's, unless the model setting changed since the
+session last ran (a new choice the user made); a turn on another model than
+the session's is recorded as a switch. The context limits providers
+reported are kept in `meta.json` for the session's later calls.
 """
 
 from __future__ import annotations
@@ -39,6 +45,16 @@ class PendingFold:
     goal_id: str
     verb: FoldVerb
     summary: str
+
+
+def session_model(explicit: str | None, configured: str | None, meta: SessionMeta) -> str | None:
+    """The model of the session's next turn (see the module docstring)."""
+    if explicit:
+        return explicit
+    last = meta.model if meta.turns else None
+    if last is None or (configured is not None and configured != meta.configured_model):
+        return configured
+    return last
 
 
 def title_of(message: str) -> str:
@@ -121,10 +137,16 @@ class Session:
     def meta(self) -> SessionMeta:
         return self.trace.meta()
 
-    def start_turn(self, turn: Turn, title: str) -> None:
+    def start_turn(self, turn: Turn, title: str, configured_model: str | None = None) -> None:
+        """Record a turn's start; its model becomes the session's (a switch is noted on it)."""
         meta = self.trace.meta()
         if not meta.title and title:
             meta.title = title_of(title)
+        if turn.model is not None:
+            if meta.turns and meta.model not in (None, turn.model):
+                turn.switched_from = meta.model
+            meta.model = turn.model
+            meta.configured_model = configured_model
         meta.turns.append(turn)
         meta.updated_at = turn.started_at
         self.trace.save_meta(meta)
@@ -149,6 +171,17 @@ class Session:
     def add_usage(self, usage: Usage) -> None:
         meta = self.trace.meta()
         meta.usage = meta.usage.add(usage)
+        self.trace.save_meta(meta)
+
+    def context_limit(self, model: str) -> int | None:
+        """The context window a provider reported for `model` in this session, if any."""
+        return self.trace.meta().context_limits.get(model)
+
+    def remember_limit(self, model: str, tokens: int) -> None:
+        """Keep a provider-reported context window (the smaller one when there are several)."""
+        meta = self.trace.meta()
+        known = meta.context_limits.get(model)
+        meta.context_limits[model] = tokens if known is None else min(known, tokens)
         self.trace.save_meta(meta)
 
     @property

@@ -1,13 +1,20 @@
 """The turn loop: build context → call the model → run tools → record → repeat.
 
 A turn ends when the model answers without tool calls (`stop`), after
-`settings.step_limit` model calls (`stepLimit`), on a model error or a
-second reply with malformed tool-call JSON (`error`, with a message), or
-when the awaiting task is cancelled (`cancelled`: the text streamed so far
-is recorded, the turn is saved, and the cancellation propagates). The turn
-record keeps its start snapshot, usage, finish reason and the patch of
-every file it edited. Everything the turn shares with its tools and the
-compactor is in its `TurnScope`.
+`settings.step_limit` model calls (`stepLimit`), on a model error, a second
+reply with malformed tool-call JSON or a spent `turn_deadline_s` (`error`,
+with a message), or when the awaiting task is cancelled (`cancelled`: the
+text streamed so far is recorded, the turn is saved, and the cancellation
+propagates). The turn record keeps its start snapshot, model, usage, finish
+reason and the patch of every file it edited. Everything the turn shares
+with its tools and the compactor is in its `TurnScope`.
+
+Each retry of a model request is shown as a `retry` event, each finished
+call's tokens and cost as a `usage` event. The model time of the turn (its
+calls, retries and waits; not its tools) is bounded by `turn_deadline_s`. A
+context-length refusal from the provider is recovered once
+(`cairn.agent.overflow`: the limit remembered, the session compacted) and
+the call retried, its manifest saying why.
 """
 
 from __future__ import annotations
@@ -15,20 +22,24 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts, demand_of
 from cairn.agent.ids import new_id
+from cairn.agent.overflow import recover
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
 from cairn.agent.snapshot import StartSnapshot
 from cairn.agent.tooling import ToolRunner
-from cairn.errors import CairnError
-from cairn.llm import ModelReply, ModelRuntime, ToolCall
+from cairn.context.builder import BuiltContext
+from cairn.errors import CairnError, ContextLengthError, ModelError
+from cairn.llm import ModelReply, ModelRuntime, RetryNotice, ToolCall
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
 from cairn.models.session import FinishReason, Turn, Usage
+from cairn.settings import Settings
 
 # The second reply with malformed tool-call JSON in one turn ends the turn.
 MAX_MALFORMED_REPLIES = 2
@@ -52,7 +63,10 @@ class TurnLoop:
     compactor: Compactor | None
     tools: ToolRunner
     step_limit: int
+    # The most seconds the turn's model calls may take together (`turn_deadline_s`).
+    deadline_s: float
     usage: Usage = field(default_factory=Usage)
+    model_time_s: float = 0.0
     texts: list[str] = field(default_factory=list)
     _partial: list[str] = field(default_factory=list)
     _partial_reasoning: list[str] = field(default_factory=list)
@@ -63,15 +77,30 @@ class TurnLoop:
 
     # -- events --------------------------------------------------------------
 
-    def emit(self, kind: TurnEventKind, text: str | None = None) -> None:
+    def emit(self, kind: TurnEventKind, text: str | None = None, **fields: Any) -> None:
         self.scope.listener.on_turn_event(
             TurnEvent(
                 session_id=self.session.id,
                 turn_id=self.session.current_turn_id or "",
                 kind=kind,
                 text=text,
+                **fields,
             )
         )
+
+    def _on_retry(self, notice: RetryNotice) -> None:
+        when = f"in {notice.wait_s:.1f} s" if notice.wait_s > 0 else "now"
+        text = f"{notice.reason}; retrying {when} (request {notice.attempt})"
+        self.emit("retry", text, attempt=notice.attempt, wait_s=notice.wait_s)
+
+    def _on_usage(self, reply: ModelReply) -> None:
+        usage = TokenUsage(
+            input_tokens=reply.usage.input_tokens,
+            output_tokens=reply.usage.output_tokens,
+            cost=reply.usage.cost,
+        )
+        model = self.scope.inputs.model
+        self.emit("usage", model=model, usage=usage, attempt=reply.requests)
 
     def _on_text(self, delta: str) -> None:
         self._partial.append(delta)
@@ -124,32 +153,81 @@ class TurnLoop:
 
     # -- the loop --------------------------------------------------------------
 
-    async def _call(self) -> ModelReply:
+    def time_left_s(self) -> float:
+        return self.deadline_s - self.model_time_s
+
+    async def _context(self, retry: tuple[str, str] | None) -> BuiltContext:
+        """The next call's context, recorded; `retry` = (refused call id, why it is retried)."""
         scope = self.scope
-        if self.compactor is not None:
+        if self.compactor is not None and retry is None:
             built = await self.compactor.before_call(scope)
         else:
             built = self.contexts.build(scope)
         built.manifest.call_id = new_id("call")
+        if retry is not None:
+            built.manifest.retry_of, built.manifest.retry_reason = retry
         scope.session.trace.append_manifest(built.manifest)
         scope.listener.on_context_stats(built.stats)
-        schemas = self.contexts.registry.schemas(scope.tools)
-        reply = await self.runtime.complete(
-            scope.inputs.model,
-            built.messages,
-            schemas,
-            on_text=self._on_text,
-            agent=scope.lane,
-            on_reasoning=self._on_reasoning,
-        )
+        return built
+
+    async def _request(self, built: BuiltContext) -> ModelReply:
+        scope = self.scope
+        clock = self.runtime.timing.clock
+        started = clock()
+        try:
+            return await self.runtime.complete(
+                scope.inputs.model,
+                built.messages,
+                self.contexts.registry.schemas(scope.tools),
+                on_text=self._on_text,
+                agent=scope.lane,
+                on_reasoning=self._on_reasoning,
+                on_retry=self._on_retry,
+                main_model=scope.inputs.main_model,
+                time_left_s=self.time_left_s(),
+            )
+        finally:
+            self.model_time_s += clock() - started
+
+    async def _call(self) -> ModelReply:
+        built = await self._context(None)
+        try:
+            reply = await self._request(built)
+        except ContextLengthError as exc:
+            self.record_partial()
+            reason = await recover(self.scope, self.compactor, built, exc, self.settings)
+            self.scope.listener.on_log(f"model {self.scope.inputs.model}: {reason}")
+            call_id = built.manifest.call_id or ""
+            built = await self._context((call_id, reason))
+            try:
+                reply = await self._request(built)
+            except ContextLengthError as again:
+                raise ModelError(f"still too long after compacting: {again}") from again
         self.usage = self.usage.add(reply.usage)
+        self._on_usage(reply)
         if reply.tool_calls and self.compactor is not None:
-            self.compactor.start_background(scope, demand_of(built))
+            self.compactor.start_background(self.scope, demand_of(built))
         return reply
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+    def _deadline_passed(self) -> TurnOutcome | None:
+        if self.time_left_s() > 0:
+            return None
+        return TurnOutcome(
+            "error",
+            f"the turn's model calls took {self.model_time_s:.1f} s, the most allowed"
+            f" (turn_deadline_s = {self.deadline_s:g}); turn stopped",
+        )
 
     async def steps(self) -> TurnOutcome:
         malformed = 0
         for _ in range(self.step_limit):
+            spent = self._deadline_passed()
+            if spent is not None:
+                return spent
             try:
                 reply = await self._call()
             except CairnError as exc:
@@ -175,7 +253,9 @@ class TurnLoop:
         return TurnOutcome("stepLimit", f"stopped after {self.step_limit} model calls (step_limit)")
 
 
-def new_turn(session: Session, user_message: Message, snapshot: StartSnapshot) -> Turn:
+def new_turn(
+    session: Session, user_message: Message, snapshot: StartSnapshot, model: str | None = None
+) -> Turn:
     turn_id = session.current_turn_id
     assert turn_id is not None
     return Turn(
@@ -183,6 +263,7 @@ def new_turn(session: Session, user_message: Message, snapshot: StartSnapshot) -
         user_message_id=user_message.id,
         start_head=snapshot.head,
         start_dirty_hash=snapshot.dirty_hash,
+        model=model,
     )
 
 
@@ -205,7 +286,9 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
         finish_reason=outcome.finish,
         text=loop.texts[-1] if loop.texts else "",
         usage=TokenUsage(
-            input_tokens=loop.usage.input_tokens, output_tokens=loop.usage.output_tokens
+            input_tokens=loop.usage.input_tokens,
+            output_tokens=loop.usage.output_tokens,
+            cost=loop.usage.cost,
         ),
         error=outcome.error,
     )

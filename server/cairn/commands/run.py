@@ -1,10 +1,13 @@
 """`cairn run "message"`: one headless turn, streamed to the terminal; the trace is saved.
 
-The model's text goes to stdout; tool activity, compaction, errors and the
-final goal tree go to stderr. Shell commands that are not allow-listed are
-asked about on the terminal when stdin is a TTY; `--yes` approves them all;
-without a TTY and without `--yes` they are refused. Exit code: 0 when the
-turn ended normally (`stop`), 1 otherwise.
+The model's text goes to stdout; tool activity, retries, each call's tokens
+and cost, compaction, errors and the final goal tree go to stderr (tool
+lines are shortened to the terminal, errors and retries are shown whole).
+`--session` continues a session on its own model unless `--model` is given.
+Shell commands that are not allow-listed are asked about on the terminal
+when stdin is a TTY; `--yes` approves them all; without a TTY and without
+`--yes` they are refused. Exit code: 0 when the turn ended normally
+(`stop`), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from typing import TextIO
 from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
 from cairn.agent.engine import Engine
 from cairn.errors import InvalidRequestError
-from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
+from cairn.models.events import CompactionEvent, GoalTreeView, TokenUsage, TurnEvent
 from cairn.models.manifest import ContextStats
-from cairn.settings import Mode, Settings, load_settings
+from cairn.settings import Mode, Settings, load_settings, with_flags
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
-# Activity lines (tool results, errors) longer than this are shortened for the terminal.
+# Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 MODES: tuple[Mode, ...] = ("build", "plan", "review")
 
@@ -36,8 +39,8 @@ class TerminalListener:
         self.compactions: list[CompactionEvent] = []
         self._mid_line = False
 
-    def _activity(self, line: str) -> None:
-        if len(line) > ACTIVITY_MAX_CHARS:
+    def _activity(self, line: str, *, whole: bool = False) -> None:
+        if not whole and len(line) > ACTIVITY_MAX_CHARS:
             line = line[: ACTIVITY_MAX_CHARS - 1] + "…"
         if self._mid_line:
             self.out.write("\n")
@@ -56,8 +59,12 @@ class TerminalListener:
         elif event.kind == "toolEnd":
             mark = "✓" if event.ok else "✗"
             self._activity(f"  {mark} {event.tool}: {event.text or ''}".rstrip())
+        elif event.kind == "retry":
+            self._activity(f"↻ {event.text}", whole=True)
+        elif event.kind == "usage" and event.usage is not None:
+            self._activity(usage_line(event.usage, event.attempt or 1))
         elif event.kind == "error":
-            self._activity(f"error: {event.text}")
+            self._activity(f"error: {event.text}", whole=True)
         elif event.kind == "end" and self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -78,7 +85,17 @@ class TerminalListener:
         return None
 
     def on_log(self, message: str) -> None:
-        self._activity(message)
+        self._activity(message, whole=True)
+
+
+def usage_line(usage: TokenUsage, requests: int = 1) -> str:
+    """`  · 12,345 in / 678 out · $0.0123` (cost when priced, requests when retried)."""
+    parts = [f"{usage.input_tokens:,} in / {usage.output_tokens:,} out"]
+    if usage.cost is not None:
+        parts.append(f"${usage.cost:.4f}")
+    if requests > 1:
+        parts.append(f"{requests} requests")
+    return "  · " + " · ".join(parts)
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
         return None  # tool activity is printed from the toolStart / toolEnd turn events
@@ -102,13 +119,10 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     return ask
 
 
-def run_settings(workspace: Path, model: str | None, mode: str) -> Settings:
+def run_settings(workspace: Path, mode: str) -> Settings:
     if mode not in MODES:
         raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
-    settings = load_settings(workspace)
-    if model:
-        settings = settings.model_copy(update={"model": model})
-    return settings.model_copy(update={"mode": mode})
+    return with_flags(load_settings(workspace), {"mode": mode})
 
 
 def run_turn(
@@ -123,7 +137,7 @@ def run_turn(
     """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes."""
     if not workspace.is_dir():
         raise InvalidRequestError(f"workspace not found: {workspace}")
-    settings = run_settings(workspace, model, mode)
+    settings = run_settings(workspace, mode)
     listener = TerminalListener()
     engine = Engine(
         [workspace],
@@ -132,12 +146,13 @@ def run_turn(
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
     try:
-        result = asyncio.run(engine.turn(message, session_id=session_id))
+        result = asyncio.run(engine.turn(message, session_id=session_id, model=model))
         view = engine.goal_tree(result.session_id)
     finally:
         engine.close()
     if view.tree.goals:
         sys.stderr.write(view.rendered.rstrip() + "\n")
-    sys.stderr.write(f"session {result.session_id} · turn {result.finish_reason}\n")
+    cost = f" · ${result.usage.cost:.4f}" if result.usage.cost is not None else ""
+    sys.stderr.write(f"session {result.session_id} · turn {result.finish_reason}{cost}\n")
     if result.finish_reason != "stop":
         raise SystemExit(1)

@@ -3,16 +3,22 @@
 `available_input = context_window - max_output_tokens - tool_schema_tokens -
 safety_margin` (DESIGN §2.3). The context window is `settings.context_window`
 when configured, else `max_input_tokens` from litellm's model map
-(`cairn.tokens.model_info`, read without importing litellm).
+(`cairn.tokens.model_info`, read without importing litellm). A role's own
+model (compaction, explore) has its own window from the map.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import floor
 
 from cairn.errors import BudgetError
 from cairn.settings import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_SAFETY_MARGIN, Settings
 from cairn.tokens.model_info import SCRIPTED_CONTEXT_WINDOW, SCRIPTED_PROVIDER, model_map_window
+
+# When a provider refuses a request as too long without saying its limit, the next build aims
+# this much below what was refused.
+OVERFLOW_SHRINK = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,5 +63,34 @@ def context_window_for(model: str, settings: Settings | None = None) -> int:
         return SCRIPTED_CONTEXT_WINDOW
     window = model_map_window(model)
     if window is None:
-        raise BudgetError(f"unknown model {model!r}: set context_window in cairn.toml")
+        raise BudgetError(
+            f"unknown context window for model {model!r} (litellm's model map does not list it):"
+            " set context_window in cairn.toml"
+        )
     return window
+
+
+def role_window(model: str, main: str, settings: Settings) -> int:
+    """The window of a role's model (compaction, explore): the main model's when it is the
+    same, else its own from the model map, else the configured `context_window`."""
+    if model == main:
+        return context_window_for(model, settings)
+    if model.startswith(SCRIPTED_PROVIDER + "/"):
+        return SCRIPTED_CONTEXT_WINDOW
+    return model_map_window(model) or context_window_for(model, settings)
+
+
+def learned_window(
+    limit: int | None, provider_used: int | None, our_used: int, reserved: int
+) -> int:
+    """The window to build for after a provider refused a request of `our_used` input tokens
+    (by our count) with `reserved` more kept for output and margin.
+
+    The provider's `limit` in our tokenizer's units: scaled down by how much more the
+    provider counted than we did; without a stated limit, `OVERFLOW_SHRINK` of the refused
+    request's total."""
+    if limit is None:
+        return floor((our_used + reserved) * OVERFLOW_SHRINK)
+    if provider_used is not None and our_used > 0 and provider_used > our_used:
+        return floor(limit * our_used / provider_used)
+    return limit

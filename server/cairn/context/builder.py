@@ -100,6 +100,8 @@ class ContextRequest:
     tool_schemas: list[dict[str, Any]] = field(default_factory=list)
     call_id: str | None = None
     store_artifact: StoreArtifact | None = None
+    # A smaller window the provider reported for this session's model (its refusal said so).
+    window_limit: int | None = None
 
 
 @dataclass
@@ -172,11 +174,14 @@ class ContextBuilder:
         self.redactor = Redactor(exempt=key[3], patterns=key[4], enabled=settings.redact_secrets)
         self._policy = key
 
-    def budget(self, model: str, tool_schemas: list[dict[str, Any]]) -> Budget:
-        """The budget of a call to `model` offering `tool_schemas`."""
+    def budget(
+        self, model: str, tool_schemas: list[dict[str, Any]], window_limit: int | None = None
+    ) -> Budget:
+        """The budget of a call to `model` offering `tool_schemas` (within `window_limit`)."""
         schema_tokens = counter_for(model)(json.dumps(tool_schemas)) if tool_schemas else 0
+        window = context_window_for(model, self.settings)
         return Budget(
-            context_window=context_window_for(model, self.settings),
+            context_window=min(window, window_limit) if window_limit else window,
             max_output_tokens=self.settings.max_output_tokens,
             tool_schema_tokens=schema_tokens,
             safety_margin=self.settings.safety_margin,
@@ -192,7 +197,7 @@ class ContextBuilder:
         """The context of the next call: messages, manifest, stats and every block."""
         self.apply_secret_policy()
         count = counter_for(request.model)
-        budget = self.budget(request.model, request.tool_schemas)
+        budget = self.budget(request.model, request.tool_schemas, request.window_limit)
         available = budget.require_positive(request.model)
         history = render_history(request.history, request.user_message, count)
         sections = self._sections(request, count, available)

@@ -2,12 +2,16 @@
 
 `from cairn.llm import ModelRuntime, ModelReply, ToolCall`. Importing this
 package does not import litellm; the first `ModelRuntime.complete` does.
+Provider settings are in `provider`, error classification in `failures`,
+the retry policy in `retry`, the words of failures in `explain` and the
+"no model configured" text in `guide`.
 """
 
 from cairn.llm.reply import ModelReply, ToolCall
-from cairn.llm.runtime import ModelRuntime
+from cairn.llm.retry import RetryNotice
+from cairn.llm.runtime import ModelRuntime, Timing
 
-__all__ = ["ModelReply", "ModelRuntime", "ToolCall"]
+__all__ = ["ModelReply", "ModelRuntime", "RetryNotice", "Timing", "ToolCall"]
 
 
 def reset_scripts() -> None:

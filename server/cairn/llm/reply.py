@@ -3,7 +3,8 @@
 `ToolCall.arguments` is the parsed JSON object, or None when the model sent
 arguments that are not a JSON object; then `error` says why and
 `raw_arguments` keeps the text verbatim so the turn loop can show the model
-its mistake once.
+its mistake once. `ModelReply.requests` counts the HTTP requests the call
+took, retries included.
 """
 
 from __future__ import annotations
@@ -34,3 +35,5 @@ class ModelReply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     finish_reason: str = "stop"
+    # HTTP requests the call took (retries included).
+    requests: int = 1

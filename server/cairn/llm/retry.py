@@ -1,58 +1,42 @@
-"""Which provider errors are worth retrying, how long to wait, and how to word them.
+"""The one retry layer: whether a failed request is tried again, and after how long.
 
-litellm raises its own exception classes (mirroring OpenAI's). Rate limits,
-server errors (5xx), timeouts and connection failures are transient and are
-retried with exponential backoff; authentication, bad requests and unknown
-models are not. Errors raised inside a stream arrive wrapped in
-`MidStreamFallbackError`; the original error decides. Classes are matched by
-name along the MRO, so this module never imports litellm.
+litellm's and the OpenAI SDK's own retries are off (`max_retries=0` on every
+request), so the count here is the number of HTTP requests. A failure is
+retried only when another request can succeed (rate limits, 5xx, timeouts,
+connection errors, a stream cut before anything was shown), at most
+`model_retries` times, and only when the wait fits in what is left of the
+call's deadline. Rate limits wait what the provider asked (`Retry-After`);
+everything else backs off exponentially. An empty reply is asked again
+once (`EMPTY_REPLY_RETRIES`). Pure functions and constants only.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from typing import Literal
+
+from cairn.llm.failures import Failure
 
 BACKOFF_BASE_S = 1.0
 BACKOFF_FACTOR = 2.0
 BACKOFF_MAX_S = 30.0
-SERVER_ERROR_STATUS = 500
+# An empty reply (no text, no tool call) is asked for again this many times.
+EMPTY_REPLY_RETRIES = 1
+# Seconds waited before asking again after an empty reply.
+EMPTY_REPLY_WAIT_S = 0.0
 
-_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*)+")
-_ORIGINAL_SUFFIX = re.compile(r"\s*Original exception:.*$", re.DOTALL)
-
-# litellm exception class name → how a user reads it.
-_RETRYABLE_NAMES: dict[str, str] = {
-    "RateLimitError": "rate limit",
-    "Timeout": "timeout",
-    "APIConnectionError": "connection error",
-    "ServiceUnavailableError": "service unavailable",
-    "InternalServerError": "server error",
-    "BadGatewayError": "server error",
-    "TimeoutError": "timeout",
-    # Any other provider API error (litellm.APIError, openai.APIError) counts as transient.
-    "APIError": "provider error",
-}
-_FATAL_NAMES: dict[str, str] = {
-    "AuthenticationError": "authentication failed",
-    "PermissionDeniedError": "permission denied",
-    "NotFoundError": "model not found",
-    "BadRequestError": "bad request",
-    "ContextWindowExceededError": "context window exceeded",
-    "ContentPolicyViolationError": "content policy violation",
-    "UnprocessableEntityError": "unprocessable request",
-    "UnsupportedParamsError": "unsupported parameter",
-    "BudgetExceededError": "budget exceeded",
-}
+# Why no further request is made: not retryable, text already shown, retries used up,
+# the wait would pass the deadline.
+GiveUp = Literal["fatal", "delivered", "exhausted", "deadline"]
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorKind:
-    """How one provider error is handled: retried or not, and a short label."""
+class RetryNotice:
+    """A retry about to happen: request number `attempt` starts after `wait_s` seconds."""
 
-    retryable: bool
-    label: str
-    detail: str
+    attempt: int
+    wait_s: float
+    reason: str
 
 
 def backoff_delay(attempt: int, base_s: float = BACKOFF_BASE_S) -> float:
@@ -60,36 +44,31 @@ def backoff_delay(attempt: int, base_s: float = BACKOFF_BASE_S) -> float:
     return min(base_s * BACKOFF_FACTOR ** (attempt - 1), BACKOFF_MAX_S)
 
 
-def unwrap(exc: BaseException) -> BaseException:
-    """The error a provider raised, out of litellm's wrappers (`original_exception`)."""
-    seen: set[int] = set()
-    while id(exc) not in seen:
-        seen.add(id(exc))
-        original = getattr(exc, "original_exception", None)
-        if not isinstance(original, BaseException):
-            break
-        exc = original
-    return exc
+def retry_wait(failure: Failure, retry_number: int, base_s: float = BACKOFF_BASE_S) -> float:
+    """The provider's `Retry-After` when it gave one, else the backoff for this retry."""
+    if failure.retry_after_s is not None:
+        return failure.retry_after_s
+    return backoff_delay(retry_number, base_s)
 
 
-def clean_message(exc: BaseException) -> str:
-    """The provider's message without litellm's class-name prefixes and tracebacks."""
-    text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
-    text = _ORIGINAL_SUFFIX.sub("", _LITELLM_PREFIX.sub("", text.strip()))
-    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return first_line
-
-
-def classify(exc: BaseException) -> ErrorKind:
-    """Retry transient failures (rate limit, 5xx, timeout, connection); fail fast otherwise."""
-    error = unwrap(exc)
-    detail = clean_message(error)
-    for cls in type(error).__mro__:
-        if cls.__name__ in _FATAL_NAMES:
-            return ErrorKind(False, _FATAL_NAMES[cls.__name__], detail)
-        if cls.__name__ in _RETRYABLE_NAMES:
-            return ErrorKind(True, _RETRYABLE_NAMES[cls.__name__], detail)
-    status = getattr(error, "status_code", None)
-    if isinstance(status, int) and status >= SERVER_ERROR_STATUS:
-        return ErrorKind(True, "server error", detail)
-    return ErrorKind(False, "error", detail)
+def give_up(
+    failure: Failure,
+    *,
+    retries_used: int,
+    retries_allowed: int,
+    delivered: bool,
+    wait_s: float,
+    time_left_s: float,
+) -> GiveUp | None:
+    """Why the call stops here, or None when one more request is worth making."""
+    if not failure.retryable:
+        return "fatal"
+    if time_left_s <= 0:
+        return "deadline"
+    if delivered:
+        return "delivered"
+    if retries_used >= retries_allowed:
+        return "exhausted"
+    if wait_s >= time_left_s:
+        return "deadline"
+    return None

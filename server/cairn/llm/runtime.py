@@ -1,42 +1,92 @@
-"""The model runtime: one streamed litellm call per `complete`, with retries.
+"""The model runtime: one model call per `complete`, streamed, with Cairn's one retry layer.
 
-`ModelRuntime.complete` sends the messages and tool schemas, forwards text
-and reasoning deltas as they arrive, and returns the accumulated
-`ModelReply`. Transient provider failures (rate limits, 5xx, timeouts,
-connection errors) are retried `settings.model_retries` times with
-exponential backoff, as long as nothing was streamed to the caller yet (a
-retry would repeat text the user already saw); every other failure, and the
-last one, becomes a `ModelError` naming the model and the cause. Cancelling
-the awaiting task stops the call at its next chunk and closes the stream.
+`ModelRuntime.complete` checks that a call is possible (a model is set, its
+key variable is set: `cairn.llm.provider`), then sends the messages and tool
+schemas with the provider settings, forwards text and reasoning deltas as
+they arrive, and returns the accumulated `ModelReply` with the number of
+requests it took. litellm's and the SDK's own retries are off, so every
+request is one of Cairn's: failures are classified (`cairn.llm.failures`)
+and retried by the policy of `cairn.llm.retry` — at most `model_retries`
+times, never once text was shown, and never past the deadline (the call's
+`call_deadline_s`, or what is left of the turn's when that is sooner). Each
+retry is reported to `on_retry` before its wait. An empty reply (no text,
+no tool call) is asked for again once, then reported. Every failure becomes
+a `ModelError` (a `ContextLengthError` for a context-length refusal) whose
+message is whole: what happened, what to change, how many requests over how
+long (`cairn.llm.explain`). Cancelling the awaiting task stops the call at
+its next chunk and closes the stream.
 
 `scripted/<path>` models resolve `<path>` against the workspace root and
 receive the agent lane (`agent`, "main" by default) through litellm's
-`metadata`.
+`metadata`. Sleeping and the clock are injectable (`Timing`) so tests can
+assert the waits without waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from cairn.errors import ModelError
+from cairn.errors import ContextLengthError, ModelError, NoModelError
+from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
+from cairn.llm.failures import Failure, classify
+from cairn.llm.guide import no_model_message
 from cairn.llm.lazy import load_litellm
+from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
-from cairn.llm.retry import BACKOFF_BASE_S, ErrorKind, backoff_delay, classify
+from cairn.llm.retry import (
+    BACKOFF_BASE_S,
+    EMPTY_REPLY_RETRIES,
+    EMPTY_REPLY_WAIT_S,
+    RetryNotice,
+    give_up,
+    retry_wait,
+)
 from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
 from cairn.llm.stream import StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings, SettingsRef, shared
-from cairn.tokens.model_info import SCRIPTED_PROVIDER
+from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_max_output
 
 TOOL_CALLS_FINISH = "tool_calls"
 DEFAULT_FINISH = "stop"
 
 Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+RetrySink = Callable[[RetryNotice], None]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How the runtime waits and reads the time (tests pass a recording sleep and a fake clock)."""
+
+    sleep: Sleep = asyncio.sleep
+    clock: Clock = time.monotonic
+    backoff_base_s: float = BACKOFF_BASE_S
+
+
+@dataclass
+class _Call:
+    """The accounting of one `complete`: requests so far, retries, start, deadline."""
+
+    start: float
+    deadline_s: float
+    deadline_label: str
+    requests: int = 0
+    retries: int = 0
+    empties: int = 0
+
+
+def is_empty(reply: ModelReply) -> bool:
+    """No text and no tool call: nothing the turn could record or act on."""
+    return not reply.text.strip() and not reply.tool_calls
 
 
 class ModelRuntime:
@@ -47,24 +97,29 @@ class ModelRuntime:
         settings: Settings | SettingsRef,
         workspace_root: Path | None = None,
         *,
-        backoff_base_s: float = BACKOFF_BASE_S,
-        sleep: Sleep = asyncio.sleep,
+        timing: Timing | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self._settings = shared(settings)
         self.workspace_root = workspace_root
-        self.backoff_base_s = backoff_base_s
-        self._sleep = sleep
+        self.timing = timing or Timing()
+        self._env = env
 
     @property
     def settings(self) -> Settings:
         """The current settings (read on every call: a change applies to the next one)."""
         return self._settings.current
 
-    def resolve_model(self, model: str) -> str:
+    @property
+    def env(self) -> Mapping[str, str]:
+        """Where key variables are read (the process environment unless one was given)."""
+        return self._env if self._env is not None else os.environ
+
+    def resolve_model(self, model: str | None) -> str:
         """`scripted/<relative path>` → `scripted/<absolute path>`; other names unchanged."""
-        name = model.strip()
+        name = (model or "").strip()
         if not name:
-            raise ModelError("no model configured (set `model` in cairn.toml)")
+            raise NoModelError(no_model_message(self.env))
         prefix = SCRIPTED_PROVIDER + "/"
         if not name.startswith(prefix):
             return name
@@ -73,41 +128,141 @@ class ModelRuntime:
             path = (self.workspace_root or Path.cwd()) / path
         return prefix + str(path.resolve())
 
+    def setup(self, model: str, main: str | None = None) -> ProviderSetup:
+        """The provider settings a call to `model` would use (`main`: the main model)."""
+        return provider_setup(self.settings, model, self.env, main)
+
+    def check(self, model: str | None, main: str | None = None) -> None:
+        """Raise the `ModelError` a call to `model` would fail with before any request."""
+        self.resolve_model(model)
+        assert model is not None
+        problem = self.setup(model, main).problem
+        if problem is not None:
+            raise ModelError(f"model {model}: {problem}", kind="missing_key")
+
     async def complete(
         self,
-        model: str,
+        model: str | None,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         *,
         agent: str | None = None,
         on_text: TextSink | None = None,
         on_reasoning: TextSink | None = None,
+        on_retry: RetrySink | None = None,
+        main_model: str | None = None,
+        time_left_s: float | None = None,
+        allow_empty: bool = False,
     ) -> ModelReply:
-        """One model call, streamed; retried on transient errors; raises `ModelError`."""
+        """One model call, streamed and retried as the module docstring says; `ModelError`."""
+        self.check(model, main_model)
+        assert model is not None
         target = self.resolve_model(model)
+        setup = self.setup(model, main_model)
         litellm = await asyncio.to_thread(load_litellm)
-        attempts = self.settings.model_retries + 1
-        attempt = 0
+        call = self._new_call(time_left_s)
         while True:
-            attempt += 1
+            call.requests += 1
             accumulator = StreamAccumulator(on_text, on_reasoning)
             try:
-                return await self._call_once(
-                    litellm, target, messages, tools or [], agent, accumulator
+                reply = await self._request(
+                    litellm, target, messages, tools or [], agent, accumulator, setup, call
                 )
             except (asyncio.CancelledError, ModelError):
                 raise
             except Exception as exc:
-                kind = classify(exc)
-                if not kind.retryable:
-                    raise ModelError(_fatal_message(model, kind)) from exc
-                if accumulator.delivered:
-                    raise ModelError(_mid_stream_message(model, kind)) from exc
-                if attempt == attempts:
-                    raise ModelError(_exhausted_message(model, attempts, kind)) from exc
-                await self._sleep(backoff_delay(attempt, self.backoff_base_s))
+                await self._after_failure(model, classify(exc), accumulator, setup, call, on_retry)
+                continue
+            if allow_empty or not is_empty(reply):
+                return replace(reply, requests=call.requests)
+            self._after_empty(model, reply, call, on_retry)
+            await self.timing.sleep(EMPTY_REPLY_WAIT_S)
 
-    async def _call_once(
+    # -- accounting ------------------------------------------------------------
+
+    def _new_call(self, time_left_s: float | None) -> _Call:
+        call_deadline = self.settings.call_deadline_s
+        label = f"call_deadline_s = {call_deadline:g}"
+        if time_left_s is not None and time_left_s < call_deadline:
+            turn = self.settings.turn_deadline_s
+            label = f"turn_deadline_s = {turn:g}, {max(time_left_s, 0.0):.1f} s of it left"
+            call_deadline = max(time_left_s, 0.0)
+        return _Call(start=self.timing.clock(), deadline_s=call_deadline, deadline_label=label)
+
+    def _elapsed(self, call: _Call) -> float:
+        return self.timing.clock() - call.start
+
+    def _accounting(self, call: _Call, next_wait_s: float = 0.0) -> Accounting:
+        return Accounting(
+            requests=call.requests,
+            elapsed_s=self._elapsed(call),
+            retries_allowed=self.settings.model_retries,
+            timeout_s=self.settings.model_timeout_s,
+            deadline=call.deadline_label,
+            next_wait_s=next_wait_s,
+        )
+
+    async def _after_failure(
+        self,
+        model: str,
+        failure: Failure,
+        accumulator: StreamAccumulator,
+        setup: ProviderSetup,
+        call: _Call,
+        on_retry: RetrySink | None,
+    ) -> None:
+        """Wait before the next request, or raise the call's `ModelError`."""
+        wait = retry_wait(failure, call.retries + 1, self.timing.backoff_base_s)
+        stop = give_up(
+            failure,
+            retries_used=call.retries,
+            retries_allowed=self.settings.model_retries,
+            delivered=accumulator.delivered,
+            wait_s=wait,
+            time_left_s=call.deadline_s - self._elapsed(call),
+        )
+        if stop is not None:
+            message = failure_message(model, failure, stop, setup, self._accounting(call, wait))
+            elapsed = self._elapsed(call)
+            if failure.kind == "context_length":
+                raise ContextLengthError(
+                    message,
+                    limit=failure.limit,
+                    used=failure.used,
+                    requests=call.requests,
+                    elapsed_s=elapsed,
+                )
+            raise ModelError(message, kind=failure.kind, requests=call.requests, elapsed_s=elapsed)
+        call.retries += 1
+        if on_retry is not None:
+            on_retry(RetryNotice(call.requests + 1, wait, retry_reason(failure)))
+        await self.timing.sleep(wait)
+
+    def _after_empty(
+        self, model: str, reply: ModelReply, call: _Call, on_retry: RetrySink | None
+    ) -> None:
+        """Allow the one retry of an empty reply, or raise the call's `ModelError`."""
+        hopeless = reply.finish_reason in ("length", "content_filter")
+        out_of_time = self._elapsed(call) >= call.deadline_s
+        if hopeless or out_of_time or call.empties >= EMPTY_REPLY_RETRIES:
+            message = empty_reply_message(model, reply.finish_reason, self._accounting(call))
+            raise ModelError(
+                message, kind="empty", requests=call.requests, elapsed_s=self._elapsed(call)
+            )
+        call.empties += 1
+        if on_retry is not None:
+            reason = "empty reply (no text and no tool call)"
+            on_retry(RetryNotice(call.requests + 1, EMPTY_REPLY_WAIT_S, reason))
+
+    # -- one request -----------------------------------------------------------
+
+    def _max_tokens(self, target: str) -> int:
+        """`max_output_tokens`, lowered to the model's own output limit when litellm knows it."""
+        limit = None if target.startswith(SCRIPTED_PROVIDER + "/") else model_max_output(target)
+        wanted = self.settings.max_output_tokens
+        return min(wanted, limit) if limit is not None else wanted
+
+    async def _request(
         self,
         litellm: Any,
         target: str,
@@ -115,31 +270,40 @@ class ModelRuntime:
         tools: Sequence[Mapping[str, Any]],
         agent: str | None,
         accumulator: StreamAccumulator,
+        setup: ProviderSetup,
+        call: _Call,
     ) -> ModelReply:
+        """One HTTP request, bounded by `model_timeout_s` and by the call's deadline."""
+        left = call.deadline_s - self._elapsed(call)
+        if left <= 0:
+            raise TimeoutError("the call's deadline passed before the request")
+        timeout = min(self.settings.model_timeout_s, left)
         request: dict[str, Any] = {
+            **request_options(setup, self.env),
             "model": target,
             "messages": list(messages),
             "stream": True,
             "stream_options": {"include_usage": True},
-            "timeout": self.settings.model_timeout_s,
-            "max_tokens": self.settings.max_output_tokens,
+            "timeout": timeout,
+            "max_tokens": self._max_tokens(target),
             "metadata": {AGENT_METADATA_KEY: agent or MAIN_LANE},
         }
         if tools:
             request["tools"] = list(tools)
-        stream = await litellm.acompletion(**request)
-        try:
-            await self._drain(stream, accumulator)
-        finally:
-            await _close(stream)
+        async with asyncio.timeout(left):
+            stream = await litellm.acompletion(**request)
+            try:
+                await self._drain(stream, accumulator, timeout)
+            finally:
+                await _close(stream)
         return self._reply(litellm, target, messages, tools, accumulator)
 
-    async def _drain(self, stream: Any, accumulator: StreamAccumulator) -> None:
-        """Feed every chunk; a stream silent for `model_timeout_s` raises TimeoutError."""
+    async def _drain(self, stream: Any, accumulator: StreamAccumulator, idle_s: float) -> None:
+        """Feed every chunk; a stream silent for `idle_s` raises TimeoutError."""
         iterator = stream.__aiter__()
         while True:
             try:
-                async with asyncio.timeout(self.settings.model_timeout_s):
+                async with asyncio.timeout(idle_s):
                     chunk = await iterator.__anext__()
             except StopAsyncIteration:
                 return
@@ -180,16 +344,3 @@ async def _close(stream: Any) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
-
-
-def _fatal_message(model: str, kind: ErrorKind) -> str:
-    return f"model {model}: {kind.label}: {kind.detail}"
-
-
-def _mid_stream_message(model: str, kind: ErrorKind) -> str:
-    return f"model {model} failed mid-stream (not retried): {kind.label}: {kind.detail}"
-
-
-def _exhausted_message(model: str, attempts: int, kind: ErrorKind) -> str:
-    noun = "attempt" if attempts == 1 else "attempts"
-    return f"model {model} failed after {attempts} {noun}: {kind.label}: {kind.detail}"

@@ -44,7 +44,7 @@ def load_engine_module(settings: Settings) -> object:
     that would otherwise stall the first requests on the event loop)."""
     module = importlib.import_module(ENGINE_MODULE)
     try:
-        importlib.import_module(TOKENS_MODULE).count_tokens(WARM_UP_TEXT, settings.model)
+        importlib.import_module(TOKENS_MODULE).count_tokens(WARM_UP_TEXT, settings.model or "")
     except Exception:
         logger.warning("tokenizer warm-up failed", exc_info=True)
     return module

@@ -3,12 +3,14 @@
 `initialize` itself (in `server.py`) only records its params: the answer must
 be quick, so pydantic, the settings and the core are loaded afterwards.
 `initialized` resolves the folders and the settings, reports invalid settings
-with `window/showMessage`, asks for file watching and starts loading the engine.
+and a missing model (with how to set one) with `window/showMessage`, asks
+for file watching and starts loading the engine.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -35,13 +37,25 @@ def prepare(ls: CairnServer) -> None:
     ls.startup_problems = problems
     for problem in problems:
         logger.warning("%s", problem)
-    logger.info("serving %s (model %s)", ", ".join(map(str, folders)), settings.model)
+    model = settings.model or "none configured"
+    logger.info("serving %s (model: %s)", ", ".join(map(str, folders)), model)
+
+
+def no_model_notice() -> str:
+    """The editor's "no model configured" text (imported only when it is needed)."""
+    from cairn.llm.guide import no_model_message
+
+    return "Cairn: " + no_model_message(os.environ, "editor")
 
 
 def initialized(ls: CairnServer, params: types.InitializedParams) -> None:
     prepare(ls)
     for problem in ls.startup_problems:
         ls.show_to_user(SETTINGS_PREFIX + problem)
+    if ls.host.settings is not None and ls.host.settings.model is None:
+        notice = no_model_notice()
+        logger.warning("%s", notice)
+        ls.show_to_user(notice)
     register_watchers(ls)
     ls.host.start()
 

@@ -5,13 +5,15 @@ and a result model. The raw params dict is validated with the first; a
 malformed one is InvalidParams (-32602) naming the field. The handler returns
 the second, sent as its camelCase `wire()` dump. `InvalidRequestError` from the engine (unknown session, bad
 goal id, refused path) is InvalidParams too; any other `CairnError` is
-RequestFailed (-32803) with its one-line message. Anything else propagates:
+RequestFailed (-32803) with its message (no model configured: the editor's
+wording of how to set one). Anything else propagates:
 pygls logs it with its traceback and answers InternalError (-32603).
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from cairn.errors import CairnError, InvalidRequestError
+from cairn.errors import CairnError, InvalidRequestError, NoModelError
 from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.params import P
 from cairn.models.base import WireModel
@@ -62,6 +64,11 @@ def translated_errors(method: str) -> Iterator[None]:
         yield
     except InvalidRequestError as exc:
         raise JsonRpcInvalidParams(f"{method}: {exc}") from None
+    except NoModelError:
+        from cairn.llm.guide import no_model_message
+
+        message = no_model_message(os.environ, "editor")
+        raise JsonRpcException(f"{method}: {message}", code=REQUEST_FAILED) from None
     except CairnError as exc:
         raise JsonRpcException(f"{method}: {exc}", code=REQUEST_FAILED) from None
 

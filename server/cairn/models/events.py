@@ -15,11 +15,25 @@ from cairn.models.goals import GoalTree
 from cairn.models.messages import CompactionKind
 from cairn.models.session import FinishReason
 
-TurnEventKind = Literal["text", "reasoning", "toolStart", "toolEnd", "error", "end"]
+TurnEventKind = Literal[
+    "text", "reasoning", "toolStart", "toolEnd", "retry", "usage", "error", "end"
+]
+
+
+class TokenUsage(WireModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    # Dollars from litellm's price table; None for models it does not price.
+    cost: float | None = None
 
 
 class TurnEvent(WireModel):
-    """`cairn/turnEvent`."""
+    """`cairn/turnEvent`.
+
+    `retry`: a model request failed and request number `attempt` follows after
+    `waitS` seconds; `text` says why. `usage`: a model call ended; `usage` holds
+    its tokens and cost, `model` the model, `attempt` the requests it took.
+    """
 
     session_id: str
     turn_id: str
@@ -28,6 +42,10 @@ class TurnEvent(WireModel):
     tool: str | None = None
     call_id: str | None = None
     ok: bool | None = None
+    attempt: int | None = None
+    wait_s: float | None = None
+    model: str | None = None
+    usage: TokenUsage | None = None
 
 
 class CompactionEvent(WireModel):
@@ -47,11 +65,6 @@ class GoalTreeView(WireModel):
     session_id: str
     tree: GoalTree
     rendered: str
-
-
-class TokenUsage(WireModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 class TurnResult(WireModel):

@@ -86,6 +86,9 @@ class Manifest(WireModel):
     available_input: int
     used_input: int
     blocks: list[ManifestBlock] = Field(default_factory=list)
+    # A call made again after the provider refused call `retry_of`, and what was done first.
+    retry_of: str | None = None
+    retry_reason: str | None = None
 
 
 class CompactionStats(WireModel):

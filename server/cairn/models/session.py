@@ -1,4 +1,12 @@
-"""Session and turn metadata, as kept in a trace's `meta.json`."""
+"""Session and turn metadata, as kept in a trace's `meta.json`.
+
+A turn records the model it ran on (and the one before, when the turn
+switched models); the session keeps its current model, the model setting
+in force when it last ran (a changed setting is a new choice, see
+`cairn.agent.session.session_model`) and the context limits providers
+reported for it (`context_limits`: model → tokens), which later calls
+respect.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +51,9 @@ class Turn(WireModel):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     patch_artifact_id: str | None = None
+    model: str | None = None
+    # The session's model before this turn, when the turn switched to another one.
+    switched_from: str | None = None
 
 
 class SessionMeta(WireModel):
@@ -53,6 +64,10 @@ class SessionMeta(WireModel):
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     model: str | None = None
+    # The model setting (cairn.toml / editor) in force when the session last ran a turn.
+    configured_model: str | None = None
+    # Context windows providers reported by refusing a request (model → tokens).
+    context_limits: dict[str, int] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
     turns: list[Turn] = Field(default_factory=list)
     # Commands the user allowed for the rest of this session ("always" in an approval).

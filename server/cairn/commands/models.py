@@ -1,0 +1,121 @@
+"""`cairn models`: each role's model and whether it can be called, without calling it.
+
+For the main, compaction and explore roles (`cairn.llm.report`): the model
+and where the setting came from (default / cairn.toml / flag, or the
+session's own model with `--session`), the provider and endpoint, whether
+the key variable is set (its value is never shown), the context window and
+output limit from litellm's model map, and whether a call would be possible
+with the reasons it would not. Text, or JSON with `--json`. Exit code 1
+when the main model cannot be called.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from cairn.agent.session import session_model
+from cairn.errors import InvalidRequestError
+from cairn.llm.guide import no_model_message
+from cairn.llm.provider import ProviderSetup
+from cairn.llm.report import RoleReport, models_report
+from cairn.settings import load_settings, read_settings_file, settings_origins, with_flags
+from cairn.trace import TraceStore
+
+LABEL_WIDTH = 10
+
+
+def _key_line(setup: ProviderSetup, origin: str) -> str:
+    variable = setup.key_variable
+    if setup.key_source == "api_key_env":
+        state = "is set" if setup.key_present else "is NOT set"
+        return f"{variable} {state} (api_key_env: {origin})"
+    if setup.key_source == "none_needed":
+        return "none needed (a local provider)"
+    if setup.key_source == "unchecked":
+        return f"not checked: {setup.provider} takes its own credentials (see litellm's docs)"
+    if setup.key_source == "placeholder":
+        return f"{' or '.join(setup.key_candidates)} not set: a placeholder key goes to api_base"
+    state = "is set" if setup.key_present else "is NOT set"
+    return f"{variable} {state} (the provider's variable)"
+
+
+def _row(label: str, text: str) -> str:
+    return f"  {label:<{LABEL_WIDTH}}{text}"
+
+
+def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
+    """The lines of one role."""
+    lines = [f"{report.role:<{LABEL_WIDTH + 2}}{report.model or '(none)'}  ({report.origin})"]
+    setup = report.setup
+    if setup is not None:
+        endpoint = (
+            f"{setup.api_base} (api_base: {origins['api_base']})"
+            if setup.api_base
+            else "the provider's usual endpoint"
+        )
+        shared = "" if setup.own_settings else "; not the main model's provider, so its defaults"
+        lines.append(_row("provider", f"{setup.provider or 'unknown'}, {endpoint}{shared}"))
+        lines.append(_row("key", _key_line(setup, origins["api_key_env"])))
+    if report.window is not None:
+        lines.append(_row("window", f"{report.window:,} tokens ({report.window_source})"))
+    if report.model is not None:
+        limit = f"{report.max_output:,} max (litellm); " if report.max_output else ""
+        reserved = f"{report.reserved_output:,} reserved (max_output_tokens: "
+        lines.append(_row("output", f"{limit}{reserved}{origins['max_output_tokens']})"))
+    lines += [_row("note", note) for note in report.notes]
+    if report.possible:
+        lines.append(_row("call", "possible"))
+    else:
+        lines.append(_row("call", "NOT possible:"))
+        lines += [_row("", f"- {problem}") for problem in report.problems]
+    return lines
+
+
+def report_json(report: RoleReport) -> dict[str, Any]:
+    setup = report.setup
+    return {
+        "role": report.role,
+        "model": report.model,
+        "origin": report.origin,
+        "provider": setup.provider if setup else None,
+        "apiBase": setup.api_base if setup else None,
+        "keyVariable": setup.key_variable if setup else None,
+        "keySource": setup.key_source if setup else None,
+        "keySet": setup.key_present if setup else None,
+        "contextWindow": report.window,
+        "windowSource": report.window_source or None,
+        "maxOutputTokens": report.max_output,
+        "reservedOutputTokens": report.reserved_output,
+        "possible": report.possible,
+        "problems": report.problems,
+        "notes": report.notes,
+    }
+
+
+def show_models(workspace: Path, model: str | None, session_id: str | None, as_json: bool) -> None:
+    """Print the report (see the module docstring); exit 1 when the main model cannot be called."""
+    if not workspace.is_dir():
+        raise InvalidRequestError(f"workspace not found: {workspace}")
+    settings = with_flags(load_settings(workspace), {"model": model})
+    origins = settings_origins(read_settings_file(workspace), (), ["model"] if model else [])
+    own: str | None = None
+    if session_id is not None:
+        meta = TraceStore(workspace / settings.trace_dir).open(session_id).meta()
+        chosen = session_model(model, settings.model, meta)
+        own = chosen if chosen != settings.model else None
+    reports = models_report(settings, origins, os.environ, workspace, own)
+    if as_json:
+        typer.echo(json.dumps([report_json(r) for r in reports], indent=2))
+    else:
+        text_origins = {key: str(value) for key, value in origins.items()}
+        lines = [line for r in reports for line in render_role(r, text_origins)]
+        if reports[0].model is None:
+            lines += ["", no_model_message(os.environ)]
+        typer.echo("\n".join(lines))
+    if not reports[0].possible:
+        raise SystemExit(1)
