@@ -69,6 +69,11 @@ class RecordedRequest:
     def model(self) -> str:
         return str(self.body.get("model", ""))
 
+    def header(self, name: str) -> str | None:
+        """A request header by name, case-insensitively (clients differ in case)."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), None)
+
 
 @dataclass
 class Reply:

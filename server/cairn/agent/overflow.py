@@ -17,7 +17,6 @@ from cairn.agent.scope import TurnScope
 from cairn.context.budget import learned_window
 from cairn.context.builder import BuiltContext
 from cairn.errors import ContextLengthError
-from cairn.settings import Settings
 
 
 def refused_tokens(built: BuiltContext) -> int:
@@ -30,11 +29,11 @@ async def recover(
     compactor: Compactor | None,
     refused: BuiltContext,
     error: ContextLengthError,
-    settings: Settings,
 ) -> str:
     """Remember the limit, compact, and return the reason recorded on the retry's manifest."""
-    reserved = settings.max_output_tokens + settings.safety_margin
-    window = learned_window(error.limit, error.used, refused_tokens(refused), reserved)
+    window = learned_window(
+        error.limit, error.used, refused_tokens(refused), refused.stats.max_output_tokens
+    )
     scope.session.remember_limit(scope.inputs.model, window)
     stated = (
         f"the provider's limit is {error.limit} tokens"

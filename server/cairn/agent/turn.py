@@ -33,7 +33,7 @@ from cairn.agent.session import Session
 from cairn.agent.snapshot import StartSnapshot
 from cairn.agent.tooling import ToolRunner
 from cairn.context.builder import BuiltContext
-from cairn.errors import CairnError, ContextLengthError, ModelError
+from cairn.errors import BudgetError, CairnError, ContextLengthError, ModelError
 from cairn.llm import ModelReply, ModelRuntime, RetryNotice, ToolCall
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
@@ -195,10 +195,13 @@ class TurnLoop:
             reply = await self._request(built)
         except ContextLengthError as exc:
             self.record_partial()
-            reason = await recover(self.scope, self.compactor, built, exc, self.settings)
+            reason = await recover(self.scope, self.compactor, built, exc)
             self.scope.listener.on_log(f"model {self.scope.inputs.model}: {reason}")
             call_id = built.manifest.call_id or ""
-            built = await self._context((call_id, reason))
+            try:
+                built = await self._context((call_id, reason))
+            except BudgetError as small:
+                raise ModelError(f"{reason.split(';')[0]}; then {small}") from small
             try:
                 reply = await self._request(built)
             except ContextLengthError as again:

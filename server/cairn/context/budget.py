@@ -81,16 +81,17 @@ def role_window(model: str, main: str, settings: Settings) -> int:
 
 
 def learned_window(
-    limit: int | None, provider_used: int | None, our_used: int, reserved: int
+    limit: int | None, provider_input: int | None, our_input: int, reserved_output: int
 ) -> int:
-    """The window to build for after a provider refused a request of `our_used` input tokens
-    (by our count) with `reserved` more kept for output and margin.
+    """The window to build for after a provider refused a request of `our_input` tokens (by
+    our count), `reserved_output` more being asked for the reply.
 
-    The provider's `limit` in our tokenizer's units: scaled down by how much more the
-    provider counted than we did; without a stated limit, `OVERFLOW_SHRINK` of the refused
-    request's total."""
+    The provider's `limit`, with its input part scaled to our tokenizer's units when the
+    provider counted more input (`provider_input`) than we did; without a stated limit,
+    `OVERFLOW_SHRINK` of the refused request's total."""
     if limit is None:
-        return floor((our_used + reserved) * OVERFLOW_SHRINK)
-    if provider_used is not None and our_used > 0 and provider_used > our_used:
-        return floor(limit * our_used / provider_used)
-    return limit
+        return floor((our_input + reserved_output) * OVERFLOW_SHRINK)
+    input_room = limit - reserved_output
+    if provider_input is not None and our_input > 0 and provider_input > our_input > 0:
+        input_room = floor(input_room * our_input / provider_input)
+    return max(input_room, 0) + reserved_output

@@ -61,36 +61,22 @@ _CONTEXT_LENGTH = re.compile(
     r"|too many (?:input )?tokens|exceeds the maximum number of tokens|input is too long",
     re.IGNORECASE,
 )
-# (limit, used) patterns of the providers' context-length messages.
-_LIMIT_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    # OpenAI, DeepSeek, vLLM, OpenRouter
-    (
-        re.compile(
-            r"maximum context length is (?P<limit>\d+) tokens.*?(?:resulted in|requested)"
-            r" (?P<used>\d+) tokens",
-            re.IGNORECASE | re.DOTALL,
-        ),
-        "limit",
-        "used",
-    ),
+# Patterns of the providers' context-length messages: the limit, and the input tokens the
+# provider counted (not the completion it was asked for).
+_LIMIT_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # OpenAI, DeepSeek, vLLM, OpenRouter: "maximum context length is 128000 tokens"
+    re.compile(r"maximum context length is (?P<limit>\d+)", re.IGNORECASE),
     # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
-    (
-        re.compile(r"(?P<used>\d+) tokens > (?P<limit>\d+) maximum", re.IGNORECASE),
-        "limit",
-        "used",
-    ),
-    # Gemini: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)"
-    (
-        re.compile(
-            r"input token count \((?P<used>\d+)\) exceeds the maximum number of tokens allowed"
-            r" \((?P<limit>\d+)\)",
-            re.IGNORECASE,
-        ),
-        "limit",
-        "used",
-    ),
-    (re.compile(r"maximum context length is (?P<limit>\d+)", re.IGNORECASE), "limit", ""),
-    (re.compile(r"context (?:length|window) (?:of|is) (?P<limit>\d+)", re.IGNORECASE), "limit", ""),
+    re.compile(r"\d+ tokens > (?P<limit>\d+) maximum", re.IGNORECASE),
+    # Gemini: "... exceeds the maximum number of tokens allowed (1048576)"
+    re.compile(r"maximum number of tokens allowed \((?P<limit>\d+)\)", re.IGNORECASE),
+    re.compile(r"context (?:length|window) (?:of|is) (?P<limit>\d+)", re.IGNORECASE),
+)
+_USED_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\((?P<used>\d+) in the messages", re.IGNORECASE),
+    re.compile(r"messages resulted in (?P<used>\d+) tokens", re.IGNORECASE),
+    re.compile(r"prompt is too long: (?P<used>\d+) tokens", re.IGNORECASE),
+    re.compile(r"input token count \((?P<used>\d+)\)", re.IGNORECASE),
 )
 _CONNECTION_CLASSES = frozenset(
     {
@@ -233,13 +219,14 @@ def retry_after_seconds(headers: Mapping[str, Any], now: datetime | None = None)
 
 
 def context_limit(text: str) -> tuple[int | None, int | None]:
-    """(limit, used) from a provider's context-length message, None where it says nothing."""
-    for pattern, limit_group, used_group in _LIMIT_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            used = int(match.group(used_group)) if used_group else None
-            return int(match.group(limit_group)), used
-    return None, None
+    """(limit, input tokens counted) from a provider's context-length message, None where it
+    says nothing."""
+
+    def first(patterns: tuple[re.Pattern[str], ...], group: str) -> int | None:
+        match = next((m for m in (p.search(text) for p in patterns) if m), None)
+        return int(match.group(group)) if match else None
+
+    return first(_LIMIT_PATTERNS, "limit"), first(_USED_PATTERNS, "used")
 
 
 def _kind_of(links: list[BaseException], texts: list[str]) -> FailureKind:
