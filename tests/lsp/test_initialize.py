@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 
 from tests.lsp.harness import Starter
 
@@ -69,3 +69,16 @@ async def test_unknown_methods_are_method_not_found_and_the_server_keeps_serving
     client.protocol.notify("cairn/noSuchNotification", {"x": 1})
     tree = await client.request("cairn/goalTree")
     assert set(tree) == {"sessionId", "tree", "rendered"}
+
+
+async def test_without_a_model_the_editor_is_told_how_to_set_one(start: Starter) -> None:
+    client = await start(settings={"model": ""})
+    with pytest.raises(JsonRpcException, match="no model configured") as raised:
+        await client.request("cairn/turn", {"message": "hello"})
+    assert "Set `cairn.model` in the editor's settings, or `model` in cairn.toml" in str(
+        raised.value
+    )
+    shown = [m.message for m in client.messages]
+    assert any(m.startswith("Cairn: no model configured.") and 'model = "' in m for m in shown)
+    sessions = await client.request("cairn/sessions", {})
+    assert sessions["sessions"] == []  # nothing was recorded

@@ -9,7 +9,19 @@ from lsprotocol import types
 from tests.lsp.harness import Starter
 
 TURN_RESULT_KEYS = {"sessionId", "turnId", "finishReason", "text", "usage", "error"}
-TURN_EVENT_KEYS = {"sessionId", "turnId", "kind", "text", "tool", "callId", "ok"}
+TURN_EVENT_KEYS = {
+    "sessionId",
+    "turnId",
+    "kind",
+    "text",
+    "tool",
+    "callId",
+    "ok",
+    "attempt",
+    "waitS",
+    "model",
+    "usage",
+}
 SLOW_TEXT = "slowly " * 400
 CHUNK_DELAY_S = 0.05
 
@@ -29,7 +41,7 @@ async def test_a_turn_answers_its_result_and_streams_events_and_progress(start: 
     assert set(result) == TURN_RESULT_KEYS
     assert result["finishReason"] == "stop"
     assert "All done here." in result["text"]
-    assert set(result["usage"]) == {"inputTokens", "outputTokens"}
+    assert set(result["usage"]) == {"inputTokens", "outputTokens", "cost"}
     assert result["usage"]["inputTokens"] > 0
 
     events = client.log.since(mark, "cairn/turnEvent")

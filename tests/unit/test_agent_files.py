@@ -22,7 +22,7 @@ SMALL_WINDOW = 8000
 def block_text(engine: Engine, source: Source, references: list[str] | None = None) -> str:
     """The text of the next context's `source` blocks (a dry run with `references`)."""
     inputs = TurnInputs(
-        model=engine.settings.model,
+        model=str(engine.settings.model),
         mode="build",
         user_message="look",
         references=tuple(references or []),

@@ -67,7 +67,8 @@ def test_scripted_model_gets_the_documented_default_unless_configured() -> None:
 
 def test_unknown_model_without_configured_window_is_an_error() -> None:
     with pytest.raises(
-        BudgetError, match=r"unknown context window for model 'acme/nope-1' .*: set context_window in cairn.toml"
+        BudgetError,
+        match=r"unknown context window for model 'acme/nope-1' .*: set context_window in cairn.toml",
     ):
         context_window_for("acme/nope-1", Settings())
 

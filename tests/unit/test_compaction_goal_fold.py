@@ -15,7 +15,7 @@ BIG = "\n".join(f"line {i}: the quick brown fox jumps over the lazy dog" for i i
 
 def _context_text(engine: Engine, session_id: str) -> str:
     session = engine.session(session_id)
-    inputs = TurnInputs(model=engine.settings.model, mode="build")
+    inputs = TurnInputs(model=str(engine.settings.model), mode="build")
     built = engine.contexts.build(engine.scope(session, inputs))
     return "\n".join(str(m.get("content") or "") for m in built.messages)
 

@@ -129,7 +129,7 @@ async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> Non
         p.call_id: p for m in session.messages() for p in m.parts if isinstance(p, ToolResultPart)
     }
     assert pruned and all(results[c].artifact_id for c in pruned)
-    inputs = TurnInputs(model=engine.settings.model, mode="build")
+    inputs = TurnInputs(model=str(engine.settings.model), mode="build")
     built = engine.contexts.build(engine.scope(session, inputs))
     context = "\n".join(str(m.get("content") or "") for m in built.messages)
     assert "[output pruned:" in context

@@ -69,7 +69,9 @@ async def test_a_tool_calling_turn_goes_over_http_with_the_configured_key(
     recorder = Recorder()
     engine = http_engine(server, root, recorder)
     server.queue(
-        Reply(text="Reading.", tool_calls=[{"name": "read_file", "arguments": {"path": "notes.md"}}]),
+        Reply(
+            text="Reading.", tool_calls=[{"name": "read_file", "arguments": {"path": "notes.md"}}]
+        ),
         Reply(text="The notes say: remember the milk."),
     )
     result = await engine.turn("what do the notes say?")
@@ -129,7 +131,9 @@ async def test_a_permanent_server_error_takes_exactly_retries_plus_one_requests(
     assert len(server.requests) == 4
     assert fake.waits == [1.0, 2.0, 4.0]
     assert result.error is not None
-    assert result.error.startswith(f"model {MODEL}: server error (HTTP 500): The server had an error")
+    assert result.error.startswith(
+        f"model {MODEL}: server error (HTTP 500): The server had an error"
+    )
     assert "gave up after 4 requests over" in result.error
     assert "(model_retries = 3)" in result.error
     turn = last_turn(engine, result.session_id)

@@ -230,7 +230,9 @@ async def test_retry_waits_stop_at_the_turn_deadline(server: OpenAIServer, tmp_p
     engine.close()
 
 
-async def test_headers_and_extra_params_reach_the_wire(server: OpenAIServer, tmp_path: Path) -> None:
+async def test_headers_and_extra_params_reach_the_wire(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     engine = http_engine(
         server,
         tmp_path,

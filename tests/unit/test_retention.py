@@ -93,7 +93,7 @@ async def test_planted_facts_survive_many_compactions(tmp_path: Path) -> None:
     assert sum(1 for p in markers if p.kind == "summary") >= 3
     assert len(session.trace.manifests()) == TURNS * CALLS_PER_TURN
 
-    inputs = TurnInputs(model=engine.settings.model, mode="build", user_message="next")
+    inputs = TurnInputs(model=str(engine.settings.model), mode="build", user_message="next")
     built = engine.contexts.build(engine.scope(session, inputs))
     context = "\n".join(str(m.get("content") or "") for m in built.messages)
     assert "PLANTED-7731" in context

@@ -143,6 +143,11 @@ class EngineApi(Protocol):
     @property
     def active_session_id(self) -> str: ...
 
+    def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
+        """Raise the `ModelError` a turn would fail with before any request (no model
+        configured, its key variable unset), recording nothing."""
+        ...
+
     async def turn(
         self,
         message: str,

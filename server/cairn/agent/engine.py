@@ -224,6 +224,10 @@ class Engine:
         session.trace.save_goals(tree)
         self.listener.on_goal_tree_changed(session.goal_view())
 
+    def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
+        chosen = self.model_of(self._existing(session_id), model)
+        self.runtime.check(chosen, chosen)
+
     async def turn(
         self,
         message: str,
@@ -237,9 +241,9 @@ class Engine:
         """Run one turn to its end; cancelling the awaiting task cancels it (and re-raises).
 
         No model, or a missing key variable, fails before anything is recorded."""
+        self.check_turn(session_id, model)
         existing = self._existing(session_id)
         chosen = self.model_of(existing, model)
-        self.runtime.check(chosen)
         session = existing or self.session(None)
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)

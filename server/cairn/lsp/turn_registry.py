@@ -97,6 +97,7 @@ class TurnRegistry:
         """Run one turn to its end (or cancellation) and return its result."""
         from cairn.models.events import TurnResult
 
+        engine.check_turn(session_id, model)  # no model or key: fail before a session exists
         sid = session_id or engine.active_session_id
         if sid in self._by_session:
             raise JsonRpcException(
