@@ -32,7 +32,7 @@ export type FinishReason = 'stop' | 'cancelled' | 'error' | 'stepLimit';
 export type GoalStatus = 'pending' | 'in_progress' | 'completed' | 'abandoned';
 export type Mode = 'build' | 'plan' | 'review';
 export type Severity = 1 | 2 | 3 | 4;
-export type TurnEventKind = 'text' | 'reasoning' | 'toolStart' | 'toolEnd' | 'error' | 'end';
+export type TurnEventKind = 'text' | 'reasoning' | 'toolStart' | 'toolEnd' | 'retry' | 'usage' | 'error' | 'end';
 export const MODES: readonly Mode[] = ['build', 'plan', 'review'];
 
 /** `cairn/compact` result. */
@@ -149,6 +149,8 @@ export interface Manifest {
   availableInput: number;
   usedInput: number;
   blocks: ManifestBlock[];
+  retryOf: string | null;
+  retryReason: string | null;
 }
 
 export interface ManifestBlock {
@@ -237,9 +239,16 @@ export interface SessionsResult {
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  cost: number | null;
 }
 
-/** `cairn/turnEvent`. */
+/**
+ * `cairn/turnEvent`.
+ *
+ * `retry`: a model request failed and request number `attempt` follows after
+ * `waitS` seconds; `text` says why. `usage`: a model call ended; `usage` holds
+ * its tokens and cost, `model` the model, `attempt` the requests it took.
+ */
 export interface TurnEvent {
   sessionId: string;
   turnId: string;
@@ -248,6 +257,10 @@ export interface TurnEvent {
   tool: string | null;
   callId: string | null;
   ok: boolean | null;
+  attempt: number | null;
+  waitS: number | null;
+  model: string | null;
+  usage: TokenUsage | null;
 }
 
 export interface TurnParams {

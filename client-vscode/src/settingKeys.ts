@@ -14,6 +14,12 @@ export const DEFAULT_SERVER_COMMAND: readonly string[] = ['cairn', 'serve'];
  */
 export const SERVER_SETTING_KEYS = [
   'model',
+  'compactionModel',
+  'exploreModel',
+  'apiBase',
+  'apiKeyEnv',
+  'extraHeaders',
+  'extraParams',
   'contextWindow',
   'maxOutputTokens',
   'safetyMargin',
@@ -27,6 +33,8 @@ export const SERVER_SETTING_KEYS = [
   'traceDir',
   'modelTimeoutS',
   'modelRetries',
+  'callDeadlineS',
+  'turnDeadlineS',
   'commandTimeoutS',
   'maxMessageBytes',
   'mode',

@@ -5,7 +5,7 @@
  * textContent, never as HTML. The page (and its CSP) is built by src/chat.ts.
  */
 import { TOKENS_PER_K } from '../constants';
-import { CompactionEvent, MODES, TurnEvent, TurnResult } from '../protocol';
+import { CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
 import { ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
 /** The part of the VS Code webview API this script uses. */
@@ -119,6 +119,12 @@ function renderEvent(event: TurnEvent): void {
     case 'toolEnd':
       renderToolEnd(box, event);
       break;
+    case 'retry':
+      box.appendChild(el('div', 'retry', event.text || 'retrying'));
+      break;
+    case 'usage':
+      if (event.usage) box.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
+      break;
     case 'error':
       box.appendChild(el('div', 'error', event.text || 'error'));
       break;
@@ -126,6 +132,14 @@ function renderEvent(event: TurnEvent): void {
       box.classList.add('ended');
       break;
   }
+}
+
+/** `12.3k in / 678 out · $0.0123 · 2 requests` (cost when priced, requests when retried). */
+function usageText(usage: TokenUsage, requests: number): string {
+  const parts = [`${k(usage.inputTokens)} in / ${k(usage.outputTokens)} out`];
+  if (usage.cost !== null && usage.cost !== undefined) parts.push(`$${usage.cost.toFixed(4)}`);
+  if (requests > 1) parts.push(`${requests} requests`);
+  return parts.join(' · ');
 }
 
 function renderCompaction(event: CompactionEvent): void {
@@ -141,8 +155,8 @@ function renderCompaction(event: CompactionEvent): void {
 }
 
 function renderResult(result: TurnResult): void {
-  const usage = result.usage || { inputTokens: 0, outputTokens: 0 };
-  const text = `${result.finishReason} · ${k(usage.inputTokens)} in / ${k(usage.outputTokens)} out`;
+  const usage = result.usage || { inputTokens: 0, outputTokens: 0, cost: null };
+  const text = `${result.finishReason} · ${usageText(usage, 1)}`;
   const box = turns.get(result.turnId) || log;
   box.appendChild(el('div', 'result ' + result.finishReason, text));
   if (result.error) box.appendChild(el('div', 'error', result.error));
