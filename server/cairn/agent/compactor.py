@@ -15,6 +15,8 @@ frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled. After any
 summary attempt the next one waits until the history has grown by
 `SUMMARY_RETRY_MESSAGES` messages, so compaction never loops; a summary is
 not even attempted when what it would cover is too small to matter.
+`compact_for_overflow` is the entry point the turn loop calls when the
+provider refused a call as too long.
 """
 
 from __future__ import annotations
