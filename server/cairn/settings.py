@@ -142,7 +142,8 @@ class Settings(BaseModel):
     call_deadline_s: float = Field(default=DEFAULT_CALL_DEADLINE_S, gt=0)
     """Seconds one model call may take in all, its retries and waits included."""
     turn_deadline_s: float = Field(default=DEFAULT_TURN_DEADLINE_S, gt=0)
-    """Seconds a turn's model calls may take together (time running tools is not counted)."""
+    """Seconds the agent's model calls in one turn may take together, retries and waits
+    included (running tools and compaction are not counted)."""
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
     """Seconds before a shell command the agent runs is stopped."""
     max_message_bytes: int = Field(
