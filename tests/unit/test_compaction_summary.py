@@ -17,7 +17,11 @@ from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 TEST_COMMAND = "python3 -m unittest -q test_calc"
 BIG = "\n".join(f"row {i}: filler text that only exists to take up room" for i in range(250))
-SMALL_WINDOW: dict[str, Any] = {"context_window": 9_000, "max_output_tokens": 500, "safety_margin": 200}
+SMALL_WINDOW: dict[str, Any] = {
+    "context_window": 9_000,
+    "max_output_tokens": 500,
+    "safety_margin": 200,
+}
 # A window large enough that nothing compacts by itself (compaction is forced in these tests).
 QUIET = {**SMALL_WINDOW, "compaction_threshold": 1.0}
 
