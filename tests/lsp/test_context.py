@@ -24,7 +24,16 @@ STATS_KEYS = {
     "compaction",
 }
 COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}
-MANIFEST_KEYS = {"sessionId", "callId", "model", "availableInput", "usedInput", "blocks"}
+MANIFEST_KEYS = {
+    "sessionId",
+    "callId",
+    "model",
+    "availableInput",
+    "usedInput",
+    "blocks",
+    "retryOf",
+    "retryReason",
+}
 BLOCK_KEYS = {"source", "priority", "tokens", "version", "included", "reason", "ref"}
 BAD_CONTEXT_REQUESTS: list[tuple[str, object, str]] = [
     ("cairn/contextStats", {"sessionId": "nope"}, "nope"),
