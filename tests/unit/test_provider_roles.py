@@ -7,6 +7,7 @@ so the tests see which call went to which model.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from tests.fakes.timing import FakeTime
 from tests.unit.test_agent_support import Recorder
 
 SUMMARY_MODEL = "summary-model"
-EXPLORE_MODEL = "explore-model"
+# In litellm's map (a window of 1,047,576): branches build for it, not for the main window.
+EXPLORE_MODEL = "gpt-4.1-mini"
 # Characters of each file the history test reads (a read stays inline below 24,000).
 FILE_CHARS = 20_000
 
@@ -101,6 +103,14 @@ async def test_each_role_calls_its_own_model(server: OpenAIServer, tmp_path: Pat
     assert seen.count(SUMMARY_MODEL) == 1
     # Every role's request went to the same configured endpoint with the same key.
     assert {r.header("Authorization") for r in server.requests} == {f"Bearer {KEY_VALUE}"}
+    branch_manifests = [
+        json.loads(line)
+        for path in (tmp_path / ".cairn").rglob("branches/*/manifests.jsonl")
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(branch_manifests) == 2
+    assert all(m["model"] == f"openai/{EXPLORE_MODEL}" for m in branch_manifests)
+    assert all(m["availableInput"] > 16_000 for m in branch_manifests)  # the model's own window
     engine.close()
 
 

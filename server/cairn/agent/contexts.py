@@ -7,7 +7,8 @@ turn, the compactor, the editor's dry run and `cairn context` all build
 through `Contexts.build`, so a dry run is the context of a real call. A
 read-only `Contexts` stores no artifact (a degraded block's full text is
 then not kept). A window a provider reported for the session's model (by
-refusing a longer request) caps the budget of every later build. Also
+refusing a longer request) caps the budget of every later build; an explore
+branch on its own model builds for that model's window. Also
 measures the *demand* of a context, the tokens of every candidate block
 whether or not it fit, which is what compaction decisions compare with the
 window (a context that had to drop history is an overflow).
@@ -18,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.inputs import files_in_play, fix_block
+from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
+from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.errors import CairnError
 from cairn.files.sync import FileSync
@@ -100,10 +102,17 @@ class Contexts:
             tool_schemas=self.registry.schemas(scope.tools),
             store_artifact=None if self.read_only else session.trace.write_artifact,
             window_limit=_known_limit(session, inputs.model),
+            role_window=self._role_window(inputs),
         )
         built = self.builder.build(request)
         built.stats.compaction.in_progress = session.compacting
         return built
+
+    def _role_window(self, inputs: TurnInputs) -> int | None:
+        """A branch on another model than the main one builds for that model's own window."""
+        if inputs.main_model == inputs.model:
+            return None
+        return role_window(inputs.model, inputs.main_model, self.builder.settings)
 
     def demand(self, scope: TurnScope, messages: Sequence[Message] | None = None) -> Demand:
         return demand_of(self.build(scope, messages=messages))

@@ -102,6 +102,8 @@ class ContextRequest:
     store_artifact: StoreArtifact | None = None
     # A smaller window the provider reported for this session's model (its refusal said so).
     window_limit: int | None = None
+    # The window of a role's own model (an explore branch's), instead of the main model's.
+    role_window: int | None = None
 
 
 @dataclass
@@ -175,11 +177,16 @@ class ContextBuilder:
         self._policy = key
 
     def budget(
-        self, model: str, tool_schemas: list[dict[str, Any]], window_limit: int | None = None
+        self,
+        model: str,
+        tool_schemas: list[dict[str, Any]],
+        window_limit: int | None = None,
+        role_window: int | None = None,
     ) -> Budget:
-        """The budget of a call to `model` offering `tool_schemas` (within `window_limit`)."""
+        """The budget of a call to `model` offering `tool_schemas`: its window (`role_window`
+        for a role's own model), within `window_limit`."""
         schema_tokens = counter_for(model)(json.dumps(tool_schemas)) if tool_schemas else 0
-        window = context_window_for(model, self.settings)
+        window = role_window or context_window_for(model, self.settings)
         return Budget(
             context_window=min(window, window_limit) if window_limit else window,
             max_output_tokens=self.settings.max_output_tokens,
@@ -197,7 +204,9 @@ class ContextBuilder:
         """The context of the next call: messages, manifest, stats and every block."""
         self.apply_secret_policy()
         count = counter_for(request.model)
-        budget = self.budget(request.model, request.tool_schemas, request.window_limit)
+        budget = self.budget(
+            request.model, request.tool_schemas, request.window_limit, request.role_window
+        )
         available = budget.require_positive(request.model)
         history = render_history(request.history, request.user_message, count)
         sections = self._sections(request, count, available)
