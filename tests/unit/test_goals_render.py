@@ -8,7 +8,7 @@ from cairn.goals import apply_goal, render_plan, render_trace_view, render_tree,
 from cairn.goals.view import format_duration
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message, Part, TextPart, ToolCallPart, ToolResultPart
-from cairn.models.session import SessionMeta
+from cairn.models.session import SessionMeta, Usage
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -113,3 +113,19 @@ def test_trace_view_data_is_json_ready() -> None:
 
 def test_format_duration() -> None:
     assert [format_duration(s) for s in (0.2, 5, 65, 3_725)] == ["<1s", "5s", "1m 05s", "1h 02m"]
+
+
+def test_trace_view_header_shows_the_model_and_the_cost_when_priced() -> None:
+    priced = SessionMeta(
+        id="s2",
+        model="openai/gpt-4.1",
+        usage=Usage(input_tokens=1_200, output_tokens=300, cost=0.0123),
+        created_at=T0,
+        updated_at=T0,
+    )
+    header = render_trace_view(_tree(), [], priced).splitlines()[1]
+    assert header.startswith("Model: openai/gpt-4.1  Turns: 0")
+    assert header.endswith("Tokens in/out: 1200/300  Cost: $0.0123")
+    local = SessionMeta(id="s3", created_at=T0, updated_at=T0)
+    assert "Cost" not in render_trace_view(_tree(), [], local).splitlines()[1]
+    assert render_trace_view(_tree(), [], local).splitlines()[1].startswith("Model: (none)")

@@ -100,10 +100,11 @@ def _header(meta: SessionMeta, messages: list[Message]) -> list[str]:
     if meta.parent_id:
         at = f" at message {meta.fork_message_id}" if meta.fork_message_id else ""
         lines.append(f"Forked from {meta.parent_id}{at}")
+    cost = f"  Cost: ${meta.usage.cost:.4f}" if meta.usage.cost is not None else ""
     lines.append(
-        f"Model: {meta.model or '(default)'}  Turns: {len(meta.turns)}  "
+        f"Model: {meta.model or '(none)'}  Turns: {len(meta.turns)}  "
         f"Messages: {len(messages)}  Tokens in/out: "
-        f"{meta.usage.input_tokens}/{meta.usage.output_tokens}"
+        f"{meta.usage.input_tokens}/{meta.usage.output_tokens}{cost}"
     )
     lines.append(
         f"Created: {meta.created_at.strftime(TIME_FORMAT)}  "
