@@ -235,12 +235,16 @@ def cairn(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_context_and_run_work_next_to_a_loop_and_a_fifo(hostile: Path) -> None:
-    done = cairn(hostile, "context", "-w", str(hostile), "-m", "hi", "--json")
+    # A dry run needs a model (chosen explicitly; no call is made).
+    dry = ("--model", "scripted/script.jsonl")
+    done = cairn(hostile, "context", "-w", str(hostile), *dry, "-m", "hi", "--json")
     assert done.returncode == 0, done.stderr
     sources = {block["source"] for block in json.loads(done.stdout)["blocks"]}
     assert {"rules", "profile", "repomap"} <= sources
 
-    fifo = cairn(hostile, "context", "-w", str(hostile), "-m", "hi", "--file", "pipe.py", "--json")
+    fifo = cairn(
+        hostile, "context", "-w", str(hostile), *dry, "-m", "hi", "--file", "pipe.py", "--json"
+    )
     assert fifo.returncode == 0, fifo.stderr
     [buffer] = [b for b in json.loads(fifo.stdout)["blocks"] if b["source"] == "buffer"]
     assert not buffer["included"] and "not a regular file (a FIFO)" in buffer["reason"]
