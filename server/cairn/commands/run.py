@@ -87,6 +87,9 @@ class TerminalListener:
     def on_log(self, message: str) -> None:
         self._activity(message, whole=True)
 
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        return None  # tool activity is printed from the toolStart / toolEnd turn events
+
 
 def usage_line(usage: TokenUsage, requests: int = 1) -> str:
     """`  · 12,345 in / 678 out · $0.0123` (cost when priced, requests when retried)."""
@@ -96,9 +99,6 @@ def usage_line(usage: TokenUsage, requests: int = 1) -> str:
     if requests > 1:
         parts.append(f"{requests} requests")
     return "  · " + " · ".join(parts)
-
-    def on_tool_call(self, event: ToolCallEvent) -> None:
-        return None  # tool activity is printed from the toolStart / toolEnd turn events
 
 
 def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
