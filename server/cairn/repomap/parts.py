@@ -18,8 +18,8 @@ which other parts happened to be parsed before.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Collection, Container
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Container
 
 from tree_sitter import Parser, Point, Range
 
@@ -52,6 +52,7 @@ _PART_START = re.compile(rb"\n(?:@|(?:async[ \t]+def|def|class)[ \t])")
 _DECORATOR = ord("@")
 _BLANKS = b" \t"
 _ASYNC = b"async"
+_NEWLINE = re.compile(rb"\n")
 _KEEP_NEWLINES = bytes(byte if byte == ord("\n") else ord(" ") for byte in range(256))
 
 
@@ -127,9 +128,15 @@ def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
     return records_of(found, data.split(b"\n")) if found else ()
 
 
-def _point(data: bytes, offset: int) -> Point:
-    """Row and column of a byte offset."""
-    return Point(data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1))
+def _points(data: bytes) -> Callable[[int], Point]:
+    """Row and column of a byte offset of `data` (newlines found once, then bisected)."""
+    newlines = [match.start() for match in _NEWLINE.finditer(data)]
+
+    def point(offset: int) -> Point:
+        row = bisect_left(newlines, offset)
+        return Point(row, offset - (newlines[row - 1] + 1 if row else 0))
+
+    return point
 
 
 def parse_parts(data: bytes, parts: list[PartSpan], done: Container[int] = ()) -> PartRecords:
@@ -138,11 +145,12 @@ def parse_parts(data: bytes, parts: list[PartSpan], done: Container[int] = ()) -
     if not todo:
         return {}
     rows = data.split(b"\n")
+    point = _points(data)
     parser: Parser = new_parser(PYTHON)
     whole: tuple[DefRecord, ...] | None = None
     found: PartRecords = {}
     for start, end in todo:
-        first, stop = _point(data, start), _point(data, end)
+        first, stop = point(start), point(end)
         parser.included_ranges = [Range(first, stop, start, end)]
         tree = parser.parse(data)
         if not tree.root_node.has_error:

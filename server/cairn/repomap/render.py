@@ -12,6 +12,7 @@ binary search; tokens are counted only on candidate outputs.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
 
 from cairn.code.outlines import outline_entry
@@ -22,20 +23,39 @@ ENTRY_INDENT_DEPTH = 1
 """Outline entries are indented one level under their file's path."""
 
 
+def enclosing(records: Sequence[DefRecord], chosen: Sequence[DefRecord]) -> list[DefRecord]:
+    """The records whose line span holds the span of some chosen record (each chosen one
+    included), in line order (first line, then the longest first), one per span and name
+    line: the first such record in `records` order.
+
+    Linear after sorting: a span [first, last] holds a chosen span when, among the chosen
+    spans starting at or after `first`, the one ending earliest ends at or before `last`
+    (suffix minima of the chosen ends, ordered by start).
+    """
+    by_start = sorted((record[1], record[2]) for record in chosen)
+    starts = [first for first, _last in by_start]
+    earliest_end = [last for _first, last in by_start]
+    for index in range(len(earliest_end) - 2, -1, -1):
+        earliest_end[index] = min(earliest_end[index], earliest_end[index + 1])
+    shown: dict[tuple[int, int, int], DefRecord] = {}
+    for record in records:
+        key = (record[1], -record[2], record[3])
+        if key in shown:
+            continue
+        at = bisect_left(starts, record[1])
+        if at < len(starts) and earliest_end[at] <= record[2]:
+            shown[key] = record
+    return [shown[key] for key in sorted(shown)]
+
+
 def file_block(rel: str, records: Sequence[DefRecord], names: Collection[str]) -> str:
     """The outline of the definitions of one file named in `names`, with their parents."""
     chosen = [r for r in records if r[0] in names]
     if not chosen:
         return ""
-    shown: dict[tuple[int, int, int], DefRecord] = {}
-    for record in chosen:
-        for parent in records:
-            if parent[1] <= record[1] and record[2] <= parent[2]:
-                shown.setdefault((parent[1], -parent[2], parent[3]), parent)
-    ordered = [shown[key] for key in sorted(shown)]
     lines = [rel + FILE_SUFFIX]
     open_ends: list[int] = []
-    for record in ordered:
+    for record in enclosing(records, chosen):
         while open_ends and open_ends[-1] < record[1]:
             open_ends.pop()
         depth = ENTRY_INDENT_DEPTH + len(open_ends)
