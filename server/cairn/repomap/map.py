@@ -20,8 +20,9 @@ from typing import Protocol
 
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
-from cairn.repomap.index import TagIndex
+from cairn.repomap.index import SecretRule, TagIndex, is_secret_path
 from cairn.repomap.rank import Ranking, rank_definitions
+from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
 from cairn.repomap.tags import FileTags, complete_text, scan_text
 
@@ -46,48 +47,81 @@ def _graph_signature(tags: FileTags) -> tuple[tuple[str, ...], dict[str, int]]:
 class RepoMap:
     """The ranked outline map of one workspace folder (one caller at a time: not thread-safe)."""
 
-    def __init__(self, folder: Path, ignore: FileLister, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        ignore: FileLister,
+        cache_dir: Path | None = None,
+        secret: SecretRule = is_secret_path,
+    ) -> None:
         self.folder = folder.resolve()
         self._ignore = ignore
-        self._index = TagIndex(self.folder, cache_dir)
+        self._secret = secret
+        self._index = TagIndex(self.folder, cache_dir, secret)
         self._buffers: dict[str, FileTags] = {}
         self._buffer_texts: dict[str, str] = {}
+        self._refused_buffers: dict[str, Refusal] = {}
+        """Open buffers the map leaves out (too large, minified, generated)."""
         self._merged: dict[str, FileTags] | None = None
         self._graph: RankGraph | None = None
         self._ranks: dict[RankKey, Ranking] = {}
         self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
+        self.graph_builds = 0
+        """How many times the reference graph was built whole (edits mostly patch it)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
         try:
             return full.resolve().relative_to(self.folder).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a symlink loop
             return None
 
     def update_buffer(self, path: Path, text: str | None) -> None:
         """Use `text` for `path` instead of the disk (None: back to the disk copy)."""
         rel = self._relative(path)
-        if rel is None or language_for_path(rel) is None:
+        if rel is None or language_for_path(rel) is None or self._secret(rel):
             return
         old = self._current(rel)
-        if text is None:
-            self._buffers.pop(rel, None)
-            self._buffer_texts.pop(rel, None)
-        else:
-            self._buffers[rel] = scan_text(text, rel)
-            self._buffer_texts[rel] = text
-        new = self._current(rel)
-        self._merged = None
-        if old is None or new is None or _graph_signature(old) != _graph_signature(new):
-            self._ranks.clear()
-            if self._graph is not None and (
-                old is None or new is None or not self._graph.update_file(rel, new)
-            ):
-                self._graph = None
+        self._buffers.pop(rel, None)
+        self._buffer_texts.pop(rel, None)
+        self._refused_buffers.pop(rel, None)
+        if text is not None:
+            scanned = scan_text(text, rel)
+            if isinstance(scanned, str):
+                self._refused_buffers[rel] = scanned
+            else:
+                self._buffers[rel] = scanned
+                self._buffer_texts[rel] = text
+        self._changed(rel, old, self._current(rel))
+
+    def _changed(self, rel: str, old: FileTags | None, new: FileTags | None) -> None:
+        """Bring the merged tags, the graph and the rankings up to date with one file's
+        change: the ranking is kept when its names and uses are the same, the graph is
+        patched when only its uses changed, else rebuilt on the next render."""
+        if self._merged is not None:
+            if new is None:
+                self._merged.pop(rel, None)
+            else:
+                self._merged[rel] = new
+        if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
+            return
+        self._ranks.clear()
+        if self._graph is not None and (
+            old is None or new is None or not self._graph.update_file(rel, new)
+        ):
+            self._graph = None
 
     def _current(self, rel: str) -> FileTags | None:
+        if rel in self._refused_buffers:
+            return None
         return self._buffers.get(rel) or self._index.tags.get(rel)
+
+    @property
+    def refused(self) -> dict[str, Refusal]:
+        """Source files (and open buffers) left out of the map, with the reason; files
+        with a secret path are not listed, nor ever read."""
+        return {**self._index.refused, **self._refused_buffers}
 
     def refresh(self) -> None:
         """Re-scan files changed on disk (one stat pass); save the index if anything changed."""
@@ -99,10 +133,9 @@ class RepoMap:
             self._index.save()
 
     def _refresh(self) -> None:
-        if self._index.refresh(self._ignore.files()):
-            self._merged = None
-            self._graph = None
-            self._ranks.clear()
+        for rel, old in self._index.refresh(self._ignore.files()).items():
+            if rel not in self._buffers and rel not in self._refused_buffers:
+                self._changed(rel, old, self._index.tags.get(rel))
 
     @property
     def scanned_last_refresh(self) -> list[str]:
@@ -144,6 +177,8 @@ class RepoMap:
         if self._merged is None:
             merged = dict(self._index.tags)
             merged.update(self._buffers)
+            for rel in self._refused_buffers:
+                merged.pop(rel, None)
             self._merged = merged
         return self._merged
 
@@ -153,6 +188,7 @@ class RepoMap:
         if ranked is None:
             if self._graph is None:
                 self._graph = RankGraph(self._tags())
+                self.graph_builds += 1
             ranked = rank_definitions(self._graph, in_play, mentioned)
             if len(self._ranks) >= RANK_CACHE_SIZE:
                 self._ranks.pop(next(iter(self._ranks)))

@@ -22,7 +22,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from cairn.code.languages import language_for_path
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
@@ -43,6 +42,7 @@ from cairn.repomap.parts import (
     python_parts,
     spans_of,
 )
+from cairn.repomap.reading import MAX_MAP_FILE_BYTES, Refusal, content_refusal, read_source
 
 MIN_IDENTIFIER_CHARS = 2
 """Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
@@ -183,12 +183,13 @@ def with_found(tags: FileTags, found: PartsFound) -> FileTags:
     )
 
 
-def scan_text(text: str, path: str) -> FileTags:
-    """The scan of an edited buffer's text (empty for a language without a grammar)."""
-    language = language_for_path(path)
-    if language is None:
-        return EMPTY_TAGS
-    return scan(text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
+def scan_text(text: str, path: str) -> FileTags | Refusal:
+    """The scan of an edited buffer's text, or why it is not mapped (too large, minified
+    or generated; empty tags for a language without a grammar)."""
+    data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
+    if len(data) > MAX_MAP_FILE_BYTES:
+        return "too_large"
+    return scan_source(data, path)
 
 
 def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) -> FileTags:
@@ -201,20 +202,26 @@ def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) 
     return with_found(tags, definitions_for(data, language, names, parts))
 
 
-def scan_files(paths: list[str]) -> list[FileTags | None]:
-    """Scans of files on disk (None for one that cannot be read); runs in pool workers too."""
-    results: list[FileTags | None] = []
+def scan_source(data: bytes, path: str) -> FileTags | Refusal:
+    """The scan of a source file's bytes, or why they are not mapped (minified or
+    generated code, a language without a grammar: empty tags)."""
+    language = language_for_path(path)
+    if language is None:
+        return EMPTY_TAGS
+    refusal = content_refusal(path, data)
+    return refusal if refusal is not None else scan(data, language)
+
+
+def scan_files(paths: list[str]) -> list[FileTags | Refusal]:
+    """Scans of files on disk, or why one is not mapped (`read_source`); runs in helper
+    processes too."""
+    results: list[FileTags | Refusal] = []
     for path in paths:
-        language = language_for_path(path)
-        if language is None:
+        if language_for_path(path) is None:
             results.append(EMPTY_TAGS)
             continue
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            results.append(None)
-            continue
-        results.append(scan(data, language))
+        data = read_source(path)
+        results.append(data if isinstance(data, str) else scan_source(data, path))
     return results
 
 
@@ -224,16 +231,13 @@ work them out from the names)."""
 
 
 def parse_files(requests: list[ParseRequest]) -> list[PartsFound]:
-    """`definitions_for` each file on disk (nothing for one that cannot be read); runs in
-    helper processes too."""
+    """`definitions_for` each file on disk (nothing for one that is not read now); runs
+    in helper processes too."""
     results: list[PartsFound] = []
     for path, names, parts in requests:
         language = language_for_path(path)
-        try:
-            data = Path(path).read_bytes() if language is not None else b""
-        except OSError:
-            data = b""
-        if language is None or not data:
+        data = read_source(path) if language is not None else b""
+        if language is None or isinstance(data, str) or not data:
             results.append(((), None, {}))
         else:
             results.append(definitions_for(data, language, names, parts))
