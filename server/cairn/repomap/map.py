@@ -18,9 +18,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
 from cairn.repomap.index import SecretRule, TagIndex, is_secret_path
+from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
 from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
@@ -69,6 +71,11 @@ class RepoMap:
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
         self.graph_builds = 0
         """How many times the reference graph was built whole (edits mostly patch it)."""
+        self._documents: dict[str, ParsedDocument] = {}
+        """Buffers parsed whole (languages without a name finder, a part with a syntax
+        error), kept so that the next whole parse after an edit is incremental."""
+        self.buffer_parses = {"full": 0, "incremental": 0}
+        """Whole-buffer parses made, from scratch and incrementally."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -86,14 +93,30 @@ class RepoMap:
         self._buffers.pop(rel, None)
         self._buffer_texts.pop(rel, None)
         self._refused_buffers.pop(rel, None)
-        if text is not None:
-            scanned = scan_text(text, rel)
+        if text is None:
+            self._documents.pop(rel, None)
+        else:
+            scanned = scan_text(text, rel, self._kept_parse(rel, text))
             if isinstance(scanned, str):
                 self._refused_buffers[rel] = scanned
             else:
                 self._buffers[rel] = scanned
                 self._buffer_texts[rel] = text
         self._changed(rel, old, self._current(rel))
+
+    def _kept_parse(self, rel: str, text: str) -> WholeParse:
+        """A whole parse of buffer `rel` holding `text` that re-parses its kept tree."""
+
+        def whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
+            document = self._documents.get(rel)
+            if document is None or document.language != language:
+                document = self._documents[rel] = ParsedDocument(text, rel)
+                self.buffer_parses["full"] += 1
+            elif document.replace_text(text):
+                self.buffer_parses["incremental"] += 1
+            return tree_records(document.tree, document.data, language)
+
+        return whole
 
     def _changed(self, rel: str, old: FileTags | None, new: FileTags | None) -> None:
         """Bring the merged tags, the graph and the rankings up to date with one file's
@@ -168,9 +191,11 @@ class RepoMap:
         if buffer is None:
             return self._index.complete(rel, names)
         if buffer.unparsed(names) != []:
-            buffer = complete_text(buffer, self._buffer_texts[rel], rel, names)
+            text = self._buffer_texts[rel]
+            buffer = complete_text(buffer, text, rel, names, self._kept_parse(rel, text))
             self._buffers[rel] = buffer
-            self._merged = None
+            if self._merged is not None:
+                self._merged[rel] = buffer
         return buffer
 
     def _tags(self) -> dict[str, FileTags]:

@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Container
 
-from tree_sitter import Parser, Point, Range
+from tree_sitter import Parser, Point, Range, Tree
 
 from cairn.code.languages import new_parser
 from cairn.code.outlines import TEXT_ENCODING, signature_text
@@ -121,11 +121,19 @@ def records_of(found: list[Definition], rows: list[bytes]) -> tuple[DefRecord, .
     )
 
 
-def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
-    """The definitions of a whole file's bytes."""
-    tree = new_parser(language).parse(data)
+def tree_records(tree: Tree, data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of `data` parsed into `tree`."""
     found = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
     return records_of(found, data.split(b"\n")) if found else ()
+
+
+def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of a whole file's bytes."""
+    return tree_records(new_parser(language).parse(data), data, language)
+
+
+WholeParse = Callable[[bytes, str], tuple[DefRecord, ...]]
+"""How the definitions of a whole file are found (`parse_whole`, or a kept tree's)."""
 
 
 def _points(data: bytes) -> Callable[[int], Point]:
@@ -139,26 +147,35 @@ def _points(data: bytes) -> Callable[[int], Point]:
     return point
 
 
-def parse_parts(data: bytes, parts: list[PartSpan], done: Container[int] = ()) -> PartRecords:
-    """The definitions of each part of a Python file not already `done`."""
+def parse_parts(
+    data: bytes,
+    parts: list[PartSpan],
+    language: str = PYTHON,
+    done: Container[int] = (),
+    whole_on_error: bool = True,
+    whole_parse: WholeParse = parse_whole,
+) -> PartRecords:
+    """The definitions of each part of a file not already `done`, each part parsed alone;
+    a part whose parse has an error takes what a whole-file parse finds on its lines
+    (with `whole_on_error`), or what its own parse recovered."""
     todo = [(start, end) for start, end in parts if start not in done]
     if not todo:
         return {}
     rows = data.split(b"\n")
     point = _points(data)
-    parser: Parser = new_parser(PYTHON)
+    parser: Parser = new_parser(language)
     whole: tuple[DefRecord, ...] | None = None
     found: PartRecords = {}
     for start, end in todo:
         first, stop = point(start), point(end)
         parser.included_ranges = [Range(first, stop, start, end)]
         tree = parser.parse(data)
-        if not tree.root_node.has_error:
-            definitions = find_definitions(tree, PYTHON, MAX_DEFINITION_DEPTH)
+        if not tree.root_node.has_error or not whole_on_error:
+            definitions = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
             found[start] = records_of(definitions, rows)
             continue
         if whole is None:
-            whole = parse_whole(data, PYTHON)
+            whole = whole_parse(data, language)
         last = stop.row if end < len(data) else len(rows)
         found[start] = tuple(record for record in whole if first.row + 1 <= record[1] <= last)
     return found

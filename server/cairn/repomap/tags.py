@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 
 from cairn.code.languages import language_for_path
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
+from cairn.repomap.jsnames import JS_LANGUAGES, JS_NOISE, javascript_defined_names
+from cairn.repomap.jsparts import js_parts
 from cairn.repomap.parts import (
     LINE_START,
     PYTHON,
@@ -36,6 +38,7 @@ from cairn.repomap.parts import (
     NameParts,
     PartRecords,
     PartSpan,
+    WholeParse,
     after_indent,
     parse_parts,
     parse_whole,
@@ -71,15 +74,18 @@ def python_defined_names(data: bytes) -> list[str]:
 DEFINED_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = {
     PYTHON: python_defined_names,
 }
-"""Languages whose defined names are found without parsing (the others are parsed)."""
+"""Languages whose defined names are found without parsing, from the file's bytes."""
+CODE_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = dict.fromkeys(
+    JS_LANGUAGES, javascript_defined_names
+)
+"""Languages whose defined names are found without parsing, from the bytes with comments
+blanked (`NOISE_PATTERNS`); every other language is parsed at scan time."""
 
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
     PYTHON: PYTHON_NOISE,
-    **{
-        language: _C_STYLE_NOISE
-        for language in ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp")
-    },
+    **dict.fromkeys(JS_LANGUAGES, JS_NOISE),
+    **dict.fromkeys(("go", "rust", "java", "c", "cpp"), _C_STYLE_NOISE),
 }
 """Comments and docstrings, blanked before counting uses (their prose is not a use)."""
 
@@ -127,17 +133,21 @@ class FileTags:
 EMPTY_TAGS = FileTags((), {}, ())
 
 
-def scan(data: bytes, language: str) -> FileTags:
-    """The lexical scan of a file's bytes (parsing it only when its language needs that)."""
-    finder = DEFINED_NAME_FINDERS.get(language)
-    definitions: tuple[DefRecord, ...] | None = None
-    if finder is None:
-        definitions = parse_whole(data, language)
-        defined = [record[0] for record in definitions]
-    else:
-        defined = finder(data)
+def scan(data: bytes, language: str, whole_parse: WholeParse = parse_whole) -> FileTags:
+    """The lexical scan of a file's bytes (parsing it, with `whole_parse`, only when its
+    language has no name finder)."""
     noise = NOISE_PATTERNS.get(language)
     code = noise.sub(b" ", data) if noise is not None else data
+    finder = DEFINED_NAME_FINDERS.get(language)
+    code_finder = CODE_NAME_FINDERS.get(language)
+    definitions: tuple[DefRecord, ...] | None = None
+    if finder is not None:
+        defined = finder(data)
+    elif code_finder is not None:
+        defined = code_finder(code)
+    else:
+        definitions = whole_parse(data, language)
+        defined = [record[0] for record in definitions]
     counts = {
         word.decode("ascii"): uses for word, uses in Counter(_IDENTIFIER.findall(code)).items()
     }
@@ -150,8 +160,19 @@ def scan(data: bytes, language: str) -> FileTags:
     return FileTags(tuple(dict.fromkeys(defined)), dict(counts), definitions)
 
 
-PARTIAL_LANGUAGES = frozenset({PYTHON})
-"""Languages whose files are parsed in parts (`repomap_parts`), not whole."""
+PART_FINDERS: dict[str, Callable[[bytes], NameParts]] = {
+    PYTHON: python_parts,
+    **dict.fromkeys(JS_LANGUAGES, js_parts),
+}
+"""Languages whose files are parsed in parts (`repomap_parts`, `repomap_jsparts`), not
+whole, and how their parts are found."""
+WHOLE_ON_PART_ERROR = frozenset({PYTHON})
+"""Languages whose part with a syntax error takes the records a whole-file parse finds
+on its lines. A Python part is cut exactly at a top-level statement, so an error in it is
+the file's own, which a whole parse recovers from best. JavaScript and TypeScript parts
+keep what their own parse recovered: their grammar rejects valid code often (a third of
+the `effect` sources), and a whole-file parse recovers no better (its error can cover
+most of the file) at the cost of parsing every byte."""
 
 PartsFound = tuple[tuple[DefRecord, ...] | None, NameParts | None, PartRecords]
 """What parsing a file gives: every definition (a language parsed whole), or None, the
@@ -159,16 +180,30 @@ file's parts when they were worked out, and the records of the parts parsed."""
 
 
 def definitions_for(
-    data: bytes, language: str, names: Collection[str], parts: list[PartSpan] | None
+    data: bytes,
+    language: str,
+    names: Collection[str],
+    parts: list[PartSpan] | None,
+    whole_parse: WholeParse = parse_whole,
 ) -> PartsFound:
     """Parse what the outline of `names` needs: the given `parts`, or (None) the parts of
-    `names` once the file's parts are worked out."""
-    if language not in PARTIAL_LANGUAGES:
-        return parse_whole(data, language), None, {}
-    if parts is not None:
-        return None, None, parse_parts(data, parts)
-    name_parts = python_parts(data)
-    return None, name_parts, parse_parts(data, spans_of(name_parts, names))
+    `names` once the file's parts are worked out (whole files with `whole_parse`)."""
+    find_parts = PART_FINDERS.get(language)
+    if find_parts is None:
+        return whole_parse(data, language), None, {}
+    if parts is None:
+        name_parts: NameParts | None = find_parts(data)
+        parts = spans_of(name_parts or {}, names)
+    else:
+        name_parts = None
+    records = parse_parts(
+        data,
+        parts,
+        language,
+        whole_on_error=language in WHOLE_ON_PART_ERROR,
+        whole_parse=whole_parse,
+    )
+    return None, name_parts, records
 
 
 def with_found(tags: FileTags, found: PartsFound) -> FileTags:
@@ -183,33 +218,41 @@ def with_found(tags: FileTags, found: PartsFound) -> FileTags:
     )
 
 
-def scan_text(text: str, path: str) -> FileTags | Refusal:
+def scan_text(text: str, path: str, whole_parse: WholeParse = parse_whole) -> FileTags | Refusal:
     """The scan of an edited buffer's text, or why it is not mapped (too large, minified
     or generated; empty tags for a language without a grammar)."""
     data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
     if len(data) > MAX_MAP_FILE_BYTES:
         return "too_large"
-    return scan_source(data, path)
+    return scan_source(data, path, whole_parse)
 
 
-def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) -> FileTags:
+def complete_text(
+    tags: FileTags,
+    text: str,
+    path: str,
+    names: Collection[str],
+    whole_parse: WholeParse = parse_whole,
+) -> FileTags:
     """`tags` of a buffer with the definitions the outline of `names` needs."""
     language = language_for_path(path)
     parts = tags.unparsed(names)
     if language is None or parts == []:
         return tags
     data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
-    return with_found(tags, definitions_for(data, language, names, parts))
+    return with_found(tags, definitions_for(data, language, names, parts, whole_parse))
 
 
-def scan_source(data: bytes, path: str) -> FileTags | Refusal:
+def scan_source(
+    data: bytes, path: str, whole_parse: WholeParse = parse_whole
+) -> FileTags | Refusal:
     """The scan of a source file's bytes, or why they are not mapped (minified or
     generated code, a language without a grammar: empty tags)."""
     language = language_for_path(path)
     if language is None:
         return EMPTY_TAGS
     refusal = content_refusal(path, data)
-    return refusal if refusal is not None else scan(data, language)
+    return refusal if refusal is not None else scan(data, language, whole_parse)
 
 
 def scan_files(paths: list[str]) -> list[FileTags | Refusal]:
