@@ -109,11 +109,17 @@ class RepoMap:
 
         def whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
             document = self._documents.get(rel)
-            if document is None or document.language != language:
-                document = self._documents[rel] = ParsedDocument(text, rel)
-                self.buffer_parses["full"] += 1
-            elif document.replace_text(text):
+            if document is not None and document.language == language:
+                if not document.replace_text(text):
+                    return tree_records(document.tree, document.data, language)
                 self.buffer_parses["incremental"] += 1
+                if not document.tree.root_node.has_error:
+                    return tree_records(document.tree, document.data, language)
+            # New, or with a syntax error: tree-sitter's error recovery may differ between
+            # an incremental and a fresh parse, and the map must not depend on the edits
+            # that led to this text.
+            document = self._documents[rel] = ParsedDocument(text, rel)
+            self.buffer_parses["full"] += 1
             return tree_records(document.tree, document.data, language)
 
         return whole
