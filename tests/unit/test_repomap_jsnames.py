@@ -174,3 +174,11 @@ def test_parts_are_the_top_level_statements_holding_each_name() -> None:
     assert SAMPLE[span[0] : span[1]].startswith(b"export class Tagged")
     assert len(parts["overloaded"]) == 3
     assert "notAFunction" not in parts
+
+
+def test_parts_hold_exactly_the_names_the_scan_found() -> None:
+    commented = SAMPLE.replace(b"export const make", b"/* a\n long\n comment */ export const make")
+    for data in (SAMPLE, commented):
+        assert set(js_parts(data)) == set(scan(data, "typescript").names)
+    (span,) = js_parts(commented)["make"]
+    assert commented[span[0] : span[1]].startswith(b"/* a")

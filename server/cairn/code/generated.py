@@ -33,6 +33,9 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 
+_MARKER_WORDS = (b"generated", b"do not edit")
+"""Every marker holds one of these (lower case)."""
+
 CodeRefusal = Literal["minified", "generated"]
 
 
@@ -47,6 +50,9 @@ def is_minified(name: str, data: bytes) -> bool:
 def is_generated(data: bytes) -> bool:
     """True when a comment line near the top carries a generator's marker."""
     head = data[:GENERATED_HEAD_BYTES]
+    lowered = head.lower()
+    if not any(word in lowered for word in _MARKER_WORDS):  # the common case, searched fast
+        return False
     cut = -1
     for _ in range(GENERATED_HEAD_LINES):
         cut = head.find(b"\n", cut + 1)

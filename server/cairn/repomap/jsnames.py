@@ -113,10 +113,16 @@ def _outdented(width: int) -> re.Pattern[bytes]:
     return re.compile(rb"\n([ \t]{0,%d})([^ \t\n][^\n]*)" % width)
 
 
+def javascript_definitions(code: bytes) -> list[tuple[int, str]]:
+    """(offset in `code`, name) of every definition found, in file order; `code` is the
+    file's bytes with comments blanked by JS_NOISE."""
+    return [(at - 1, name) for at, name in _Finder(code).run()]
+
+
 def javascript_defined_names(code: bytes) -> list[str]:
     """Names a JavaScript or TypeScript file defines, in file order (see the module);
-    `code` is the file's bytes with comments blanked (`tags.NOISE_PATTERNS`)."""
-    return _Finder(code).run()
+    `code` is the file's bytes with comments blanked by JS_NOISE."""
+    return [name for _at, name in _Finder(code).run()]
 
 
 class _Finder:
@@ -129,13 +135,13 @@ class _Finder:
         self.classes: list[tuple[int, int, bytes]] = []
         """(body start, body end, member indentation) of each class body seen."""
 
-    def run(self) -> list[str]:
+    def run(self) -> list[tuple[int, str]]:
         for kind, pattern in _DECLARATIONS:
             for match in pattern.finditer(self.code):
                 self._declaration(kind, match)
         for match in _ASSIGNED.finditer(self.code):
             self._assigned(match)
-        return [name for _at, name in sorted(self.found)]
+        return sorted(self.found)
 
     def _line(self, at: int) -> tuple[int, bytes]:
         """(start of the line holding `at`, the text from there to `at`)."""

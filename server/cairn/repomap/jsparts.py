@@ -16,21 +16,41 @@ outline of a name thus depends only on the file's bytes and the parts holding it
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-from cairn.repomap.jsnames import JS_NOISE, javascript_defined_names
+from cairn.repomap.jsnames import JS_NOISE, javascript_definitions
 from cairn.repomap.parts import NameParts, PartSpan
 
-_STATEMENT_START = re.compile(rb"\n(?=[^\s})\]>.,|&?:+\-*/=%^!~`'\"])")
-"""A line starting at column 0 with something that can begin a statement."""
+_STATEMENT_START = re.compile(rb"\n(?=[^\s})\]>.,|&?:+\-*/=%^!~`'\"]|/[*/])")
+"""A line starting at column 0 with something that can begin a statement, or a comment."""
+_CONTINUES = (b"=>", b"=", b"(", b"[", b"{", b",", b":", b"?", b"&", b"|", b"+", b"-", b".")
+"""A line ending like this goes on on the next line (`=> (` at column 0 is no statement)."""
+CONTINUATION_LOOKBACK = 64
 
 
 def js_parts(data: bytes) -> NameParts:
     """The parts holding the definitions of every name a JavaScript/TypeScript file defines."""
-    starts = [0, *(match.end() for match in _STATEMENT_START.finditer(data))]
-    spans: list[PartSpan] = list(zip(starts, [*starts[1:], len(data)], strict=True))
+    starts = [0]
+    for match in _STATEMENT_START.finditer(data):
+        before = data[max(0, match.start() - CONTINUATION_LOOKBACK) : match.start()]
+        if not before.rstrip().endswith(_CONTINUES):
+            starts.append(match.end())
+    ends = [*starts[1:], len(data)]
+    blanked_at: list[int] = []
+    """Where each blanked comment starts in the blanked bytes..."""
+    removed: list[int] = [0]
+    """...and how many bytes the comments before it (then it too) removed."""
+
+    def blank(match: re.Match[bytes]) -> bytes:
+        start, end = match.span()
+        blanked_at.append(start - removed[-1])
+        removed.append(removed[-1] + end - start - 1)
+        return b" "
+
+    code = JS_NOISE.sub(blank, data)
     found: dict[str, dict[PartSpan, None]] = {}
-    for span in spans:
-        code = JS_NOISE.sub(b" ", data[span[0] : span[1]])
-        for name in javascript_defined_names(code):
-            found.setdefault(name, {})[span] = None
-    return {name: tuple(parts) for name, parts in sorted(found.items())}
+    for at, name in javascript_definitions(code):
+        offset = at + removed[bisect_right(blanked_at, at)]
+        part = bisect_right(starts, offset) - 1
+        found.setdefault(name, {})[(starts[part], ends[part])] = None
+    return {name: tuple(sorted(parts)) for name, parts in sorted(found.items())}

@@ -18,7 +18,7 @@ which other parts happened to be parsed before.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Container
 
 from tree_sitter import Parser, Point, Range, Tree
@@ -52,7 +52,6 @@ _PART_START = re.compile(rb"\n(?:@|(?:async[ \t]+def|def|class)[ \t])")
 _DECORATOR = ord("@")
 _BLANKS = b" \t"
 _ASYNC = b"async"
-_NEWLINE = re.compile(rb"\n")
 _KEEP_NEWLINES = bytes(byte if byte == ord("\n") else ord(" ") for byte in range(256))
 
 
@@ -136,15 +135,16 @@ WholeParse = Callable[[bytes, str], tuple[DefRecord, ...]]
 """How the definitions of a whole file are found (`parse_whole`, or a kept tree's)."""
 
 
-def _points(data: bytes) -> Callable[[int], Point]:
-    """Row and column of a byte offset of `data` (newlines found once, then bisected)."""
-    newlines = [match.start() for match in _NEWLINE.finditer(data)]
-
-    def point(offset: int) -> Point:
-        row = bisect_left(newlines, offset)
-        return Point(row, offset - (newlines[row - 1] + 1 if row else 0))
-
-    return point
+def _points(data: bytes, offsets: list[int]) -> dict[int, Point]:
+    """Row and column of each of these byte offsets of `data` (newlines counted between
+    consecutive offsets, so the whole is one pass over the bytes)."""
+    points: dict[int, Point] = {}
+    row, counted = 0, 0
+    for offset in sorted(set(offsets)):
+        row += data.count(b"\n", counted, offset)
+        counted = offset
+        points[offset] = Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))
+    return points
 
 
 def parse_parts(
@@ -162,12 +162,12 @@ def parse_parts(
     if not todo:
         return {}
     rows = data.split(b"\n")
-    point = _points(data)
+    points = _points(data, [offset for span in todo for offset in span])
     parser: Parser = new_parser(language)
     whole: tuple[DefRecord, ...] | None = None
     found: PartRecords = {}
     for start, end in todo:
-        first, stop = point(start), point(end)
+        first, stop = points[start], points[end]
         parser.included_ranges = [Range(first, stop, start, end)]
         tree = parser.parse(data)
         if not tree.root_node.has_error or not whole_on_error:
