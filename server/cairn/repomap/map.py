@@ -4,12 +4,15 @@
 every non-ignored source file of a folder in a persisted index (`repomap_index`), ranks
 definitions by their relation to the files in play and the mentioned identifiers
 (`repomap_rank`), and renders the best of them as per-file outlines fitted to a token
-budget (`repomap_render`). Same inputs give byte-identical output.
+budget (`repomap_render`). Same inputs give byte-identical output. Files the secret-path
+rules refuse are never read; special, huge, minified and generated files are left out
+(`refused` says which and why).
 
 Open editor buffers override the disk through `update_buffer`; only that file is
 re-scanned (and parsed only if the map shows it), the reference graph is updated in
 place when the file still defines the same names, and the ranking is reused when the
-edit left its names and uses unchanged.
+edit left its names and uses unchanged. A file changed on disk is handled the same way
+by the next refresh, and the index saves only what changed.
 """
 
 from __future__ import annotations

@@ -4,16 +4,18 @@ Two passes, so that a cold build does not parse every file:
 
 - the lexical scan (every file): every identifier-shaped word outside comments and
   docstrings with its count (the file's uses: a cheap language-independent stand-in for
-  reference queries), and the names the file defines — found by keyword search for
-  languages that have a finder (Python: `def`/`class` and module-level assignments),
-  else by parsing with tree-sitter;
+  reference queries), and the names the file defines — found without parsing for
+  languages that have a finder (Python: `def`/`class` and module-level assignments;
+  JavaScript and TypeScript: `repomap_jsnames`), else by parsing with tree-sitter;
 - the definitions (tree-sitter, `grammars/<language>-tags.scm`): name, line span and
   signature line of each class, function, method..., parsed only for the names the
-  rendered map actually shows — for Python only the top-level statements holding them
-  (`repomap_parts`) — or at scan time for languages without a finder.
+  rendered map actually shows — for Python, JavaScript and TypeScript only the
+  top-level statements holding them (`repomap_parts`, `repomap_jsparts`) — or at scan
+  time for languages without a finder.
 
 Ranking uses only the scan, so the map is the same whichever files happen to be parsed.
-Trees are never kept.
+No tree is kept here (the map keeps those of open buffers it parses whole). Files are
+read through `repomap_reading` (regular files, bounded, no minified or generated code).
 """
 
 from __future__ import annotations
