@@ -155,8 +155,12 @@ class Files:
         return sorted(p for p in root.rglob("*") if p.is_file())
 repomap = RepoMap(root, Files())
 text = repomap.render([root / "app.py"], set(), 4000, lambda t: len(t) // 4)
-print(json.dumps({"text": text, "refused": repomap.refused,
-                  "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+try:  # this process's own peak (ru_maxrss keeps the forking parent's across exec)
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"text": text, "refused": repomap.refused, "peak_kb": peak}))
 """
 
 
