@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cairn.code.generated import code_refusal
+from cairn.files.secrets import SecretPaths
 from cairn.repomap.index import TagIndex
 from cairn.repomap.map import RepoMap
 from cairn.repomap.reading import MAX_MAP_FILE_BYTES, read_source
@@ -102,7 +103,7 @@ def test_what_an_older_cache_held_of_secret_files_is_dropped(tmp_path: Path) -> 
     root = _project(tmp_path / "ws")
     _secrets(root)
     cache = tmp_path / "cache"
-    trusting = TagIndex(root.resolve(), cache, secret=lambda rel: False)
+    trusting = TagIndex(root.resolve(), cache, secrets=lambda: SecretPaths(allow=("*",)))
     trusting.refresh(Files(root).files())
     trusting.save()
     assert SECRET_VALUE.encode() in (cache / INDEX_NAME).read_bytes()
@@ -121,6 +122,35 @@ def test_secret_buffers_are_ignored(tmp_path: Path) -> None:
     )
     text = repomap.render([root / "app.py"], {"deploy_credentials"}, 4000, count)
     assert "deploy_credentials" not in text and ".env.py" not in text
+
+
+def test_the_workspace_rules_apply_and_a_change_of_them_is_followed(tmp_path: Path) -> None:
+    root = _project(tmp_path / "ws")
+    (root / "config").mkdir()
+    (root / "config" / "deploy.py").write_text(
+        f"def deploy_credentials():\n    return '{SECRET_VALUE}'\n"
+    )
+    cache = tmp_path / "cache"
+    policy = [SecretPaths()]
+    repomap = RepoMap(root, Files(root), cache, secrets=lambda: policy[0])
+    repomap.update_buffer(
+        root / "config" / "deploy.py", "def deploy_credentials():\n    return 2\n"
+    )
+    assert "config/deploy.py" in _render_with(repomap, root)
+    policy[0] = SecretPaths(deny=("config/",))  # the user's settings changed
+    text = _render_with(repomap, root)
+    assert "deploy_credentials" not in text and "config/deploy.py" not in text
+    assert SECRET_VALUE.encode() not in _cache_bytes(cache) and b"config/deploy.py" not in (
+        _cache_bytes(cache)
+    )
+    repomap.update_buffer(
+        root / "config" / "deploy.py", "def deploy_credentials():\n    return 3\n"
+    )
+    assert "config/deploy.py" not in _render_with(repomap, root)
+
+
+def _render_with(repomap: RepoMap, root: Path) -> str:
+    return repomap.render([root / "app.py"], {"deploy_credentials"}, 4000, count)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

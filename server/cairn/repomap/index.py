@@ -7,7 +7,7 @@ helper processes on every core when there are many of them (a cold build,
 parts) are kept in the index too.
 
 What the map must not read is never read: a path the secret rules refuse
-(`cairn.files.guard`, the rules references obey; a symlink is judged by its target too)
+(`cairn.files.secrets`, the rules references obey; a symlink is judged by its target too)
 is skipped before any `stat`; a file that is not regular or is too large is refused from
 its `stat`; minified or generated code from its bytes (`repomap_reading`). A refused file
 keeps only its stamp and the reason, no content, so it is not read again until it
@@ -23,10 +23,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from cairn.code.languages import language_for_path
-from cairn.files.guard import secret_pattern
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.repomap.parts import DefRecord, NameParts, PartRecords
 from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
 from cairn.repomap.store import Changes, IndexStore, RawEntry
@@ -43,14 +43,15 @@ records, name parts; a refused file's entry is size, mtime, reason."""
 
 Stamp = tuple[int, int]
 """(size in bytes, modification time in ns) of a file when it was scanned."""
-SecretRule = Callable[[str], bool]
-"""True for a workspace-relative POSIX path the map must never read."""
+SecretPolicy = Callable[[], SecretPaths]
+"""The secret-path rules in force (a workspace's `secrets`, which settings may replace)."""
 Located = tuple[str, str] | tuple[()]
 
 
-def is_secret_path(rel: str) -> bool:
-    """The secret-path rules of `@` references and `read_file` (`cairn.files.guard`)."""
-    return secret_pattern(Path(rel)) is not None
+def builtin_secrets() -> SecretPaths:
+    """The built-in secret-path rules (`cairn.files.secrets`), without the user's lists;
+    an engine passes its workspace's `secrets` instead."""
+    return DEFAULT_SECRET_PATHS
 
 
 def _record(raw: Sequence[object]) -> DefRecord:
@@ -84,10 +85,11 @@ class TagIndex:
     """Tags of the files of one folder, by workspace-relative POSIX path."""
 
     def __init__(
-        self, folder: Path, cache_dir: Path | None, secret: SecretRule = is_secret_path
+        self, folder: Path, cache_dir: Path | None, secrets: SecretPolicy = builtin_secrets
     ) -> None:
         self.folder = folder
-        self._secret = secret
+        self._secrets = secrets
+        self._policy = secrets()
         self._store = IndexStore(cache_dir, str(folder))
         self._stamps: dict[str, Stamp] = {}
         self._tags: dict[str, FileTags] = {}
@@ -107,6 +109,22 @@ class TagIndex:
     def tags(self) -> dict[str, FileTags]:
         return self._tags
 
+    def is_secret(self, rel: str) -> bool:
+        """True for a folder-relative POSIX path the secret rules in force refuse."""
+        return self._policy.is_secret(PurePosixPath(rel))
+
+    def _adopt_policy(self, changes: dict[str, FileTags | None]) -> None:
+        """Follow new secret rules: forget where listed paths were found and every entry
+        the rules now refuse (the stored index is then rewritten without them)."""
+        policy = self._secrets()
+        if policy is self._policy:
+            return
+        self._policy = policy
+        self._located.clear()
+        for rel in [rel for rel in self._stamps if self.is_secret(rel)]:
+            self._forget(rel, changes)
+            self._rewrite = True
+
     @property
     def refused(self) -> dict[str, Refusal]:
         """Files listed but not mapped, with the reason (secret paths are not listed)."""
@@ -120,7 +138,7 @@ class TagIndex:
     def _load(self) -> None:
         try:
             for rel, entry in self._store.load().items():
-                if self._secret(rel):
+                if self.is_secret(rel):
                     self._rewrite = True  # the stored copy must lose it too
                     continue
                 stamp = (int(entry[0]), int(entry[1]))  # type: ignore[call-overload]
@@ -185,8 +203,9 @@ class TagIndex:
         Returns the previous tags (None: it had none) of every file whose tags changed;
         empty when nothing did.
         """
-        current, stale, refused = self._stat_pass(files)
         changes: dict[str, FileTags | None] = {}
+        self._adopt_policy(changes)
+        current, stale, refused = self._stat_pass(files)
         for rel in [rel for rel in self._stamps if rel not in current]:
             self._forget(rel, changes)
         self.scanned_last_refresh = stale
@@ -256,7 +275,7 @@ class TagIndex:
                 return info
             target = os.path.realpath(full)
             inside = self._inside(target)
-            if inside is None or self._secret(inside):
+            if inside is None or self.is_secret(inside):
                 return None
             return os.stat(full)
         except (OSError, ValueError):
@@ -280,7 +299,7 @@ class TagIndex:
             except (OSError, RuntimeError):  # a symlink loop
                 return ()
             rel = self._inside(full)
-        if rel is None or language_for_path(full) is None or self._secret(rel):
+        if rel is None or language_for_path(full) is None or self.is_secret(rel):
             return ()
         return full, rel
 

@@ -18,13 +18,13 @@ by the next refresh, and the index saves only what changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
-from cairn.repomap.index import SecretRule, TagIndex, is_secret_path
+from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
 from cairn.repomap.reading import Refusal
@@ -57,12 +57,12 @@ class RepoMap:
         folder: Path,
         ignore: FileLister,
         cache_dir: Path | None = None,
-        secret: SecretRule = is_secret_path,
+        secrets: SecretPolicy = builtin_secrets,
     ) -> None:
         self.folder = folder.resolve()
         self._ignore = ignore
-        self._secret = secret
-        self._index = TagIndex(self.folder, cache_dir, secret)
+        self._secrets = secrets
+        self._index = TagIndex(self.folder, cache_dir, secrets)
         self._buffers: dict[str, FileTags] = {}
         self._buffer_texts: dict[str, str] = {}
         self._refused_buffers: dict[str, Refusal] = {}
@@ -90,8 +90,10 @@ class RepoMap:
     def update_buffer(self, path: Path, text: str | None) -> None:
         """Use `text` for `path` instead of the disk (None: back to the disk copy)."""
         rel = self._relative(path)
-        if rel is None or language_for_path(rel) is None or self._secret(rel):
+        if rel is None or language_for_path(rel) is None:
             return
+        if self._is_secret(rel):
+            text = None  # never held, and dropped if the rules made it secret since
         old = self._current(rel)
         self._buffers.pop(rel, None)
         self._buffer_texts.pop(rel, None)
@@ -106,6 +108,9 @@ class RepoMap:
                 self._buffers[rel] = scanned
                 self._buffer_texts[rel] = text
         self._changed(rel, old, self._current(rel))
+
+    def _is_secret(self, rel: str) -> bool:
+        return self._secrets().is_secret(PurePosixPath(rel))
 
     def _kept_parse(self, rel: str, text: str) -> WholeParse:
         """A whole parse of buffer `rel` holding `text` that re-parses its kept tree."""
@@ -165,6 +170,10 @@ class RepoMap:
             self._index.save()
 
     def _refresh(self) -> None:
+        for rel in [
+            rel for rel in {*self._buffers, *self._refused_buffers} if self._is_secret(rel)
+        ]:
+            self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
         for rel, old in self._index.refresh(self._ignore.files()).items():
             if rel not in self._buffers and rel not in self._refused_buffers:
                 self._changed(rel, old, self._index.tags.get(rel))

@@ -5,9 +5,10 @@ minified bundle in the tree must cost it milliseconds, not a hang or gigabytes:
 
 - `stat_refusal`: from a `stat` taken before any `open`, a file that is not a regular
   file, or is larger than MAX_MAP_FILE_BYTES, is refused;
-- `read_source`: opens without blocking (`O_NONBLOCK`: a FIFO swapped in after the stat
-  cannot hang the open), checks the open file again with `fstat`, and reads at most the
-  limit, so a file that grew meanwhile is refused, not read whole;
+- `read_source`: reads through `cairn.files.reading.read_bytes_bounded`, which opens
+  without blocking (a FIFO swapped in after the stat cannot hang the open), checks the
+  open file again with `fstat` and reads at most the limit, so a file that grew
+  meanwhile is refused, not read whole;
 - `content_refusal`: minified and generated code (`cairn.code.generated`) is left out.
 
 A refusal is a short reason string (`Refusal`); the index keeps it instead of the
@@ -18,9 +19,11 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 from typing import Literal, cast, get_args
 
 from cairn.code.generated import code_refusal
+from cairn.files.reading import Problem, UnsafeFileError, read_bytes_bounded
 
 MAX_MAP_FILE_BYTES = 4 * 1024 * 1024
 """Larger source files are left out of the map (the largest hand-written sources seen,
@@ -38,7 +41,11 @@ def as_refusal(reason: object) -> Refusal:
     return cast(Refusal, reason) if reason in REFUSALS else "unreadable"
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_UNSAFE: dict[Problem, Refusal] = {
+    "special": "not_regular",
+    "too_large": "too_large",
+    "link_loop": "unreadable",
+}
 
 
 def stat_refusal(mode: int, size: int, max_bytes: int = MAX_MAP_FILE_BYTES) -> Refusal | None:
@@ -51,30 +58,14 @@ def stat_refusal(mode: int, size: int, max_bytes: int = MAX_MAP_FILE_BYTES) -> R
 
 
 def read_source(path: str, max_bytes: int = MAX_MAP_FILE_BYTES) -> bytes | Refusal:
-    """The bytes of a regular file of at most `max_bytes`, or why it was not read."""
+    """The bytes of a regular file of at most `max_bytes`, or why it was not read (the
+    one bounded reader, `cairn.files.reading.read_bytes_bounded`)."""
     try:
-        handle = os.open(path, _OPEN_FLAGS)
+        return read_bytes_bounded(Path(path), max_bytes)
+    except UnsafeFileError as error:
+        return _UNSAFE[error.problem]
     except OSError:
         return "unreadable"
-    try:
-        info = os.fstat(handle)
-        refusal = stat_refusal(info.st_mode, info.st_size, max_bytes)
-        if refusal is not None:
-            return refusal
-        pieces: list[bytes] = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            piece = os.read(handle, remaining)
-            if not piece:
-                break
-            pieces.append(piece)
-            remaining -= len(piece)
-    except OSError:
-        return "unreadable"
-    finally:
-        os.close(handle)
-    data = b"".join(pieces)
-    return "too_large" if len(data) > max_bytes else data
 
 
 def content_refusal(path: str, data: bytes) -> Refusal | None:
