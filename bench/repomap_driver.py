@@ -2,10 +2,10 @@
 
 Argument: a JSON object with `root`, `cache_dir`, `files` (every corpus file, relative),
 `chat` (files in play, relative), `idents`, `budget`, `model`, `edits` (how many edited
-renders to time after the first one). Prints one JSON line: the wall and CPU time of the first
-render (cold or warm, depending on the cache the caller left), those of the renders after
-each buffer edit, the output size and tokens, and the peak RSS of this process and its
-children (the parse workers).
+renders to time after the first one), `edit_marker` and `edit_line` (the edit typed).
+Prints one JSON line: the wall and CPU time of the first render (cold or warm, depending
+on the cache the caller left), those of the renders after each buffer edit, the output
+size and tokens, and the peak RSS of this process and its children (the parse workers).
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from pathlib import Path
 from cairn.repomap.map import RepoMap
 from cairn.tokens.counter import counter_for
 
-EDIT_MARKER = "    return "
-"""The edit inserts a statement before the first line starting like this (a function body)."""
-
 
 class _Files:
     def __init__(self, paths: list[Path]) -> None:
@@ -31,10 +28,11 @@ class _Files:
         return self._paths
 
 
-def edited_text(text: str, step: int) -> str:
-    """`text` with one new statement typed into the first function body."""
-    at = text.index("\n" + EDIT_MARKER) + 1
-    return text[:at] + f"    edited_probe_{step} = simplify(len([]))\n" + text[at:]
+def edited_text(text: str, step: int, marker: str, line: str) -> str:
+    """`text` with one new statement (`line`) typed into the first function body: before
+    the first line starting with `marker`."""
+    at = text.index("\n" + marker) + 1
+    return text[:at] + line.format(step=step) + text[at:]
 
 
 def cpu_seconds() -> float:
@@ -63,7 +61,8 @@ def main() -> None:
     edit_cpu: list[float] = []
     for step in range(args["edits"]):
         started, cpu = time.perf_counter(), cpu_seconds()
-        repomap.update_buffer(chat[0], edited_text(original, step))
+        edited = edited_text(original, step, args["edit_marker"], args["edit_line"])
+        repomap.update_buffer(chat[0], edited)
         repomap.render(chat, idents, args["budget"], count)
         edit_times.append(time.perf_counter() - started)
         edit_cpu.append(cpu_seconds() - cpu)

@@ -1,10 +1,12 @@
 """Benchmark: Cairn's repository map against Aider's, same machine, corpus and inputs.
 
-    .venv/bin/python bench/repomap_vs_aider.py [--repeats N] [--edits N] [--no-write]
+    .venv/bin/python bench/repomap_vs_aider.py [--corpus sympy|effect] [--repeats N]
+        [--edits N] [--no-write]
 
-Sets up `bench/.work/` (git-ignored): a separate venv with `aider-chat`, the sympy wheel
-(`pip download --no-deps sympy`) unzipped as the corpus, a scratch HOME for Aider with
-litellm's model map copied where Aider looks for it (so nothing goes to the network).
+Sets up `bench/.work/` (git-ignored): a separate venv with `aider-chat`, the corpus — the
+sympy wheel (`pip download --no-deps sympy`, Python) or the `effect` package's TypeScript
+sources (`npm pack effect@EFFECT_VERSION`, `package/src`) — and a scratch HOME for Aider
+with litellm's model map copied where Aider looks for it (so nothing goes to the network).
 Then, for map budgets of 1k and 8k tokens, with two files in play and a few mentioned
 identifiers, runs each tool in fresh processes:
 
@@ -30,25 +32,63 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 WORK = BENCH_DIR / ".work"
 AIDER_VENV = WORK / "aider-venv"
-CORPUS = WORK / "corpus"
 HOME = WORK / "home"
 CAIRN_CACHE = WORK / "cairn-cache"
 RESULTS = BENCH_DIR / "RESULTS.md"
 CAIRN_PYTHON = REPO_ROOT / ".venv" / "bin" / "python"
 DRIVER = BENCH_DIR / "repomap_driver.py"
 AIDER_DRIVER = WORK / "aider_driver.py"
+EFFECT_VERSION = "4.1.0"
 
+
+@dataclass(frozen=True)
+class Corpus:
+    """One benchmark corpus: where it lives, its files, the inputs of every map."""
+
+    name: str
+    root: Path
+    pattern: str
+    chat: tuple[str, str]
+    mentioned: tuple[str, ...]
+    edit_marker: str
+    """The edit inserts `edit_line` before the first line starting like this."""
+    edit_line: str
+    description: str
+
+
+CORPORA = {
+    "sympy": Corpus(
+        "sympy",
+        WORK / "corpus",
+        "*.py",
+        ("sympy/solvers/solvers.py", "sympy/simplify/simplify.py"),
+        ("nsimplify", "Poly", "factor_terms", "solveset"),
+        "    return ",
+        "    edited_probe_{step} = simplify(len([]))\n",
+        "sympy wheel",
+    ),
+    "effect": Corpus(
+        "effect",
+        WORK / f"effect-{EFFECT_VERSION}" / "package" / "src",
+        "*.ts",
+        ("Stream.ts", "Layer.ts"),
+        ("flatMap", "Struct", "provideService", "catchTag"),
+        "  return ",
+        "  const editedProbe{step} = succeed(length([]))\n",
+        f"effect {EFFECT_VERSION} sources (npm)",
+    ),
+}
 BUDGETS = (1024, 8192)
-CHAT_FILES = ("sympy/solvers/solvers.py", "sympy/simplify/simplify.py")
-MENTIONED = ("nsimplify", "Poly", "factor_terms", "solveset")
 MODEL = "gpt-4o"
 DEFAULT_REPEATS = 3
 DEFAULT_EDITS = 10
@@ -81,13 +121,13 @@ first = time.perf_counter() - started
 first_cpu = cpu_seconds() - cpu
 target = Path(chat[0])
 original = target.read_text(encoding="utf-8")
-marker = "\n    return "
+marker = "\n" + args["edit_marker"]
 edit_times = []
 edit_cpu = []
 try:
     for step in range(args["edits"]):
         at = original.index(marker) + 1
-        target.write_text(original[:at] + f"    edited_probe_{step} = simplify(len([]))\n"
+        target.write_text(original[:at] + args["edit_line"].format(step=step)
                           + original[at:], encoding="utf-8")
         started, cpu = time.perf_counter(), cpu_seconds()
         repomap.get_repo_map(chat, other, set(), idents)
@@ -112,31 +152,17 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-def setup() -> None:
+def setup(corpus: Corpus) -> None:
     """Create the Aider venv, the corpus and Aider's scratch HOME when missing."""
     WORK.mkdir(parents=True, exist_ok=True)
     aider_python = AIDER_VENV / "bin" / "python"
     if not aider_python.exists():
         _run([sys.executable, "-m", "venv", str(AIDER_VENV)])
         _run([str(aider_python), "-m", "pip", "install", "-q", "aider-chat"])
-    if not (CORPUS / "sympy").is_dir():
-        wheels = WORK / "wheels"
-        _run(
-            [
-                str(CAIRN_PYTHON),
-                "-m",
-                "pip",
-                "download",
-                "-q",
-                "--no-deps",
-                "sympy",
-                "-d",
-                str(wheels),
-            ]
-        )
-        wheel = sorted(wheels.glob("sympy-*.whl"))[-1]
-        with zipfile.ZipFile(wheel) as archive:
-            archive.extractall(CORPUS)
+    if corpus.name == "sympy" and not (corpus.root / "sympy").is_dir():
+        _sympy(corpus.root)
+    if corpus.name == "effect" and not corpus.root.is_dir():
+        _effect(corpus.root.parents[1])
     caches = HOME / ".aider" / "caches"
     caches.mkdir(parents=True, exist_ok=True)
     model_map = next(
@@ -148,8 +174,27 @@ def setup() -> None:
     AIDER_DRIVER.write_text(AIDER_DRIVER_SOURCE, encoding="utf-8")
 
 
-def corpus_files() -> list[str]:
-    return sorted(path.relative_to(CORPUS).as_posix() for path in CORPUS.rglob("*.py"))
+def _sympy(target: Path) -> None:
+    wheels = WORK / "wheels"
+    _run(
+        [str(CAIRN_PYTHON), "-m", "pip", "download", "-q", "--no-deps", "sympy", "-d", str(wheels)]
+    )
+    wheel = sorted(wheels.glob("sympy-*.whl"))[-1]
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+
+
+def _effect(target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    _run(["npm", "pack", f"effect@{EFFECT_VERSION}", "--pack-destination", str(target)])
+    with tarfile.open(target / f"effect-{EFFECT_VERSION}.tgz") as archive:
+        archive.extractall(target, filter="data")
+
+
+def corpus_files(corpus: Corpus) -> list[str]:
+    return sorted(
+        path.relative_to(corpus.root).as_posix() for path in corpus.root.rglob(corpus.pattern)
+    )
 
 
 def _aider_env() -> dict[str, str]:
@@ -164,22 +209,26 @@ def _aider_env() -> dict[str, str]:
     return env
 
 
-def clear_caches() -> None:
+def clear_caches(corpus: Corpus) -> None:
     shutil.rmtree(CAIRN_CACHE, ignore_errors=True)
-    for cache in CORPUS.glob(".aider.tags.cache*"):
+    for cache in corpus.root.glob(".aider.tags.cache*"):
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def run_tool(tool: str, budget: int, edits: int, files: list[str]) -> dict[str, object]:
+def run_tool(
+    tool: str, corpus: Corpus, budget: int, edits: int, files: list[str]
+) -> dict[str, object]:
     args = {
-        "root": str(CORPUS),
+        "root": str(corpus.root),
         "cache_dir": str(CAIRN_CACHE),
         "files": files,
-        "chat": list(CHAT_FILES),
-        "idents": list(MENTIONED),
+        "chat": list(corpus.chat),
+        "idents": list(corpus.mentioned),
         "budget": budget,
         "model": MODEL,
         "edits": edits,
+        "edit_marker": corpus.edit_marker,
+        "edit_line": corpus.edit_line,
     }
     if tool == "aider":
         command = [str(AIDER_VENV / "bin" / "python"), str(AIDER_DRIVER), json.dumps(args)]
@@ -189,16 +238,17 @@ def run_tool(tool: str, budget: int, edits: int, files: list[str]) -> dict[str, 
     return json.loads(output.strip().splitlines()[-1])
 
 
-def floor(files: list[str]) -> dict[str, float]:
+def floor(corpus: Corpus, files: list[str]) -> dict[str, float]:
     """Raw parse of every corpus file and tokenizing the same bytes (run in this venv)."""
     code = (
         "import sys, time, json\n"
         "from pathlib import Path\n"
-        "from cairn.code.languages import new_parser\n"
+        "from cairn.code.languages import language_for_path, new_parser\n"
         "from cairn.tokens.counter import counter_for\n"
         "files = json.loads(sys.argv[1]); root = Path(sys.argv[2])\n"
         "datas = [(root / f).read_bytes() for f in files]\n"
-        "parser = new_parser('python'); count = counter_for(sys.argv[3]); count('x')\n"
+        "parser = new_parser(language_for_path(files[0])); count = counter_for(sys.argv[3])\n"
+        "count('x')\n"
         "t = time.perf_counter()\n"
         "for d in datas: parser.parse(d)\n"
         "parse = time.perf_counter() - t; t = time.perf_counter()\n"
@@ -206,7 +256,7 @@ def floor(files: list[str]) -> dict[str, float]:
         "tok = time.perf_counter() - t\n"
         "print(json.dumps({'parse_s': parse, 'tokenize_s': tok, 'bytes': sum(map(len, datas))}))\n"
     )
-    out = _run([str(CAIRN_PYTHON), "-c", code, json.dumps(files), str(CORPUS), MODEL])
+    out = _run([str(CAIRN_PYTHON), "-c", code, json.dumps(files), str(corpus.root), MODEL])
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -218,11 +268,13 @@ def p95(values: list[float]) -> float:
 METRICS = ("cold_s", "cold_cpu_s", "warm_s", "warm_cpu_s", "edit_p95_s", "edit_p95_cpu_s")
 
 
-def one_repeat(tool: str, budget: int, edits: int, files: list[str]) -> dict[str, float]:
+def one_repeat(
+    tool: str, corpus: Corpus, budget: int, edits: int, files: list[str]
+) -> dict[str, float]:
     """Cold run (caches deleted), then warm run + edits in a new process."""
-    clear_caches()
-    first = run_tool(tool, budget, 0, files)
-    second = run_tool(tool, budget, edits, files)
+    clear_caches(corpus)
+    first = run_tool(tool, corpus, budget, 0, files)
+    second = run_tool(tool, corpus, budget, edits, files)
     sample = {
         "cold_s": float(first["first_s"]),  # type: ignore[arg-type]
         "cold_cpu_s": float(first["first_cpu_s"]),  # type: ignore[arg-type]
@@ -238,23 +290,25 @@ def one_repeat(tool: str, budget: int, edits: int, files: list[str]) -> dict[str
     return sample
 
 
-def measure(repeats: int, edits: int) -> dict[str, object]:
+def measure(corpus: Corpus, repeats: int, edits: int) -> dict[str, object]:
     """Both tools per repeat, interleaved, so that load changes on the machine hit both."""
-    files = corpus_files()
+    files = corpus_files(corpus)
     table: dict[str, dict[str, dict[str, float]]] = {}
     for budget in BUDGETS:
         samples: dict[str, list[dict[str, float]]] = {"cairn": [], "aider": []}
         for _ in range(repeats):
             for tool in ("cairn", "aider"):
-                samples[tool].append(one_repeat(tool, budget, edits, files))
+                samples[tool].append(one_repeat(tool, corpus, budget, edits, files))
         table[str(budget)] = {
             tool: {key: statistics.median(s[key] for s in runs) for key in runs[0]}
             for tool, runs in samples.items()
         }
-    return {"table": table, "floor": floor(files), "files": len(files)}
+    return {"table": table, "floor": floor(corpus, files), "files": len(files)}
 
 
-def render(results: dict[str, object], repeats: int, edits: int, seconds: float) -> str:
+def render(
+    corpus: Corpus, results: dict[str, object], repeats: int, edits: int, seconds: float
+) -> str:
     table: dict[str, dict[str, dict[str, float]]] = results["table"]  # type: ignore[assignment]
     bottom: dict[str, float] = results["floor"]  # type: ignore[assignment]
     commit = subprocess.run(
@@ -264,16 +318,16 @@ def render(results: dict[str, object], repeats: int, edits: int, seconds: float)
         check=False,
     ).stdout.strip()
     lines = [
-        f"## Repository map vs Aider (commit {commit or 'unknown'})",
+        f"## Repository map vs Aider, {corpus.name} (commit {commit or 'unknown'})",
         "",
-        f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --repeats {repeats} "
-        f"--edits {edits}` ({seconds / 60:.0f} min)",
+        f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --corpus {corpus.name} "
+        f"--repeats {repeats} --edits {edits}` ({seconds / 60:.0f} min)",
         f"- Machine: {platform.machine()}, {os.cpu_count()} cores shared with the other "
         f"engineers' work (load average {os.getloadavg()[0]:.1f} at the end), "
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
-        f"- Corpus: sympy wheel, {results['files']} .py files, {bottom['bytes'] / 1e6:.1f} MB; "
-        f"files in play {', '.join(CHAT_FILES)}; mentioned {', '.join(MENTIONED)}; "
-        f"tokens of {MODEL}",
+        f"- Corpus: {corpus.description}, {results['files']} {corpus.pattern[1:]} files, "
+        f"{bottom['bytes'] / 1e6:.1f} MB; files in play {', '.join(corpus.chat)}; "
+        f"mentioned {', '.join(corpus.mentioned)}; tokens of {MODEL}",
         f"- Floor (one process): tree-sitter parse of all files {bottom['parse_s']:.2f} s, "
         f"tokenizing the same bytes {bottom['tokenize_s']:.2f} s",
         "- Medians of the repeats (the two tools interleaved); after-edit = p95 of the edited "
@@ -314,16 +368,21 @@ def render(results: dict[str, object], repeats: int, edits: int, seconds: float)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="sympy")
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
     parser.add_argument("--edits", type=int, default=DEFAULT_EDITS)
     parser.add_argument("--no-write", action="store_true")
     options = parser.parse_args()
-    setup()
+    corpus = CORPORA[options.corpus]
+    setup(corpus)
     started = time.perf_counter()
-    results = measure(options.repeats, options.edits)
-    text = render(results, options.repeats, options.edits, time.perf_counter() - started)
+    results = measure(corpus, options.repeats, options.edits)
+    seconds = time.perf_counter() - started
+    text = render(corpus, results, options.repeats, options.edits, seconds)
     sys.stdout.write(text)
-    (WORK / "last-results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    (WORK / f"last-results-{corpus.name}.json").write_text(
+        json.dumps(results, indent=2), encoding="utf-8"
+    )
     if not options.no_write:
         with RESULTS.open("a", encoding="utf-8") as handle:
             handle.write("\n" + text)

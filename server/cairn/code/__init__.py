@@ -1,4 +1,5 @@
-"""Tree-sitter code intelligence: languages, outlines, whole-block chunks, incremental parsing.
+"""Tree-sitter code intelligence: languages, outlines, whole-block chunks, incremental
+parsing, and recognising minified or generated files (`generated`).
 
 Names are exported lazily: importing `cairn.code` loads no grammar and no parser module;
 each grammar is loaded the first time a file of its language is handled.

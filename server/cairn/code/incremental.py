@@ -1,9 +1,12 @@
-"""An edited buffer kept parsed: LSP-style range edits re-parse incrementally.
+"""An edited buffer kept parsed: edits re-parse incrementally.
 
 `ParsedDocument.apply_edit` replaces a range given as LSP positions (line and UTF-16
-character), tells the old tree what changed (`tree.edit`) and re-parses with the old tree
-(`parser.parse(new, old_tree)`), so only the edited region is parsed again. Everything
-reads the new tree (the edited old tree has no text).
+character); `replace_text` takes the buffer's new text whole and works out the one range
+that changed (the common prefix and suffix of the old and new bytes, found by bisecting
+`memoryview` comparisons). Either way the old tree is told what changed (`tree.edit`) and
+the text is re-parsed with it (`parser.parse(new, old_tree)`), so only the edited region
+is parsed again. Everything reads the new tree (the edited old tree has no text).
+`full_parses` and `incremental_parses` count the parses a document made.
 """
 
 from __future__ import annotations
@@ -46,6 +49,40 @@ def _point(data: bytes, offset: int) -> Point:
     return Point(row, offset - line_start)
 
 
+def _common_prefix(old: bytes, new: bytes, limit: int) -> int:
+    """Length of the longest common prefix of `old` and `new`, at most `limit`."""
+    first, second = memoryview(old), memoryview(new)
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[:middle] == second[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(old: bytes, new: bytes, limit: int) -> int:
+    """Length of the longest common suffix of `old` and `new`, at most `limit`."""
+    first, second = memoryview(old), memoryview(new)
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[len(old) - middle :] == second[len(new) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(start, old end, new end): the one byte range that turns `old` into `new`."""
+    shortest = min(len(old), len(new))
+    start = _common_prefix(old, new, shortest)
+    suffix = _common_suffix(old, new, shortest - start)
+    return start, len(old) - suffix, len(new) - suffix
+
+
 class ParsedDocument:
     """The text of one file and its syntax tree, updated by edits."""
 
@@ -59,6 +96,13 @@ class ParsedDocument:
         self._text = text
         self._data = _encode(text)
         self._tree = self._parser.parse(self._data)
+        self.full_parses = 1
+        self.incremental_parses = 0
+
+    @property
+    def data(self) -> bytes:
+        """The text's bytes as parsed (UTF-8, lone surrogates kept)."""
+        return self._data
 
     @property
     def text(self) -> str:
@@ -85,8 +129,21 @@ class ParsedDocument:
         start_byte = len(_encode(self._text[:start]))
         old_end_byte = start_byte + len(_encode(self._text[start:end]))
         new_text = self._text[:start] + edit.text + self._text[end:]
+        self._reparse(new_text, start_byte, old_end_byte, start_byte + len(_encode(edit.text)))
+
+    def replace_text(self, text: str) -> bool:
+        """Make `text` the document's text, re-parsing only the range that changed;
+        False when it was the text already (nothing parsed)."""
+        if text == self._text:
+            return False
+        start, old_end, new_end = changed_span(self._data, _encode(text))
+        self._reparse(text, start, old_end, new_end)
+        return True
+
+    def _reparse(
+        self, new_text: str, start_byte: int, old_end_byte: int, new_end_byte: int
+    ) -> None:
         new_data = _encode(new_text)
-        new_end_byte = start_byte + len(_encode(edit.text))
         self._tree.edit(
             start_byte=start_byte,
             old_end_byte=old_end_byte,
@@ -96,6 +153,7 @@ class ParsedDocument:
             new_end_point=_point(new_data, new_end_byte),
         )
         self._tree = self._parser.parse(new_data, self._tree)
+        self.incremental_parses += 1
         self._text = new_text
         self._data = new_data
 

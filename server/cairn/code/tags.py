@@ -32,7 +32,8 @@ class Definition:
     name_row: int
 
 
-def _short_name(text: str) -> str:
+def short_name(text: str) -> str:
+    """A captured name reduced to its last qualifier part (`ns::Type::run` → `run`)."""
     for separator in QUALIFIER_SEPARATORS:
         if separator in text:
             text = text.rsplit(separator, 1)[1]
@@ -73,7 +74,7 @@ def _add(found: dict[tuple[int, int], Definition], node: Node, name_node: Node, 
     if key in found:
         return
     raw = name_node.text
-    name = _short_name(raw.decode("utf-8", errors="replace")) if raw is not None else ""
+    name = short_name(raw.decode("utf-8", errors="replace")) if raw is not None else ""
     if not name:
         return
     found[key] = Definition(

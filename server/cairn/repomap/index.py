@@ -1,37 +1,57 @@
 """The repository map's persisted index: tags of every file, re-scanned only when it changed.
 
-Each file's entry is keyed by its size and modification time (ns); a refresh is one stat
-pass over the folder's files, and only new or changed files are scanned — with helper
-processes on every core when there are many of them (a cold build, `repomap_workers`).
-Definitions parsed later for rendering (`complete`, whole files or parts) are kept in the
-index too. The index is saved in `cache_dir` as one `marshal` file written by
-`trace.files.atomic_write` (temp file, fsync, rename, fsync of the folder); a missing,
-corrupt or foreign-version file just means a cold build.
+Each file's entry is keyed by its size and modification time (ns); a refresh is one
+`lstat` pass over the folder's files, and only new or changed files are scanned — with
+helper processes on every core when there are many of them (a cold build,
+`repomap_workers`). Definitions parsed later for rendering (`complete`, whole files or
+parts) are kept in the index too.
+
+What the map must not read is never read: a path the secret rules refuse
+(`cairn.files.secrets`, the rules references obey; a symlink is judged by its target too)
+is skipped before any `stat`; a file that is not regular or is too large is refused from
+its `stat`; minified or generated code from its bytes (`repomap_reading`). A refused file
+keeps only its stamp and the reason, no content, so it is not read again until it
+changes. Entries of files the rules refuse are dropped when the index is loaded, and the
+stored index is then rewritten without them.
+
+The index is stored by `repomap_store` (a base file and an append-only journal): a save
+writes only the entries that changed since the last one.
 """
 
 from __future__ import annotations
 
-import marshal
 import os
-import sys
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from pathlib import Path
+import stat
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path, PurePosixPath
 
 from cairn.code.languages import language_for_path
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.repomap.parts import DefRecord, NameParts, PartRecords
+from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
+from cairn.repomap.store import Changes, IndexStore, RawEntry
 from cairn.repomap.tags import FileTags, ParseRequest, with_found
 from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result_tags
 
-INDEX_FORMAT = 3
-INDEX_NAME = f"repomap-v{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
-MARSHAL_VERSION = 4
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
 """The memo of listed paths is cleared when it holds more than FACTOR x listed + SLACK
 paths (files created and deleted since it was filled)."""
+TAGS_ENTRY_FIELDS = 7
+"""A stored entry of a mapped file: size, mtime, names, references, definitions, part
+records, name parts; a refused file's entry is size, mtime, reason."""
 
 Stamp = tuple[int, int]
 """(size in bytes, modification time in ns) of a file when it was scanned."""
+SecretPolicy = Callable[[], SecretPaths]
+"""The secret-path rules in force (a workspace's `secrets`, which settings may replace)."""
+Located = tuple[str, str] | tuple[()]
+
+
+def builtin_secrets() -> SecretPaths:
+    """The built-in secret-path rules (`cairn.files.secrets`), without the user's lists;
+    an engine passes its workspace's `secrets` instead."""
+    return DEFAULT_SECRET_PATHS
 
 
 def _record(raw: Sequence[object]) -> DefRecord:
@@ -50,19 +70,37 @@ def _name_parts(raw: Mapping[object, Sequence[Sequence[object]]]) -> NameParts:
     }
 
 
+def _tags_of(entry: RawEntry) -> FileTags:
+    _size, _mtime, names, references, definitions, part_records, name_parts = entry
+    return FileTags(
+        tuple(map(str, names)),  # type: ignore[call-overload]
+        dict(references),  # type: ignore[call-overload]
+        None if definitions is None else tuple(map(_record, definitions)),  # type: ignore[call-overload]
+        None if part_records is None else _part_records(part_records),  # type: ignore[arg-type]
+        None if name_parts is None else _name_parts(name_parts),  # type: ignore[arg-type]
+    )
+
+
 class TagIndex:
     """Tags of the files of one folder, by workspace-relative POSIX path."""
 
-    def __init__(self, folder: Path, cache_dir: Path | None) -> None:
+    def __init__(
+        self, folder: Path, cache_dir: Path | None, secrets: SecretPolicy = builtin_secrets
+    ) -> None:
         self.folder = folder
-        self._path = cache_dir / INDEX_NAME if cache_dir is not None else None
+        self._secrets = secrets
+        self._policy = secrets()
+        self._store = IndexStore(cache_dir, str(folder))
         self._stamps: dict[str, Stamp] = {}
         self._tags: dict[str, FileTags] = {}
+        self._refused: dict[str, Refusal] = {}
+        self._changed: set[str] = set()
+        """Paths whose entry changed since the last save."""
+        self._rewrite = False
+        """True when the next save must rewrite the whole stored index."""
         self.scanned_last_refresh: list[str] = []
-        self.dirty = False
-        """True when tags changed since the last save."""
         self._workers = Workers()
-        self._located: dict[Path, tuple[str, str] | tuple[()]] = {}
+        self._located: dict[Path, Located] = {}
         """Where each listed path was found (`_locate`), so a refresh is little but stats;
         cleared when it holds many more paths than the last listing."""
         self._load()
@@ -71,58 +109,87 @@ class TagIndex:
     def tags(self) -> dict[str, FileTags]:
         return self._tags
 
-    def _load(self) -> None:
-        if self._path is None:
+    def is_secret(self, rel: str) -> bool:
+        """True for a folder-relative POSIX path the secret rules in force refuse."""
+        return self._policy.is_secret(PurePosixPath(rel))
+
+    def _adopt_policy(self, changes: dict[str, FileTags | None]) -> None:
+        """Follow new secret rules: forget where listed paths were found and every entry
+        the rules now refuse (the stored index is then rewritten without them)."""
+        policy = self._secrets()
+        if policy is self._policy:
             return
+        self._policy = policy
+        self._located.clear()
+        for rel in [rel for rel in self._stamps if self.is_secret(rel)]:
+            self._forget(rel, changes)
+            self._rewrite = True
+
+    @property
+    def refused(self) -> dict[str, Refusal]:
+        """Files listed but not mapped, with the reason (secret paths are not listed)."""
+        return self._refused
+
+    @property
+    def dirty(self) -> bool:
+        """True when entries changed since the last save."""
+        return bool(self._changed) or self._rewrite
+
+    def _load(self) -> None:
         try:
-            raw = marshal.loads(self._path.read_bytes())
-            if raw["format"] != INDEX_FORMAT or raw["folder"] != str(self.folder):
-                return
-            for rel, entry in raw["files"].items():
-                size, mtime, names, references, definitions, part_records, name_parts = entry
-                self._stamps[rel] = (int(size), int(mtime))
-                self._tags[rel] = FileTags(
-                    tuple(names),
-                    dict(references),
-                    None if definitions is None else tuple(map(_record, definitions)),
-                    None if part_records is None else _part_records(part_records),
-                    None if name_parts is None else _name_parts(name_parts),
-                )
-        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            for rel, entry in self._store.load().items():
+                if self.is_secret(rel):
+                    self._rewrite = True  # the stored copy must lose it too
+                    continue
+                stamp = (int(entry[0]), int(entry[1]))  # type: ignore[call-overload]
+                if len(entry) == TAGS_ENTRY_FIELDS:
+                    self._tags[rel] = _tags_of(entry)
+                elif entry[2] in REFUSALS:
+                    self._refused[rel] = as_refusal(entry[2])
+                else:
+                    raise ValueError(f"unknown index entry for {rel}")
+                self._stamps[rel] = stamp
+        except (ValueError, TypeError, IndexError, AttributeError):
             self._stamps.clear()
             self._tags.clear()
+            self._refused.clear()
+            self._rewrite = True
+
+    def _entry(self, rel: str) -> RawEntry | None:
+        stamp = self._stamps.get(rel)
+        if stamp is None:
+            return None
+        refusal = self._refused.get(rel)
+        if refusal is not None:
+            return (stamp[0], stamp[1], refusal)
+        tags = self._tags.get(rel)
+        if tags is None:
+            return None
+        return (
+            stamp[0],
+            stamp[1],
+            tags.names,
+            tags.references,
+            tags.definitions,
+            tags.part_records,
+            tags.name_parts,
+        )
 
     def save(self) -> None:
-        """Write the index atomically (no-op without a cache folder; an unwritable one is
-        skipped, the map still works)."""
-        if self._path is None:
+        """Store what changed since the last save: a journal frame, or the whole index
+        when the store asks for it (no cache folder: nothing; an unwritable one is skipped,
+        the map still works)."""
+        if self._store.path is None or not self.dirty:
             return
-        files = {
-            rel: (
-                stamp[0],
-                stamp[1],
-                tags.names,
-                tags.references,
-                tags.definitions,
-                tags.part_records,
-                tags.name_parts,
-            )
-            for rel, stamp in self._stamps.items()
-            if (tags := self._tags.get(rel)) is not None
-        }
-        data = marshal.dumps(
-            {"format": INDEX_FORMAT, "folder": str(self.folder), "files": files}, MARSHAL_VERSION
-        )
-        # Imported here: the trace package loads pydantic, which the map itself never needs.
-        from cairn.trace.files import atomic_write
-
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self._path, data)
-        except OSError:
-            # An unwritable cache only costs the next process a cold build.
-            return
-        self.dirty = False
+        if self._rewrite or self._store.needs_rewrite():
+            entries = {rel: entry for rel in self._stamps if (entry := self._entry(rel))}
+            saved = self._store.write(entries)
+        else:
+            changes: Changes = {rel: self._entry(rel) for rel in sorted(self._changed)}
+            saved = self._store.append(changes)
+        if saved:
+            self._changed.clear()
+            self._rewrite = False
 
     def complete(self, rel: str, names: Collection[str]) -> FileTags:
         """The tags of `rel` with the definitions the outline of `names` needs, parsing
@@ -130,13 +197,49 @@ class TagIndex:
         self.complete_many({rel: names})
         return self._tags[rel]
 
-    def refresh(self, files: Iterable[Path]) -> bool:
+    def refresh(self, files: Iterable[Path]) -> dict[str, FileTags | None]:
         """Stat every file, scan new and changed ones, forget removed ones.
 
-        Returns True when anything changed (the caller then saves and re-ranks).
+        Returns the previous tags (None: it had none) of every file whose tags changed;
+        empty when nothing did.
         """
+        changes: dict[str, FileTags | None] = {}
+        self._adopt_policy(changes)
+        current, stale, refused = self._stat_pass(files)
+        for rel in [rel for rel in self._stamps if rel not in current]:
+            self._forget(rel, changes)
+        self.scanned_last_refresh = stale
+        results: list[FileTags | Refusal] = [*self._scan(stale, current), *refused.values()]
+        for rel, result in zip([*stale, *refused], results, strict=True):
+            changes.setdefault(rel, self._tags.get(rel))
+            self._refused.pop(rel, None)
+            self._tags.pop(rel, None)
+            self._changed.add(rel)
+            if result == "unreadable":  # tried again on the next refresh
+                self._stamps.pop(rel, None)
+                continue
+            self._stamps[rel] = current[rel]
+            if isinstance(result, str):
+                self._refused[rel] = result
+            else:
+                self._tags[rel] = result
+        return {rel: old for rel, old in changes.items() if old is not None or rel in self._tags}
+
+    def _forget(self, rel: str, changes: dict[str, FileTags | None]) -> None:
+        changes.setdefault(rel, self._tags.get(rel))
+        del self._stamps[rel]
+        self._tags.pop(rel, None)
+        self._refused.pop(rel, None)
+        self._changed.add(rel)
+
+    def _stat_pass(
+        self, files: Iterable[Path]
+    ) -> tuple[dict[str, Stamp], list[str], dict[str, Refusal]]:
+        """(stamp of every listed source file, the new or changed ones to scan, the new
+        or changed ones refused from their stat)."""
         current: dict[str, Stamp] = {}
         stale: list[str] = []
+        refused: dict[str, Refusal] = {}
         located = self._located
         listed = 0
         for path in files:
@@ -147,46 +250,60 @@ class TagIndex:
             if not place:
                 continue
             full, rel = place
-            try:
-                stat = os.stat(full)
-            except OSError:
+            info = self._stat(full)
+            if info is None:
                 continue
-            stamp = (stat.st_size, stat.st_mtime_ns)
+            stamp = (info.st_size, info.st_mtime_ns)
             current[rel] = stamp
-            if self._stamps.get(rel) != stamp:
+            if self._stamps.get(rel) == stamp:
+                continue
+            refusal = stat_refusal(info.st_mode, info.st_size)
+            if refusal is None:
                 stale.append(rel)
+            else:
+                refused[rel] = refusal
         if len(located) > LOCATED_SLACK_FACTOR * listed + LOCATED_SLACK:
             located.clear()
-        removed = [rel for rel in self._stamps if rel not in current]
-        for rel in removed:
-            del self._stamps[rel]
-            self._tags.pop(rel, None)
-        self.scanned_last_refresh = stale
-        for rel, tags in zip(stale, self._scan(stale, current), strict=True):
-            if tags is None:
-                self._stamps.pop(rel, None)
-                self._tags.pop(rel, None)
-            else:
-                self._stamps[rel] = current[rel]
-                self._tags[rel] = tags
-        if stale or removed:
-            self.dirty = True
-        return bool(stale or removed)
+        return current, stale, refused
 
-    def _locate(self, path: Path) -> tuple[str, str] | tuple[()]:
-        """(full path, workspace-relative POSIX path) of a source file of the folder, or ()
-        for a file outside it or in a language without a grammar."""
+    def _stat(self, full: str) -> os.stat_result | None:
+        """The stat of a file (of its target for a symlink, refused when that target is
+        secret or outside the folder); None when it cannot be stat'ed (gone, a loop)."""
+        try:
+            info = os.lstat(full)
+            if not stat.S_ISLNK(info.st_mode):
+                return info
+            target = os.path.realpath(full)
+            inside = self._inside(target)
+            if inside is None or self.is_secret(inside):
+                return None
+            return os.stat(full)
+        except (OSError, ValueError):
+            return None
+
+    def _inside(self, full: str) -> str | None:
+        """The folder-relative POSIX path of an absolute path inside the folder, or None."""
         prefix = str(self.folder) + os.sep
-        full = str(path)
         if not full.startswith(prefix):
-            full = str(path.resolve())
-            if not full.startswith(prefix):
-                return ()
-        if language_for_path(full) is None:
-            return ()
-        return full, full[len(prefix) :].replace(os.sep, "/")
+            return None
+        return full[len(prefix) :].replace(os.sep, "/")
 
-    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[FileTags | None]:
+    def _locate(self, path: Path) -> Located:
+        """(full path, workspace-relative POSIX path) of a source file of the folder, or ()
+        for a file outside it, in a language without a grammar, or with a secret path."""
+        full = str(path)
+        rel = self._inside(full)
+        if rel is None:
+            try:
+                full = str(path.resolve())
+            except (OSError, RuntimeError):  # a symlink loop
+                return ()
+            rel = self._inside(full)
+        if rel is None or language_for_path(full) is None or self.is_secret(rel):
+            return ()
+        return full, rel
+
+    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[FileTags | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
         return [scan_result_tags(result) for result in results]
@@ -205,7 +322,7 @@ class TagIndex:
         sizes = [self._stamps.get(rel, (0, 0))[0] for rel in rels]
         for rel, found in zip(rels, self._workers.run(PARSE, requests, sizes), strict=True):
             self._tags[rel] = with_found(self._tags[rel], found)
-        self.dirty = True
+            self._changed.add(rel)
 
     def close(self) -> None:
         """Stop the helper processes, if any were started (they are started again on need)."""

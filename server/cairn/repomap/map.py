@@ -4,24 +4,30 @@
 every non-ignored source file of a folder in a persisted index (`repomap_index`), ranks
 definitions by their relation to the files in play and the mentioned identifiers
 (`repomap_rank`), and renders the best of them as per-file outlines fitted to a token
-budget (`repomap_render`). Same inputs give byte-identical output.
+budget (`repomap_render`). Same inputs give byte-identical output. Files the secret-path
+rules refuse are never read; special, huge, minified and generated files are left out
+(`refused` says which and why).
 
 Open editor buffers override the disk through `update_buffer`; only that file is
 re-scanned (and parsed only if the map shows it), the reference graph is updated in
 place when the file still defines the same names, and the ranking is reused when the
-edit left its names and uses unchanged.
+edit left its names and uses unchanged. A file changed on disk is handled the same way
+by the next refresh, and the index saves only what changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
-from cairn.repomap.index import TagIndex
+from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
+from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
+from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
 from cairn.repomap.tags import FileTags, complete_text, scan_text
 
@@ -46,23 +52,39 @@ def _graph_signature(tags: FileTags) -> tuple[tuple[str, ...], dict[str, int]]:
 class RepoMap:
     """The ranked outline map of one workspace folder (one caller at a time: not thread-safe)."""
 
-    def __init__(self, folder: Path, ignore: FileLister, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        ignore: FileLister,
+        cache_dir: Path | None = None,
+        secrets: SecretPolicy = builtin_secrets,
+    ) -> None:
         self.folder = folder.resolve()
         self._ignore = ignore
-        self._index = TagIndex(self.folder, cache_dir)
+        self._secrets = secrets
+        self._index = TagIndex(self.folder, cache_dir, secrets)
         self._buffers: dict[str, FileTags] = {}
         self._buffer_texts: dict[str, str] = {}
+        self._refused_buffers: dict[str, Refusal] = {}
+        """Open buffers the map leaves out (too large, minified, generated)."""
         self._merged: dict[str, FileTags] | None = None
         self._graph: RankGraph | None = None
         self._ranks: dict[RankKey, Ranking] = {}
         self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
+        self.graph_builds = 0
+        """How many times the reference graph was built whole (edits mostly patch it)."""
+        self._documents: dict[str, ParsedDocument] = {}
+        """Buffers parsed whole (languages without a name finder, a part with a syntax
+        error), kept so that the next whole parse after an edit is incremental."""
+        self.buffer_parses = {"full": 0, "incremental": 0}
+        """Whole-buffer parses made, from scratch and incrementally."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
         try:
             return full.resolve().relative_to(self.folder).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a symlink loop
             return None
 
     def update_buffer(self, path: Path, text: str | None) -> None:
@@ -70,24 +92,73 @@ class RepoMap:
         rel = self._relative(path)
         if rel is None or language_for_path(rel) is None:
             return
+        if self._is_secret(rel):
+            text = None  # never held, and dropped if the rules made it secret since
         old = self._current(rel)
+        self._buffers.pop(rel, None)
+        self._buffer_texts.pop(rel, None)
+        self._refused_buffers.pop(rel, None)
         if text is None:
-            self._buffers.pop(rel, None)
-            self._buffer_texts.pop(rel, None)
+            self._documents.pop(rel, None)
         else:
-            self._buffers[rel] = scan_text(text, rel)
-            self._buffer_texts[rel] = text
-        new = self._current(rel)
-        self._merged = None
-        if old is None or new is None or _graph_signature(old) != _graph_signature(new):
-            self._ranks.clear()
-            if self._graph is not None and (
-                old is None or new is None or not self._graph.update_file(rel, new)
-            ):
-                self._graph = None
+            scanned = scan_text(text, rel, self._kept_parse(rel, text))
+            if isinstance(scanned, str):
+                self._refused_buffers[rel] = scanned
+            else:
+                self._buffers[rel] = scanned
+                self._buffer_texts[rel] = text
+        self._changed(rel, old, self._current(rel))
+
+    def _is_secret(self, rel: str) -> bool:
+        return self._secrets().is_secret(PurePosixPath(rel))
+
+    def _kept_parse(self, rel: str, text: str) -> WholeParse:
+        """A whole parse of buffer `rel` holding `text` that re-parses its kept tree."""
+
+        def whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
+            document = self._documents.get(rel)
+            if document is not None and document.language == language:
+                if not document.replace_text(text):
+                    return tree_records(document.tree, document.data, language)
+                self.buffer_parses["incremental"] += 1
+                if not document.tree.root_node.has_error:
+                    return tree_records(document.tree, document.data, language)
+            # New, or with a syntax error: tree-sitter's error recovery may differ between
+            # an incremental and a fresh parse, and the map must not depend on the edits
+            # that led to this text.
+            document = self._documents[rel] = ParsedDocument(text, rel)
+            self.buffer_parses["full"] += 1
+            return tree_records(document.tree, document.data, language)
+
+        return whole
+
+    def _changed(self, rel: str, old: FileTags | None, new: FileTags | None) -> None:
+        """Bring the merged tags, the graph and the rankings up to date with one file's
+        change: the ranking is kept when its names and uses are the same, the graph is
+        patched when only its uses changed, else rebuilt on the next render."""
+        if self._merged is not None:
+            if new is None:
+                self._merged.pop(rel, None)
+            else:
+                self._merged[rel] = new
+        if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
+            return
+        self._ranks.clear()
+        if self._graph is not None and (
+            old is None or new is None or not self._graph.update_file(rel, new)
+        ):
+            self._graph = None
 
     def _current(self, rel: str) -> FileTags | None:
+        if rel in self._refused_buffers:
+            return None
         return self._buffers.get(rel) or self._index.tags.get(rel)
+
+    @property
+    def refused(self) -> dict[str, Refusal]:
+        """Source files (and open buffers) left out of the map, with the reason; files
+        with a secret path are not listed, nor ever read."""
+        return {**self._index.refused, **self._refused_buffers}
 
     def refresh(self) -> None:
         """Re-scan files changed on disk (one stat pass); save the index if anything changed."""
@@ -99,10 +170,13 @@ class RepoMap:
             self._index.save()
 
     def _refresh(self) -> None:
-        if self._index.refresh(self._ignore.files()):
-            self._merged = None
-            self._graph = None
-            self._ranks.clear()
+        for rel in [
+            rel for rel in {*self._buffers, *self._refused_buffers} if self._is_secret(rel)
+        ]:
+            self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
+        for rel, old in self._index.refresh(self._ignore.files()).items():
+            if rel not in self._buffers and rel not in self._refused_buffers:
+                self._changed(rel, old, self._index.tags.get(rel))
 
     @property
     def scanned_last_refresh(self) -> list[str]:
@@ -135,15 +209,19 @@ class RepoMap:
         if buffer is None:
             return self._index.complete(rel, names)
         if buffer.unparsed(names) != []:
-            buffer = complete_text(buffer, self._buffer_texts[rel], rel, names)
+            text = self._buffer_texts[rel]
+            buffer = complete_text(buffer, text, rel, names, self._kept_parse(rel, text))
             self._buffers[rel] = buffer
-            self._merged = None
+            if self._merged is not None:
+                self._merged[rel] = buffer
         return buffer
 
     def _tags(self) -> dict[str, FileTags]:
         if self._merged is None:
             merged = dict(self._index.tags)
             merged.update(self._buffers)
+            for rel in self._refused_buffers:
+                merged.pop(rel, None)
             self._merged = merged
         return self._merged
 
@@ -153,6 +231,7 @@ class RepoMap:
         if ranked is None:
             if self._graph is None:
                 self._graph = RankGraph(self._tags())
+                self.graph_builds += 1
             ranked = rank_definitions(self._graph, in_play, mentioned)
             if len(self._ranks) >= RANK_CACHE_SIZE:
                 self._ranks.pop(next(iter(self._ranks)))

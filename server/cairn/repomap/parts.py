@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Container
+from collections.abc import Callable, Collection, Container
 
-from tree_sitter import Parser, Point, Range
+from tree_sitter import Parser, Point, Range, Tree
 
 from cairn.code.languages import new_parser
 from cairn.code.outlines import TEXT_ENCODING, signature_text
@@ -120,37 +120,62 @@ def records_of(found: list[Definition], rows: list[bytes]) -> tuple[DefRecord, .
     )
 
 
-def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
-    """The definitions of a whole file's bytes."""
-    tree = new_parser(language).parse(data)
+def tree_records(tree: Tree, data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of `data` parsed into `tree`."""
     found = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
     return records_of(found, data.split(b"\n")) if found else ()
 
 
-def _point(data: bytes, offset: int) -> Point:
-    """Row and column of a byte offset."""
-    return Point(data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1))
+def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
+    """The definitions of a whole file's bytes."""
+    return tree_records(new_parser(language).parse(data), data, language)
 
 
-def parse_parts(data: bytes, parts: list[PartSpan], done: Container[int] = ()) -> PartRecords:
-    """The definitions of each part of a Python file not already `done`."""
+WholeParse = Callable[[bytes, str], tuple[DefRecord, ...]]
+"""How the definitions of a whole file are found (`parse_whole`, or a kept tree's)."""
+
+
+def _points(data: bytes, offsets: list[int]) -> dict[int, Point]:
+    """Row and column of each of these byte offsets of `data` (newlines counted between
+    consecutive offsets, so the whole is one pass over the bytes)."""
+    points: dict[int, Point] = {}
+    row, counted = 0, 0
+    for offset in sorted(set(offsets)):
+        row += data.count(b"\n", counted, offset)
+        counted = offset
+        points[offset] = Point(row, offset - (data.rfind(b"\n", 0, offset) + 1))
+    return points
+
+
+def parse_parts(
+    data: bytes,
+    parts: list[PartSpan],
+    language: str = PYTHON,
+    done: Container[int] = (),
+    whole_on_error: bool = True,
+    whole_parse: WholeParse = parse_whole,
+) -> PartRecords:
+    """The definitions of each part of a file not already `done`, each part parsed alone;
+    a part whose parse has an error takes what a whole-file parse finds on its lines
+    (with `whole_on_error`), or what its own parse recovered."""
     todo = [(start, end) for start, end in parts if start not in done]
     if not todo:
         return {}
     rows = data.split(b"\n")
-    parser: Parser = new_parser(PYTHON)
+    points = _points(data, [offset for span in todo for offset in span])
+    parser: Parser = new_parser(language)
     whole: tuple[DefRecord, ...] | None = None
     found: PartRecords = {}
     for start, end in todo:
-        first, stop = _point(data, start), _point(data, end)
+        first, stop = points[start], points[end]
         parser.included_ranges = [Range(first, stop, start, end)]
         tree = parser.parse(data)
-        if not tree.root_node.has_error:
-            definitions = find_definitions(tree, PYTHON, MAX_DEFINITION_DEPTH)
+        if not tree.root_node.has_error or not whole_on_error:
+            definitions = find_definitions(tree, language, MAX_DEFINITION_DEPTH)
             found[start] = records_of(definitions, rows)
             continue
         if whole is None:
-            whole = parse_whole(data, PYTHON)
+            whole = whole_parse(data, language)
         last = stop.row if end < len(data) else len(rows)
         found[start] = tuple(record for record in whole if first.row + 1 <= record[1] <= last)
     return found

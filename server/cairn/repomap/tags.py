@@ -4,16 +4,18 @@ Two passes, so that a cold build does not parse every file:
 
 - the lexical scan (every file): every identifier-shaped word outside comments and
   docstrings with its count (the file's uses: a cheap language-independent stand-in for
-  reference queries), and the names the file defines — found by keyword search for
-  languages that have a finder (Python: `def`/`class` and module-level assignments),
-  else by parsing with tree-sitter;
+  reference queries), and the names the file defines — found without parsing for
+  languages that have a finder (Python: `def`/`class` and module-level assignments;
+  JavaScript and TypeScript: `repomap_jsnames`), else by parsing with tree-sitter;
 - the definitions (tree-sitter, `grammars/<language>-tags.scm`): name, line span and
   signature line of each class, function, method..., parsed only for the names the
-  rendered map actually shows — for Python only the top-level statements holding them
-  (`repomap_parts`) — or at scan time for languages without a finder.
+  rendered map actually shows — for Python, JavaScript and TypeScript only the
+  top-level statements holding them (`repomap_parts`, `repomap_jsparts`) — or at scan
+  time for languages without a finder.
 
 Ranking uses only the scan, so the map is the same whichever files happen to be parsed.
-Trees are never kept.
+No tree is kept here (the map keeps those of open buffers it parses whole). Files are
+read through `repomap_reading` (regular files, bounded, no minified or generated code).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from cairn.code.languages import language_for_path
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
+from cairn.repomap.jsnames import JS_LANGUAGES, JS_NOISE, javascript_defined_names
+from cairn.repomap.jsparts import js_parts
 from cairn.repomap.parts import (
     LINE_START,
     PYTHON,
@@ -37,12 +40,14 @@ from cairn.repomap.parts import (
     NameParts,
     PartRecords,
     PartSpan,
+    WholeParse,
     after_indent,
     parse_parts,
     parse_whole,
     python_parts,
     spans_of,
 )
+from cairn.repomap.reading import MAX_MAP_FILE_BYTES, Refusal, content_refusal, read_source
 
 MIN_IDENTIFIER_CHARS = 2
 """Shorter identifiers (i, x, n) relate nothing: they are not recorded as uses."""
@@ -71,15 +76,18 @@ def python_defined_names(data: bytes) -> list[str]:
 DEFINED_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = {
     PYTHON: python_defined_names,
 }
-"""Languages whose defined names are found without parsing (the others are parsed)."""
+"""Languages whose defined names are found without parsing, from the file's bytes."""
+CODE_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = dict.fromkeys(
+    JS_LANGUAGES, javascript_defined_names
+)
+"""Languages whose defined names are found without parsing, from the bytes with comments
+blanked (`NOISE_PATTERNS`); every other language is parsed at scan time."""
 
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
     PYTHON: PYTHON_NOISE,
-    **{
-        language: _C_STYLE_NOISE
-        for language in ("javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp")
-    },
+    **dict.fromkeys(JS_LANGUAGES, JS_NOISE),
+    **dict.fromkeys(("go", "rust", "java", "c", "cpp"), _C_STYLE_NOISE),
 }
 """Comments and docstrings, blanked before counting uses (their prose is not a use)."""
 
@@ -127,17 +135,21 @@ class FileTags:
 EMPTY_TAGS = FileTags((), {}, ())
 
 
-def scan(data: bytes, language: str) -> FileTags:
-    """The lexical scan of a file's bytes (parsing it only when its language needs that)."""
-    finder = DEFINED_NAME_FINDERS.get(language)
-    definitions: tuple[DefRecord, ...] | None = None
-    if finder is None:
-        definitions = parse_whole(data, language)
-        defined = [record[0] for record in definitions]
-    else:
-        defined = finder(data)
+def scan(data: bytes, language: str, whole_parse: WholeParse = parse_whole) -> FileTags:
+    """The lexical scan of a file's bytes (parsing it, with `whole_parse`, only when its
+    language has no name finder)."""
     noise = NOISE_PATTERNS.get(language)
     code = noise.sub(b" ", data) if noise is not None else data
+    finder = DEFINED_NAME_FINDERS.get(language)
+    code_finder = CODE_NAME_FINDERS.get(language)
+    definitions: tuple[DefRecord, ...] | None = None
+    if finder is not None:
+        defined = finder(data)
+    elif code_finder is not None:
+        defined = code_finder(code)
+    else:
+        definitions = whole_parse(data, language)
+        defined = [record[0] for record in definitions]
     counts = {
         word.decode("ascii"): uses for word, uses in Counter(_IDENTIFIER.findall(code)).items()
     }
@@ -150,8 +162,19 @@ def scan(data: bytes, language: str) -> FileTags:
     return FileTags(tuple(dict.fromkeys(defined)), dict(counts), definitions)
 
 
-PARTIAL_LANGUAGES = frozenset({PYTHON})
-"""Languages whose files are parsed in parts (`repomap_parts`), not whole."""
+PART_FINDERS: dict[str, Callable[[bytes], NameParts]] = {
+    PYTHON: python_parts,
+    **dict.fromkeys(JS_LANGUAGES, js_parts),
+}
+"""Languages whose files are parsed in parts (`repomap_parts`, `repomap_jsparts`), not
+whole, and how their parts are found."""
+WHOLE_ON_PART_ERROR = frozenset({PYTHON})
+"""Languages whose part with a syntax error takes the records a whole-file parse finds
+on its lines. A Python part is cut exactly at a top-level statement, so an error in it is
+the file's own, which a whole parse recovers from best. JavaScript and TypeScript parts
+keep what their own parse recovered: their grammar rejects valid code often (a third of
+the `effect` sources), and a whole-file parse recovers no better (its error can cover
+most of the file) at the cost of parsing every byte."""
 
 PartsFound = tuple[tuple[DefRecord, ...] | None, NameParts | None, PartRecords]
 """What parsing a file gives: every definition (a language parsed whole), or None, the
@@ -159,16 +182,30 @@ file's parts when they were worked out, and the records of the parts parsed."""
 
 
 def definitions_for(
-    data: bytes, language: str, names: Collection[str], parts: list[PartSpan] | None
+    data: bytes,
+    language: str,
+    names: Collection[str],
+    parts: list[PartSpan] | None,
+    whole_parse: WholeParse = parse_whole,
 ) -> PartsFound:
     """Parse what the outline of `names` needs: the given `parts`, or (None) the parts of
-    `names` once the file's parts are worked out."""
-    if language not in PARTIAL_LANGUAGES:
-        return parse_whole(data, language), None, {}
-    if parts is not None:
-        return None, None, parse_parts(data, parts)
-    name_parts = python_parts(data)
-    return None, name_parts, parse_parts(data, spans_of(name_parts, names))
+    `names` once the file's parts are worked out (whole files with `whole_parse`)."""
+    find_parts = PART_FINDERS.get(language)
+    if find_parts is None:
+        return whole_parse(data, language), None, {}
+    if parts is None:
+        name_parts: NameParts | None = find_parts(data)
+        parts = spans_of(name_parts or {}, names)
+    else:
+        name_parts = None
+    records = parse_parts(
+        data,
+        parts,
+        language,
+        whole_on_error=language in WHOLE_ON_PART_ERROR,
+        whole_parse=whole_parse,
+    )
+    return None, name_parts, records
 
 
 def with_found(tags: FileTags, found: PartsFound) -> FileTags:
@@ -183,38 +220,53 @@ def with_found(tags: FileTags, found: PartsFound) -> FileTags:
     )
 
 
-def scan_text(text: str, path: str) -> FileTags:
-    """The scan of an edited buffer's text (empty for a language without a grammar)."""
-    language = language_for_path(path)
-    if language is None:
-        return EMPTY_TAGS
-    return scan(text.encode(TEXT_ENCODING, ENCODE_ERRORS), language)
+def scan_text(text: str, path: str, whole_parse: WholeParse = parse_whole) -> FileTags | Refusal:
+    """The scan of an edited buffer's text, or why it is not mapped (too large, minified
+    or generated; empty tags for a language without a grammar)."""
+    data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
+    if len(data) > MAX_MAP_FILE_BYTES:
+        return "too_large"
+    return scan_source(data, path, whole_parse)
 
 
-def complete_text(tags: FileTags, text: str, path: str, names: Collection[str]) -> FileTags:
+def complete_text(
+    tags: FileTags,
+    text: str,
+    path: str,
+    names: Collection[str],
+    whole_parse: WholeParse = parse_whole,
+) -> FileTags:
     """`tags` of a buffer with the definitions the outline of `names` needs."""
     language = language_for_path(path)
     parts = tags.unparsed(names)
     if language is None or parts == []:
         return tags
     data = text.encode(TEXT_ENCODING, ENCODE_ERRORS)
-    return with_found(tags, definitions_for(data, language, names, parts))
+    return with_found(tags, definitions_for(data, language, names, parts, whole_parse))
 
 
-def scan_files(paths: list[str]) -> list[FileTags | None]:
-    """Scans of files on disk (None for one that cannot be read); runs in pool workers too."""
-    results: list[FileTags | None] = []
+def scan_source(
+    data: bytes, path: str, whole_parse: WholeParse = parse_whole
+) -> FileTags | Refusal:
+    """The scan of a source file's bytes, or why they are not mapped (minified or
+    generated code, a language without a grammar: empty tags)."""
+    language = language_for_path(path)
+    if language is None:
+        return EMPTY_TAGS
+    refusal = content_refusal(path, data)
+    return refusal if refusal is not None else scan(data, language, whole_parse)
+
+
+def scan_files(paths: list[str]) -> list[FileTags | Refusal]:
+    """Scans of files on disk, or why one is not mapped (`read_source`); runs in helper
+    processes too."""
+    results: list[FileTags | Refusal] = []
     for path in paths:
-        language = language_for_path(path)
-        if language is None:
+        if language_for_path(path) is None:
             results.append(EMPTY_TAGS)
             continue
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
-            results.append(None)
-            continue
-        results.append(scan(data, language))
+        data = read_source(path)
+        results.append(data if isinstance(data, str) else scan_source(data, path))
     return results
 
 
@@ -224,16 +276,13 @@ work them out from the names)."""
 
 
 def parse_files(requests: list[ParseRequest]) -> list[PartsFound]:
-    """`definitions_for` each file on disk (nothing for one that cannot be read); runs in
-    helper processes too."""
+    """`definitions_for` each file on disk (nothing for one that is not read now); runs
+    in helper processes too."""
     results: list[PartsFound] = []
     for path, names, parts in requests:
         language = language_for_path(path)
-        try:
-            data = Path(path).read_bytes() if language is not None else b""
-        except OSError:
-            data = b""
-        if language is None or not data:
+        data = read_source(path) if language is not None else b""
+        if language is None or isinstance(data, str) or not data:
             results.append(((), None, {}))
         else:
             results.append(definitions_for(data, language, names, parts))

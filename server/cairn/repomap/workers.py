@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cairn.repomap.parts import DefRecord
+from cairn.repomap.reading import Refusal, as_refusal
 from cairn.repomap.tags import FileTags, parse_files, scan_files
 
 PARALLEL_MIN_FILES = 64
@@ -54,14 +55,14 @@ READ_PIECE_BYTES = 1 << 20
 SCAN = "scan"
 PARSE = "parse"
 
-ScanResult = tuple[tuple[str, ...], dict[str, int], tuple[DefRecord, ...] | None] | None
+ScanResult = tuple[tuple[str, ...], dict[str, int], tuple[DefRecord, ...] | None] | str
 """A scanned file as it crosses the pipe (`marshal` keeps tuples and dicts): the fields of
-its FileTags, or None for a file that could not be read."""
+its FileTags, or the reason it is not mapped (`cairn.repomap.reading.Refusal`)."""
 
 
 def _scan_job(paths: list[str]) -> list[ScanResult]:
     return [
-        None if tags is None else (tags.names, tags.references, tags.definitions)
+        tags if isinstance(tags, str) else (tags.names, tags.references, tags.definitions)
         for tags in scan_files(paths)
     ]
 
@@ -69,9 +70,9 @@ def _scan_job(paths: list[str]) -> list[ScanResult]:
 JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: parse_files}
 
 
-def scan_result_tags(result: ScanResult) -> FileTags | None:
-    """The FileTags of a scan result (None stays None)."""
-    return None if result is None else FileTags(*result)
+def scan_result_tags(result: ScanResult) -> FileTags | Refusal:
+    """The FileTags of a scan result (a refusal stays a refusal)."""
+    return as_refusal(result) if isinstance(result, str) else FileTags(*result)
 
 
 def batches_by_size(sizes: Sequence[int], count: int) -> list[list[int]]:
