@@ -63,10 +63,16 @@ class ContextParts:
     contexts: Contexts
 
 
-def repo_map(root: Path, ignore: IgnoreRules, store: TraceStore) -> RepoMap | None:
-    """The repository map (optional: without it the map section is absent)."""
+def repo_map(workspace: Workspace, ignore: IgnoreRules, store: TraceStore) -> RepoMap | None:
+    """The repository map (optional: without it the map section is absent). It reads
+    the workspace's secret rules at each refresh (the user's lists included)."""
     try:
-        return RepoMap(root, ignore, store.cache_dir(REPOMAP_CACHE))
+        return RepoMap(
+            workspace.root,
+            ignore,
+            store.cache_dir(REPOMAP_CACHE),
+            secrets=lambda: workspace.secrets,
+        )
     except (OSError, ValueError) as exc:
         logger.warning("repository map unavailable: %s", exc)
         return None
@@ -80,8 +86,8 @@ def context_parts(
     store = TraceStore(workspace.root / config.current.trace_dir)
     ignore = IgnoreRules.for_folder(workspace.root)
     docs: DocStore = ReadOnlyDocs(store) if read_only else store
-    profiles = ProfileManager(workspace.root, docs, ignore)
-    repomap = repo_map(workspace.root, ignore, store)
+    profiles = ProfileManager(workspace.root, docs, ignore, secrets=lambda: workspace.secrets)
+    repomap = repo_map(workspace, ignore, store)
     builder = ContextBuilder(
         workspace, config, profile_provider=profiles.get, repomap=repomap, ignore=ignore
     )

@@ -26,6 +26,7 @@ sees files being created (the language server's file events) refreshes the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,6 +35,7 @@ from pydantic import ValidationError
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
 from cairn.files.rules import hash_rules_files, rules_files_in_folder
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.models.profile import ProjectProfile
 from cairn.profile.scan import git_head, read_git_head, scan_profile
 
@@ -86,10 +88,19 @@ def merge3(base: dict[str, Any], current: dict[str, Any], new: dict[str, Any]) -
 class ProfileManager:
     """Loads, refreshes and stores the profile of one workspace folder."""
 
-    def __init__(self, folder: Path, store: DocStore, ignore: IgnoreRules) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        store: DocStore,
+        ignore: IgnoreRules,
+        secrets: Callable[[], SecretPaths] = lambda: DEFAULT_SECRET_PATHS,
+    ) -> None:
         self.folder = folder.resolve()
         self.store = store
         self.ignore = ignore
+        # The secret-path rules in force, read at each scan (a workspace's, with the
+        # user's lists; the built-in rules by default).
+        self.secrets = secrets
         self.problems: list[str] = []
         self._profile: ProjectProfile | None = None
         self._seen: Fingerprint | None = None
@@ -119,7 +130,7 @@ class ProfileManager:
         except CairnError as error:
             # Unreadable document: keep the user's file untouched, serve a fresh scan.
             self.problems.append(str(error))
-            self._profile = scan_profile(self.folder, self.ignore)
+            self._profile = scan_profile(self.folder, self.ignore, self.secrets())
             return self._profile
         base = doc.get(SCANNED_KEY) if doc is not None else None
         if doc is not None and isinstance(base, dict) and not force and not self._stale(base):
@@ -128,7 +139,7 @@ class ProfileManager:
         if doc is not None:
             self.ignore.refresh()
             self._seen = self._fingerprint()
-        new = scan_profile(self.folder, self.ignore).wire()
+        new = scan_profile(self.folder, self.ignore, self.secrets()).wire()
         if doc is None:
             merged = new
         else:
