@@ -49,6 +49,8 @@ DEFAULT_COMMAND_TIMEOUT_S = 120.0
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
+# How long a provider keeps a cached prompt prefix without a hit (Anthropic: 5 minutes).
+DEFAULT_CACHE_LIFETIME_S = 300.0
 
 # Request arguments Cairn sets itself; `extra_params` may not replace them.
 RESERVED_REQUEST_PARAMS: dict[str, str] = {
@@ -66,6 +68,7 @@ RESERVED_REQUEST_PARAMS: dict[str, str] = {
     "base_url": "api_base",
     "api_key": "api_key_env",
     "extra_headers": "extra_headers",
+    "prompt_cache_key": "Cairn (the session id, for OpenAI's prompt cache)",
 }
 # An environment variable's name (what `api_key_env` holds: never the key itself).
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -74,6 +77,30 @@ Mode = Literal["build", "plan", "review"]
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
+
+
+# How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
+CacheFamily = Literal["anthropic", "openai", "automatic", "none"]
+
+
+class CachePrice(BaseModel):
+    """A provider's prompt-cache prices, as multiples of its uncached input price."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    read: float = Field(ge=0)
+    write: float = Field(ge=0)
+
+
+# Anthropic reads at 0.1x and writes at 1.25x; OpenAI's GPT-5 family reads at 0.1x and
+# writes at no extra cost; other hosted providers are taken to price like OpenAI; a
+# provider that caches nothing pays full price for every token, read or not.
+DEFAULT_CACHE_PRICES: dict[CacheFamily, CachePrice] = {
+    "anthropic": CachePrice(read=0.1, write=1.25),
+    "openai": CachePrice(read=0.1, write=1.0),
+    "automatic": CachePrice(read=0.1, write=1.0),
+    "none": CachePrice(read=1.0, write=1.0),
+}
 
 
 class Settings(BaseModel):
@@ -168,6 +195,13 @@ class Settings(BaseModel):
     """Values never redacted: the exact value, or a regular expression matching all of it."""
     secret_value_patterns: list[str] = Field(default_factory=list)
     """Extra regular expressions whose matches are redacted from what is sent to the model."""
+    cache_lifetime_s: float = Field(default=DEFAULT_CACHE_LIFETIME_S, gt=0)
+    """Idle seconds after which the provider's prompt cache is taken to be cold (pending
+    prunes and goal folds are then applied at once)."""
+    cache_prices: dict[CacheFamily, CachePrice] = Field(default_factory=dict)
+    """Prompt-cache prices per cache family (`anthropic`, `openai`, `automatic`, `none`):
+    `read` and `write` as multiples of the input price, replacing the defaults (Anthropic
+    0.1 and 1.25, OpenAI 0.1 and 1); e.g. `openai = {read = 0.5, write = 1}` for gpt-4o."""
 
     @field_validator("secret_paths", "secret_path_exemptions")
     @classmethod
@@ -213,6 +247,10 @@ class Settings(BaseModel):
             if key in RESERVED_REQUEST_PARAMS:
                 raise ValueError(f"{key!r} is set by {RESERVED_REQUEST_PARAMS[key]}, not here")
         return value
+
+    def cache_price(self, family: CacheFamily) -> CachePrice:
+        """The prompt-cache prices of a cache family: configured, else the default."""
+        return self.cache_prices.get(family) or DEFAULT_CACHE_PRICES[family]
 
 
 def role_model(settings: Settings, role: Role, main: str | None = None) -> str | None:

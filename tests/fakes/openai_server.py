@@ -21,6 +21,13 @@ then each message, canonical JSON) is compared with every earlier request's;
 the longest common prefix, in tokens, rounded down to `CACHE_STEP_TOKENS`
 and only from `CACHE_MIN_TOKENS` on, is reported as
 `usage.prompt_tokens_details.cached_tokens` (`cache="none"` turns it off).
+
+The same server also answers Anthropic's `POST /v1/messages`
+(`tests.fakes.anthropic_wire`; litellm's `anthropic/` provider with
+`api_base=server.root_url`), with Anthropic's breakpoint cache simulated
+(`tests.fakes.prompt_cache.AnthropicCache`): only prefixes ending at a
+`cache_control` block are cached, reported as `cache_read_input_tokens` /
+`cache_creation_input_tokens`.
 """
 
 from __future__ import annotations
@@ -34,10 +41,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from cairn.tokens.counter import count_tokens
+from tests.fakes import anthropic_wire
+from tests.fakes.prompt_cache import (
+    OPENAI_MIN_TOKENS,
+    OPENAI_STEP_TOKENS,
+    AnthropicCache,
+    OpenAICache,
+    anthropic_blocks,
+    common_prefix_chars,
+    openai_cached_tokens,
+)
 
 # OpenAI caches prompt prefixes from 1,024 tokens on, in steps of 128 tokens.
-CACHE_MIN_TOKENS = 1_024
-CACHE_STEP_TOKENS = 128
+CACHE_MIN_TOKENS = OPENAI_MIN_TOKENS
+CACHE_STEP_TOKENS = OPENAI_STEP_TOKENS
+cached_tokens = openai_cached_tokens
+__all__ = ["CACHE_MIN_TOKENS", "OpenAIServer", "Reply", "cached_tokens", "common_prefix_chars"]
 # The tokenizer the fixture counts usage with (any fixed one will do).
 USAGE_MODEL = "gpt-4o"
 # Characters of streamed text per chunk, and pieces each tool call's arguments are split in.
@@ -133,6 +152,10 @@ class Reply:
 Responder = Callable[[RecordedRequest], Reply]
 
 
+def _count(text: str) -> int:
+    return count_tokens(text, USAGE_MODEL)
+
+
 def default_responder(request: RecordedRequest) -> Reply:
     return Reply(text="ok")
 
@@ -142,28 +165,6 @@ def prompt_units(body: dict[str, Any]) -> list[str]:
     units = [json.dumps(body.get("tools") or [], sort_keys=True, ensure_ascii=False)]
     units += [json.dumps(m, sort_keys=True, ensure_ascii=False) for m in body.get("messages") or []]
     return units
-
-
-def common_prefix_chars(a: list[str], b: list[str]) -> int:
-    """Characters of the longest common prefix of two prompts (whole units, then inside one)."""
-    total = 0
-    for left, right in zip(a, b, strict=False):
-        if left == right:
-            total += len(left)
-            continue
-        index = 0
-        limit = min(len(left), len(right))
-        while index < limit and left[index] == right[index]:
-            index += 1
-        return total + index
-    return total
-
-
-def cached_tokens(prefix_tokens: int) -> int:
-    """What OpenAI would report as cached for a shared prefix of `prefix_tokens`."""
-    if prefix_tokens < CACHE_MIN_TOKENS:
-        return 0
-    return prefix_tokens // CACHE_STEP_TOKENS * CACHE_STEP_TOKENS
 
 
 def _pieces(text: str, count: int) -> list[str]:
@@ -180,7 +181,8 @@ class OpenAIServer:
         self.requests: list[RecordedRequest] = []
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
-        self._prompts: list[list[str]] = []
+        self._openai_cache = OpenAICache(count=_count)
+        self.anthropic_cache = AnthropicCache()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -195,9 +197,14 @@ class OpenAIServer:
         self._httpd.server_close()
 
     @property
-    def base_url(self) -> str:
+    def root_url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (`.../v1`)."""
+        return self.root_url + "/v1"
 
     # -- scripting -------------------------------------------------------------
     def queue(self, *replies: Reply) -> None:
@@ -215,21 +222,21 @@ class OpenAIServer:
         return self.responder(request)
 
     # -- usage -----------------------------------------------------------------
-    def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-        units = prompt_units(body)
-        prompt_text = "".join(units)
-        prompt = count_tokens(prompt_text, USAGE_MODEL)
-        cached = 0
-        with self._lock:
-            if self.cache == "openai" and self._prompts:
-                best = max(common_prefix_chars(units, earlier) for earlier in self._prompts)
-                cached = min(cached_tokens(count_tokens(prompt_text[:best], USAGE_MODEL)), prompt)
-            self._prompts.append(units)
+    @staticmethod
+    def _completion_tokens(reply: Reply) -> int:
         output = " ".join(
             [reply.text, reply.reasoning]
             + [json.dumps(c.get("arguments"), ensure_ascii=False) for c in reply.tool_calls]
         )
-        completion = count_tokens(output, USAGE_MODEL)
+        return _count(output)
+
+    def _usage(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        units = prompt_units(body)
+        with self._lock:
+            use = self._openai_cache.account(units)
+        prompt = use.total
+        cached = use.read if self.cache == "openai" else 0
+        completion = self._completion_tokens(reply)
         return {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
@@ -329,14 +336,44 @@ class OpenAIServer:
         reply = self._next_reply(request)
         if reply.hang_s:
             time.sleep(reply.hang_s)
-        if request.path.rstrip("/") != CHAT_PATH:
+        path = request.path.rstrip("/")
+        if path not in (CHAT_PATH, anthropic_wire.MESSAGES_PATH):
             reply = Reply(status=404, error={"message": f"unknown path {request.path}"})
         if reply.status != 200:
             self._send_json(handler, reply.status, {"error": reply.error or {}}, reply.headers)
             return
+        if path == anthropic_wire.MESSAGES_PATH:
+            self._answer_anthropic(handler, request, reply)
+            return
         if not request.body.get("stream"):
             self._send_json(handler, 200, self.completion_body(request, reply), reply.headers)
             return
+        events = ((None, data) for data in self.stream_chunks(request, reply))
+        self._stream(handler, reply, events, done=b"data: [DONE]\n\n")
+
+    def _answer_anthropic(
+        self, handler: BaseHTTPRequestHandler, request: RecordedRequest, reply: Reply
+    ) -> None:
+        with self._lock:
+            use = self.anthropic_cache.account(anthropic_blocks(request.body, _count), time.time())
+            number = len(self.requests)
+        usage = anthropic_wire.usage_of(use, self._completion_tokens(reply))
+        if not request.body.get("stream"):
+            body = anthropic_wire.message_body(request.model, number, reply, usage)
+            self._send_json(handler, 200, body, reply.headers)
+            return
+        events = anthropic_wire.stream_events(request.model, number, reply, usage)
+        self._stream(handler, reply, events, done=b"")
+
+    @staticmethod
+    def _stream(
+        handler: BaseHTTPRequestHandler,
+        reply: Reply,
+        events: Iterator[tuple[str | None, dict[str, Any]]],
+        *,
+        done: bytes,
+    ) -> None:
+        """Send server-sent events (`event:` lines when named), cut after `reply.cut_after`."""
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Cache-Control", "no-cache")
@@ -345,16 +382,18 @@ class OpenAIServer:
             handler.send_header(name, value)
         handler.end_headers()
         try:
-            for number, data in enumerate(self.stream_chunks(request, reply)):
+            for number, (event, data) in enumerate(events):
                 if reply.cut_after is not None and number >= reply.cut_after:
                     handler.wfile.flush()
                     handler.close_connection = True
                     handler.connection.shutdown(2)
                     return
-                handler.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+                head = f"event: {event}\n" if event else ""
+                handler.wfile.write(f"{head}data: {json.dumps(data)}\n\n".encode())
                 handler.wfile.flush()
-            handler.wfile.write(b"data: [DONE]\n\n")
-            handler.wfile.flush()
+            if done:
+                handler.wfile.write(done)
+                handler.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             return
         handler.close_connection = True

@@ -26,12 +26,12 @@ async def test_engine_implements_the_api_and_manages_sessions(tmp_path: Path) ->
     second = await engine.turn("in the fork", session_id=child)
     assert second.session_id == child
 
-    stats = engine.context_stats(active)
+    stats = await engine.context_stats(active)
     assert stats.session_id == active and stats.used_input <= stats.available_input
     assert len(recorder.stats) == 2  # one per model call
-    last = engine.context_manifest(active)
+    last = await engine.context_manifest(active)
     assert last.call_id is not None
-    dry = engine.context_manifest(active, message="what next?")
+    dry = await engine.context_manifest(active, message="what next?")
     assert dry.call_id is None and any(b.source == "user" for b in dry.blocks)
 
     with pytest.raises(GoalError):

@@ -146,7 +146,7 @@ async def test_restart_resumes_the_session_from_its_trace(tmp_path: Path) -> Non
     users = [m.text() for m in second.store.open(session_id).messages() if m.role == "user"]
     assert users == ["start", "continue"]
     # The resumed context still carries the first turn.
-    manifest = second.context_manifest(session_id)
+    manifest = await second.context_manifest(session_id)
     assert manifest.call_id is not None
     second.close()
 

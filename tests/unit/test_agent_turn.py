@@ -156,9 +156,9 @@ async def test_fix_turn_carries_the_diagnostic_its_lines_and_nearer_rules(projec
     refs = {(b.source, b.ref) for b in manifest.blocks if b.included}
     assert ("diagnostics", "pkg/mod.py") in refs
     assert ("rules", "pkg/AGENTS.md") in refs
-    system = str(seen[0][0]["content"])
-    block = system.split("## Fix this diagnostic")[1].split("```")[1]
-    assert 'pkg/mod.py:31:12: error: "undefined_name" is not defined [pyright]' in system
+    tail = str(seen[0][-1]["content"])  # the diagnostic being fixed is in the tail
+    block = tail.split("## Fix this diagnostic")[1].split("```")[1]
+    assert 'pkg/mod.py:31:12: error: "undefined_name" is not defined [pyright]' in tail
     assert f"{31 - FIX_CONTEXT_LINES}| value_{30 - FIX_CONTEXT_LINES} =" in block
     assert f"{31 + FIX_CONTEXT_LINES}| value_{30 + FIX_CONTEXT_LINES} =" in block
     assert f"value_{30 + FIX_CONTEXT_LINES + 1} =" not in block

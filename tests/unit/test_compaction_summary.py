@@ -9,6 +9,8 @@ from typing import Any
 
 from cairn.agent.engine import Engine
 from cairn.compaction.markers import read_state
+from cairn.compaction.narrative import COMPACTION_INSTRUCTION
+from cairn.context.sources.summary import SUMMARY_TITLE
 from cairn.llm import ModelReply
 from cairn.models import summary as records
 from cairn.models.messages import CompactionPart, Message, ToolResultPart
@@ -173,12 +175,16 @@ async def test_incremental_summary_reads_only_what_follows_the_watermark(tmp_pat
     assert ids.index(second_summary.covered_until_message_id or "") > ids.index(
         first_summary.covered_until_message_id or ""
     )
-    second_prompt = str(spy.calls[1][-1]["content"])
-    assert "Previous summary:" in second_prompt and "first fact" in second_prompt
-    previous, new_part = second_prompt.split("Conversation since that summary:")
-    assert "The user said: fix add" in previous
-    assert "ALPHA-TOKEN" not in new_part and "USER: fix add" not in new_part
-    assert "BETA-TOKEN" in new_part and "USER: read it again" in new_part
+    # The compaction call is the session's next request plus one instruction: the previous
+    # summary opens the history, then what followed its watermark.
+    second = spy.calls[1]
+    assert second[-1] == {"role": "user", "content": COMPACTION_INSTRUCTION}
+    texts = [str(m.get("content") or "") for m in second[:-1]]
+    at = next(i for i, t in enumerate(texts) if t.startswith(SUMMARY_TITLE))
+    previous, new_part = texts[at], "\n".join(texts[at + 1 :])
+    assert "first fact" in previous and "The user said: fix add" in previous
+    assert "ALPHA-TOKEN" not in "\n".join(texts)
+    assert "BETA-TOKEN" in new_part and "read it again" in new_part
     facts = second_summary.confirmed_facts
     assert facts.index("first fact") < facts.index("second fact")
     assert {"The user said: fix add", "The user said: read it again"} <= set(facts)

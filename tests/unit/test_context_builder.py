@@ -1,4 +1,4 @@
-"""ContextBuilder end to end on a small real workspace: layout, budget, sources, manifest."""
+"""ContextBuilder end to end on a small real workspace: zones, budget, sources, manifest."""
 
 from __future__ import annotations
 
@@ -11,16 +11,17 @@ from pathlib import Path
 import pytest
 
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
+from cairn.context.zones import ZONES
 from cairn.errors import BudgetError, CairnError, InvalidRequestError
 from cairn.files.workspace import Workspace
 from cairn.goals import render_plan
 from cairn.models.diagnostics import Diagnostic, Position, Range
 from cairn.models.goals import Goal, GoalTree
-from cairn.models.manifest import ContextBlock
+from cairn.models.manifest import ContextBlock, Zone
 from cairn.models.messages import Message, TextPart
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Settings
@@ -57,20 +58,33 @@ def system_text(messages: list[dict]) -> str:
     return messages[0]["content"]
 
 
-def test_one_system_message_with_the_plan_last_then_the_conversation(root: Path) -> None:
+def zone_text(built: BuiltContext, zone: Zone) -> str:
+    """Everything the messages of one zone say."""
+    assert built.layout is not None
+    return "\n".join(str(built.messages[i]["content"]) for i in built.layout.zones.get(zone, ()))
+
+
+def all_text(built: BuiltContext) -> str:
+    return "\n".join(str(m.get("content") or "") for m in built.messages)
+
+
+def test_zones_system_preamble_history_then_the_tail_with_the_plan_last(root: Path) -> None:
     history = [Message(id="u1", role="user", parts=[TextPart(text="make it safe")])]
     built = builder(root).build(
         request(goals=PLAN, history=history, user_message="make it safe", mode="plan")
     )
+    assert [m["role"] for m in built.messages] == ["system", "system", "user", "user"]
     system = system_text(built.messages)
-    assert [m["role"] for m in built.messages] == ["system", "user"]
     assert system.startswith("You are Cairn")
-    assert "## Project rules: AGENTS.md" in system and "Keep functions small." in system
     assert "Plan mode" in system and ", ".join(MODE_TOOLS["plan"]) in system
-    plan = render_plan(PLAN)
-    assert system.endswith(plan)
-    assert system.index(plan) > system.index("Keep functions small.")
-    assert built.messages[-1] == {"role": "user", "content": "make it safe"}
+    preamble = zone_text(built, "preamble")
+    assert "## Project rules: AGENTS.md" in preamble and "Keep functions small." in preamble
+    assert built.messages[2] == {"role": "user", "content": "make it safe"}
+    tail = zone_text(built, "tail")
+    assert tail.startswith("[Harness context") and tail.endswith(render_plan(PLAN))
+    zones = [b.zone for b in built.manifest.blocks]
+    assert zones == sorted(zones, key=ZONES.index)
+    assert built.breakpoints == (0, 1, 2)
 
 
 def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
@@ -78,7 +92,9 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
         request(user_message="look", files_in_play=[root / "app" / "util.py"], goals=PLAN)
     )
     manifest = built.manifest
-    assert manifest.used_input == sum(b.tokens for b in manifest.blocks if b.included)
+    assert manifest.used_input == sum(
+        b.tokens for b in manifest.blocks if b.included and b.zone != "tools"
+    )
     assert built.stats.used_input == manifest.used_input
     assert sum(v for k, v in built.stats.by_source.items() if k != "tools") == manifest.used_input
     wire = manifest.wire()
@@ -91,6 +107,10 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
         "blocks",
         "retryOf",
         "retryReason",
+        "cacheBreak",
+        "cache",
+        "usage",
+        "at",
     }
     assert set(wire["blocks"][0]) == {
         "source",
@@ -100,7 +120,9 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
         "included",
         "reason",
         "ref",
+        "zone",
     }
+    assert set(wire["cache"]) == {"predictedCached", "zoneHashes"}
 
 
 def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -> None:
@@ -139,9 +161,9 @@ def test_a_small_budget_is_never_exceeded_and_large_files_become_outlines(root: 
     assert buffer.included and buffer.artifact_id == "artifact-1"
     assert stored == [(engine.read_text(), "text")]
     assert buffer.reason is not None and "outline" in buffer.reason
-    system = system_text(built.messages)
-    assert "class Engine:" in system and "artifact-1" in system
-    assert "return clamp(total, 0, self.limit)" not in system
+    attached = zone_text(built, "history")
+    assert "class Engine:" in attached and "artifact-1" in attached
+    assert "return clamp(total, 0, self.limit)" not in attached
 
 
 def test_required_blocks_over_the_budget_raise(root: Path) -> None:
@@ -159,8 +181,9 @@ def test_references_are_framed_and_refusals_leak_nothing(root: Path) -> None:
     built = builder(root).build(
         request(user_message="see @app/util.py", references=["app/util.py", ".env"])
     )
-    system = system_text(built.messages)
-    assert "## Referenced: app/util.py" in system and "def clamp" in system
+    attached = zone_text(built, "history")
+    assert "## Referenced: app/util.py" in attached and "def clamp" in attached
+    assert [p.path for p in built.attachments] == ["app/util.py"]
     refused = next(b for b in built.blocks if b.source == "reference" and not b.included)
     assert refused.reason is not None and "secret" in refused.reason
     assert "not-a-real-secret" not in json.dumps(built.messages)
@@ -171,8 +194,8 @@ def test_editor_text_wins_over_the_disk(root: Path) -> None:
     workspace = Workspace([root])
     workspace.open_buffer(util, "def clamp():\n    return 'unsaved edit'\n")
     b = ContextBuilder(workspace, Settings())
-    system = system_text(b.build(request(user_message="x", files_in_play=[util])).messages)
-    assert "unsaved edit" in system and "(editor buffer)" in system
+    attached = zone_text(b.build(request(user_message="x", files_in_play=[util])), "history")
+    assert "unsaved edit" in attached and "(editor buffer)" in attached
 
 
 def diagnostic(line: int, message: str, severity: int) -> Diagnostic:
@@ -191,8 +214,8 @@ def test_diagnostics_most_severe_and_nearest_first(root: Path) -> None:
     )
     refs = [b.ref for b in built.blocks if b.source == "diagnostics"]
     assert refs == ["app/engine.py", "app/__init__.py", "app/util.py"]
-    system = system_text(built.messages)
-    assert system.index("app/engine.py:5:1: error: bad type") < system.index(
+    tail = zone_text(built, "tail")
+    assert tail.index("app/engine.py:5:1: error: bad type") < tail.index(
         "app/engine.py:10:1: hint"
     )
 
@@ -249,9 +272,9 @@ def test_profile_and_repomap_sections(root: Path) -> None:
     built = b.build(
         request(user_message="where is Engine used", files_in_play=[root / "app" / "util.py"])
     )
-    system = system_text(built.messages)
-    assert "## Repository map" in system and "class Engine" in system
-    assert "Languages: python" in system and "`python -m pytest`" in system
+    preamble = zone_text(built, "preamble")
+    assert "## Repository map" in preamble and "class Engine" in preamble
+    assert "Languages: python" in preamble and "`python -m pytest`" in preamble
     files, mentioned, max_tokens = repomap.calls[0]
     assert files == [root / "app" / "util.py"]
     assert "Engine" in mentioned and 0 < max_tokens < built.manifest.available_input
@@ -267,18 +290,19 @@ def test_a_failing_collaborator_becomes_an_excluded_block(root: Path) -> None:
     assert not block.included and block.reason == "unavailable: profile.json is corrupt"
 
 
-def test_extra_blocks_are_kept_in_the_system_prompt(root: Path) -> None:
+def test_extra_blocks_are_kept_in_the_tail(root: Path) -> None:
     extra = ContextBlock(
         source="diagnostics", priority=90, text="## Fix this diagnostic\nboom", required=True
     )
     built = builder(root).build(request(user_message="fix", extra_blocks=[extra]))
-    assert "## Fix this diagnostic\nboom" in system_text(built.messages)
+    assert "## Fix this diagnostic\nboom" in zone_text(built, "tail")
     assert next(b for b in built.blocks if b.source == "diagnostics").tokens > 0
 
 
-def test_a_dry_run_without_message_has_only_the_system_message(root: Path) -> None:
+def test_a_dry_run_without_message_has_only_the_system_and_preamble(root: Path) -> None:
     built = builder(root).build(request())
-    assert [m["role"] for m in built.messages] == ["system"]
+    assert [m["role"] for m in built.messages] == ["system", "system"]
+    assert built.layout is not None and set(built.layout.zones) == {"system", "preamble", "history"}
 
 
 def test_the_rendered_messages_fit_what_the_manifest_accounts_for(root: Path) -> None:
@@ -310,8 +334,8 @@ def test_rules_are_shown_nearest_last_but_the_nearest_are_kept_first() -> None:
     full = builder(RULES_FIXTURE).build(ask)
     rules = [b for b in full.blocks if b.source == "rules"]
     assert [b.ref for b in rules] == ["AGENTS.md", "pkg/AGENTS.md", "pkg/sub/AGENTS.md"]
-    system = system_text(full.messages)
-    assert system.index("## Project rules: AGENTS.md") < system.index("RULE-SUB-03")
+    preamble = zone_text(full, "preamble")
+    assert preamble.index("## Project rules: AGENTS.md") < preamble.index("RULE-SUB-03")
 
     tokens = {b.ref: b.tokens for b in full.blocks}
     required = sum(b.tokens for b in full.blocks if b.source in ("system", "user"))

@@ -71,10 +71,19 @@ def test_json_is_the_manifest_wire_shape(root: Path) -> None:
     done = cairn(root, "--message", "hello", "--json")
     assert done.returncode == 0, done.stderr
     manifest = json.loads(done.stdout)
-    assert manifest["usedInput"] == sum(b["tokens"] for b in manifest["blocks"] if b["included"])
+    blocks = manifest["blocks"]
+    tools = [b for b in blocks if b["zone"] == "tools"]
+    assert tools and all(b["source"] == "tools" for b in tools)  # one per schema, sent first
+    assert blocks[: len(tools)] == tools
+    rest = blocks[len(tools) :]
+    assert manifest["usedInput"] == sum(b["tokens"] for b in rest if b["included"])
     assert manifest["usedInput"] <= manifest["availableInput"]
-    sources = [b["source"] for b in manifest["blocks"]]
-    assert sources[0] == "system" and sources[-1] == "user"
+    assert rest[0]["source"] == "system" and rest[-1]["source"] == "user"
+    assert manifest["cacheBreak"] is None and set(manifest["cache"]["zoneHashes"]) >= {
+        "tools",
+        "system",
+        "history",
+    }
 
 
 def test_text_prints_the_exact_messages(root: Path) -> None:

@@ -50,12 +50,12 @@ def test_an_open_buffer_is_in_play_with_its_unsaved_text(root: Path) -> None:
     )
 
 
-def test_the_dry_run_offers_the_tools_of_a_real_call(root: Path) -> None:
+async def test_the_dry_run_offers_the_tools_of_a_real_call(root: Path) -> None:
     settings = Settings.model_validate({"model": MODEL, "mode": "plan"})
     dry = next_context(ReadOnlyEngine([root], settings), [], "plan it", None, None)
     real = Engine([root], settings)
     try:
-        manifest = real.context_manifest(message="plan it")
+        manifest = await real.context_manifest(message="plan it")
     finally:
         real.close()
     # The same tool schemas: the same budget left for the input.
@@ -92,11 +92,11 @@ def test_the_dry_run_writes_only_the_repository_map_cache(root: Path) -> None:
     assert sorted(p.name for p in (root / ".cairn" / "traces").iterdir()) == [session_id]
 
 
-def test_a_writing_engine_stores_what_the_dry_run_does_not(root: Path) -> None:
+async def test_a_writing_engine_stores_what_the_dry_run_does_not(root: Path) -> None:
     """The peer of the test above: the same build in a real session keeps the full text."""
     engine = Engine([root], Settings.model_validate(SMALL))
     try:
-        manifest = engine.context_manifest(
+        manifest = await engine.context_manifest(
             message="fix it", uri=path_to_uri(root / "app" / "engine.py")
         )
         buffer = next(b for b in manifest.blocks if b.source == "buffer")

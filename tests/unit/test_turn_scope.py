@@ -33,30 +33,40 @@ def test_branch_tools_are_the_modes_read_only_tools_without_explore() -> None:
 
 
 async def test_files_a_turn_edits_are_in_play_for_its_next_calls(tmp_path: Path) -> None:
-    (tmp_path / "app.py").write_text("def add(a, b):\n    return a - b\n")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "AGENTS.md").write_text("RULE-PKG-5: keep pkg pure.\n")
+    (pkg / "app.py").write_text("def add(a, b):\n    return a - b\n")
     engine = make_engine(
         tmp_path,
         [
-            reply("", call("edit_file", path="app.py", old="a - b", new="a + b")),
+            reply("", call("edit_file", path="pkg/app.py", old="a - b", new="a + b")),
             reply("Fixed."),
         ],
     )
     try:
         result = await engine.turn("fix add")
         manifests = engine.session(result.session_id).trace.manifests()
-        refs = [{b.ref for b in m.blocks if b.source == "buffer"} for m in manifests]
-        assert refs == [set(), {"app.py"}]  # not in play before the edit, in play after it
+        rules = [{b.ref for b in m.blocks if b.source == "rules"} for m in manifests]
+        # Not in play before the edit; in play after it, its folder's rules are attached
+        # to the history (the preamble stays frozen for the turn).
+        assert rules == [set(), {"pkg/AGENTS.md"}]
+        assert [b.zone for b in manifests[1].blocks if b.source == "rules"] == ["history"]
+        # The model made the edit: the file is not attached back to it.
+        assert all(b.ref != "pkg/app.py" for m in manifests for b in m.blocks if b.source == "buffer")
         # The edits belonged to that turn's scope: the next build starts with none in play.
-        manifest = engine.context_manifest(message="next")
-        assert "app.py" not in {b.ref for b in manifest.blocks if b.source == "buffer"}
+        manifest = await engine.context_manifest(message="next")
+        assert "pkg/AGENTS.md" not in {
+            b.ref for b in manifest.blocks if b.source == "rules" and b.zone == "preamble"
+        }
     finally:
         engine.close()
 
 
-def test_a_settings_change_is_one_assignment_every_part_sees(tmp_path: Path) -> None:
+async def test_a_settings_change_is_one_assignment_every_part_sees(tmp_path: Path) -> None:
     engine = make_engine(tmp_path, [])
     try:
-        before = engine.context_stats()
+        before = await engine.context_stats()
         new = Settings.model_validate(
             {
                 **engine.settings.model_dump(),
@@ -73,7 +83,7 @@ def test_a_settings_change_is_one_assignment_every_part_sees(tmp_path: Path) -> 
             assert part.settings is new
         for config in (engine.runner.config, engine.explorer.config, engine.compactor.config):
             assert config is engine.config
-        after = engine.context_stats()
+        after = await engine.context_stats()
         assert (before.context_window, after.context_window) == (128_000, 50_000)
         assert after.max_output_tokens == 1_234
     finally:

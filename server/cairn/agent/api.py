@@ -162,9 +162,9 @@ class EngineApi(Protocol):
         (finishReason "cancelled", partial output recorded, session usable)."""
         ...
 
-    def context_stats(self, session_id: str | None = None) -> ContextStats: ...
+    async def context_stats(self, session_id: str | None = None) -> ContextStats: ...
 
-    def context_manifest(
+    async def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None
     ) -> Manifest:
         """With `message`: a dry run (the manifest the next call would get). Without:

@@ -8,11 +8,24 @@ listener (`start` / `done` / `failed`, with tokens before and after). Every
 method works on a `TurnScope`: the running turn's, or one the engine opens
 between turns (a goal the user finished, a forced compaction).
 
+Measuring never gathers again: a candidate marker is measured by assembling
+the call's snapshot once more with the marker added (`cache_breaks`).
+Folds and prunes rewrite history, so they break the provider's prompt
+cache from their first changed message on: they are applied when the
+cache-break policy says they pay (a fold of the last messages always does),
+when the cache is cold anyway, or when the budget needs the room; until
+then a fold waits in `session.deferred_folds` and a prune is simply planned
+again (with more to free) before the next call. Pending changes are applied
+together, and each applied break is noted for the next manifest
+(`SessionCache.note_break`).
+
 A summary may be prepared in the background (`start_background`) while the
 turn runs its tools; its marker is recorded at the next `join`, before the
-next context build, so a marker never lands inside a step. A summary that
-frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled. After any
-summary attempt the next one waits until the history has grown by
+next context build, so a marker never lands inside a step. The compaction
+call repeats the next request's prefix plus one instruction (read from the
+cache), falling back to a transcript only when that does not fit. A summary
+that frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled.
+After any summary attempt the next one waits until the history has grown by
 `SUMMARY_RETRY_MESSAGES` messages, so compaction never loops; a summary is
 not even attempted when what it would cover is too small to matter.
 `compact_for_overflow` is the entry point the turn loop calls when the
@@ -25,9 +38,10 @@ import asyncio
 from collections.abc import Sequence
 from typing import Literal
 
+from cairn.agent.cache_breaks import Change, decide, measure
 from cairn.agent.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope import TurnScope
-from cairn.agent.session import PendingFold
+from cairn.agent.session import DeferredFold, PendingFold
 from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
@@ -36,6 +50,7 @@ from cairn.compaction.narrative import (
     COMPACTION_AGENT,
     Narrative,
     compaction_messages,
+    instruction_messages,
     parse_narrative,
 )
 from cairn.compaction.prune import plan_prune
@@ -44,12 +59,13 @@ from cairn.compaction.transcript import choose_watermark, covered_tokens, render
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
 from cairn.context.redact import redact_messages
+from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
+from cairn.llm.cache_hints import CacheHints
 from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
-from cairn.models.summary import SessionSummary
 from cairn.settings import Settings, SettingsRef
 from cairn.tokens.counter import counter_for
 
@@ -57,6 +73,9 @@ Stage = Literal["start", "done", "failed"]
 
 # Tokens of the compaction call's input left for its prompt and the previous summary.
 COMPACTION_PROMPT_RESERVE = 2_000
+SUMMARY_BREAK = "summary"
+FORCED = "compaction requested"
+TOKENS_PER_K = 1_000
 
 
 class Compactor:
@@ -93,10 +112,74 @@ class Compactor:
             )
         )
 
+    def _snapshot(self, scope: TurnScope) -> ContextSnapshot:
+        """The last snapshot a real call gathered (over the current records), else a new one."""
+        snapshot = scope.session.cache.snapshot
+        if snapshot is None:
+            snapshot = self.contexts.gather(scope)
+            scope.session.cache.snapshot = snapshot
+        return snapshot.with_history(scope.session.messages())
+
+    def _tokens(self, scope: TurnScope, snapshot: ContextSnapshot) -> Demand:
+        return demand_of(self.contexts.assemble(scope, snapshot))
+
+    # -- applying folds and prunes ---------------------------------------------------
+
+    def _apply(self, scope: TurnScope, changes: Sequence[Change], before: int, after: int) -> None:
+        """Record the markers of `changes` (measured together) with their events."""
+        session = scope.session
+        for change in changes:
+            kind: CompactionKind = change.part.kind
+            self._event(scope, "start", kind, before)
+            change.part.tokens_before, change.part.tokens_after = before, after
+            session.append_marker(change.part, goal_id=change.goal_id)
+            session.cache.note_break(change.label)
+            self._event(scope, "done", kind, before, after)
+
+    def _pending(self, scope: TurnScope) -> list[Change]:
+        """The deferred folds and the prune that would apply now, as changes."""
+        session = scope.session
+        changes = [
+            Change(part=d.part, label=f"fold goal {d.goal_id}", goal_id=d.goal_id)
+            for d in session.deferred_folds
+        ]
+        plan = plan_prune(
+            session.messages(),
+            counter_for(scope.inputs.model),
+            minimum=self.settings.prune_minimum,
+            protect=self.settings.prune_protect,
+            protected_tools=self.settings.protected_tools,
+        )
+        if plan is not None:
+            label = f"prune {round(plan.freed_tokens / TOKENS_PER_K)}k"
+            changes.append(Change(part=plan.marker(0, 0), label=label))
+        return changes
+
+    def apply_pending(
+        self, scope: TurnScope, snapshot: ContextSnapshot, *, force: bool = False
+    ) -> bool:
+        """Apply the deferred folds and the prune at once when the policy (or `force`) says so."""
+        session = scope.session
+        changes = self._pending(scope)
+        if not changes:
+            return False
+        measured = measure(self.contexts, scope, snapshot, session.messages(), changes)
+        demand = demand_of(measured.before)
+        budget = force or policy.needs_summary(
+            demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
+        )
+        decision = decide(self.contexts, scope, snapshot, measured.candidate, budget_needs=budget)
+        if not decision.apply:
+            return False
+        after = demand_of(measured.after).tokens
+        self._apply(scope, changes, demand.tokens, after)
+        session.deferred_folds = []
+        return True
+
     # -- goal folding ----------------------------------------------------------
 
     def fold(self, scope: TurnScope, fold: PendingFold) -> None:
-        """Record the marker folding a finished goal's messages into its summary."""
+        """Fold a finished goal's messages into its summary now, or defer it (cache policy)."""
         session = scope.session
         tree = session.goals()
         goal = find_goal(tree, fold.goal_id)
@@ -108,43 +191,22 @@ class Compactor:
         )
         if part is None:
             return
-        before = self.contexts.demand(scope, messages).tokens
-        self._event(scope, "start", "goal", before)
-        candidate = _with_marker(messages, part, fold.goal_id)
-        after = self.contexts.demand(scope, candidate).tokens
-        part.tokens_before, part.tokens_after = before, after
-        session.append_marker(part, goal_id=fold.goal_id)
-        self._event(scope, "done", "goal", before, after)
+        change = Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
+        snapshot = self._snapshot(scope)
+        measured = measure(self.contexts, scope, snapshot, messages, [change])
+        decision = decide(self.contexts, scope, snapshot, measured.candidate, budget_needs=False)
+        if not decision.apply:
+            session.deferred_folds.append(DeferredFold(goal_id=fold.goal_id, part=part))
+            scope.listener.on_log(f"goal {fold.goal_id} fold deferred ({decision.why})")
+            return
+        before = demand_of(measured.before).tokens
+        self._apply(scope, [change], before, demand_of(measured.after).tokens)
 
     def flush_folds(self, scope: TurnScope) -> None:
         session = scope.session
         folds, session.pending_folds = session.pending_folds, []
         for fold in folds:
             self.fold(scope, fold)
-
-    # -- prune -----------------------------------------------------------------
-
-    def prune(self, scope: TurnScope) -> bool:
-        """Apply phase 1 when it frees at least `prune_minimum`; True when it did."""
-        session = scope.session
-        messages = session.messages()
-        plan = plan_prune(
-            messages,
-            counter_for(scope.inputs.model),
-            minimum=self.settings.prune_minimum,
-            protect=self.settings.prune_protect,
-            protected_tools=self.settings.protected_tools,
-        )
-        if plan is None:
-            return False
-        before = self.contexts.demand(scope, messages).tokens
-        self._event(scope, "start", "prune", before)
-        part = plan.marker(before, 0)
-        after = self.contexts.demand(scope, _with_marker(messages, part)).tokens
-        part.tokens_after = after
-        session.append_marker(part)
-        self._event(scope, "done", "prune", before, after)
-        return True
 
     # -- summary ---------------------------------------------------------------
 
@@ -182,7 +244,11 @@ class Compactor:
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
-        self, scope: TurnScope, messages: Sequence[Message], available: int
+        self,
+        scope: TurnScope,
+        snapshot: ContextSnapshot,
+        messages: Sequence[Message],
+        available: int,
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
         cut = self._cut(scope, messages, available)
@@ -190,11 +256,8 @@ class Compactor:
             return None
         index = cut[0]
         state = read_state(messages)
-        count = counter_for(scope.inputs.model)
-
-        new = messages[state.watermark_index + 1 : index + 1]
-        transcript = render_transcript(new, state, count)
-        narrative = await self._narrative(scope, state.summary, transcript)
+        built = self.contexts.assemble(scope, snapshot.with_history(messages))
+        narrative = await self._narrative(scope, built, messages, index)
         covered = messages[: index + 1]
         summary = build_summary(
             state.summary,
@@ -205,24 +268,42 @@ class Compactor:
         )
         return CompactionPart(kind="summary", summary=summary)
 
+    def _request(
+        self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
+    ) -> list[dict[str, object]]:
+        """The compaction call's messages: the next call's prefix plus the instruction, or a
+        transcript when that prefix does not fit the model's input budget or the compaction
+        model is another model (a provider caches a prefix per model)."""
+        count = counter_for(scope.inputs.model)
+        if scope.inputs.model_for("compaction") == scope.inputs.model:
+            request = instruction_messages(built.prefix_messages())
+            tail = built.tail_index
+            tail_tokens = count(str(built.messages[tail]["content"])) if tail is not None else 0
+            need = built.stats.used_input - tail_tokens + count(str(request[-1]["content"]))
+            if need <= built.stats.available_input:
+                return request
+        state = read_state(messages)
+        new = messages[state.watermark_index + 1 : index + 1]
+        return list(compaction_messages(state.summary, render_transcript(new, state, count)))
+
     async def _narrative(
-        self,
-        scope: TurnScope,
-        previous: SessionSummary | None,
-        transcript: str,
+        self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
     ) -> Narrative:
+        request = self._request(scope, built, messages, index)
+        on_prefix = request[:-1] == built.prefix_messages()
+        if not on_prefix:
+            # The transcript holds old tool outputs verbatim: the builder's redactor applies
+            # (the prefix was redacted when it was assembled).
+            request, _ = redact_messages(request, self.contexts.builder.redactor)
         try:
-            # The transcript holds old tool outputs verbatim: the builder's redactor applies.
-            messages, _ = redact_messages(
-                compaction_messages(previous, transcript), self.contexts.builder.redactor
-            )
             reply = await self.runtime.complete(
                 scope.inputs.model_for("compaction"),
-                messages,
-                None,
+                request,
+                self.contexts.registry.schemas(scope.tools) if on_prefix else None,
                 agent=COMPACTION_AGENT,
                 main_model=scope.inputs.main_model,
                 allow_empty=True,  # an empty narrative still gets the ledger from the records
+                cache=CacheHints(scope.session.id, built.breakpoints) if on_prefix else None,
             )
         except CairnError as exc:
             scope.listener.on_log(f"compaction model call failed, ledger only: {exc}")
@@ -230,16 +311,19 @@ class Compactor:
         scope.session.add_usage(reply.usage)
         return parse_narrative(reply.text)
 
-    def record_summary(self, scope: TurnScope, part: CompactionPart | None) -> bool:
+    def record_summary(
+        self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart | None
+    ) -> bool:
         """Measure and record a prepared summary (or report the stall); True when recorded."""
         session = scope.session
         messages = session.messages()
-        before = self.contexts.demand(scope, messages).tokens
+        before = self._tokens(scope, snapshot.with_history(messages)).tokens
         if part is None or not _still_newer(messages, part):
             session.summarised_at = len(messages)
             self._event(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        after = self.contexts.demand(scope, _with_marker(messages, part)).tokens
+        probe = [*messages, Message(id="probe-summary", role="system", parts=[part])]
+        after = self._tokens(scope, snapshot.with_history(probe)).tokens
         if policy.is_stalled(before, after):
             session.summarised_at = len(messages)
             error = policy.stall_message(before, after)
@@ -248,16 +332,20 @@ class Compactor:
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part)
         session.summarised_at = len(messages)
+        session.deferred_folds = []
+        session.cache.note_break(SUMMARY_BREAK)
+        session.cache.refresh = True
         self._event(scope, "done", "summary", before, after)
         return True
 
     async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
+        snapshot = self._snapshot(scope)
         messages = scope.session.messages()
-        before = self.contexts.demand(scope, messages)
+        before = self._tokens(scope, snapshot)
         self._event(scope, "start", "summary", before.tokens)
-        part = await self.prepare_summary(scope, messages, before.available)
-        return self.record_summary(scope, part)
+        part = await self.prepare_summary(scope, snapshot, messages, before.available)
+        return self.record_summary(scope, snapshot, part)
 
     # -- background --------------------------------------------------------------
 
@@ -275,7 +363,7 @@ class Compactor:
             return
         self._event(scope, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
-            self.prepare_summary(scope, messages, demand.available),
+            self.prepare_summary(scope, self._snapshot(scope), messages, demand.available),
             name=f"compaction-{session.id}",
         )
 
@@ -288,26 +376,29 @@ class Compactor:
         try:
             part = await task
         except CairnError as exc:
-            before = self.contexts.demand(scope).tokens
+            before = self._tokens(scope, self._snapshot(scope)).tokens
             self._event(scope, "failed", "summary", before, None, str(exc))
             return
-        self.record_summary(scope, part)
+        self.record_summary(scope, self._snapshot(scope), part)
 
     # -- before each call --------------------------------------------------------
 
     async def before_call(self, scope: TurnScope) -> BuiltContext:
-        """Join, prune, summarise when the next call would pass the threshold; its context."""
+        """Join, apply pending folds and prunes when they pay, summarise when the next call
+        would pass the threshold; the call's context, its attachments recorded."""
         session = scope.session
         await self.join(scope)
-        self.prune(scope)
-        built = self.contexts.build(scope)
+        snapshot, built = await self.contexts.prepare(scope)
+        if self.apply_pending(scope, snapshot):
+            built = self.contexts.assemble(scope, snapshot.with_history(session.messages()))
         demand = demand_of(built)
         over = policy.needs_summary(
             demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
         )
         retry = policy.may_summarise_again(len(session.messages()), session.summarised_at)
         if over and retry and self.worth_it(scope, demand) and await self.summarize(scope):
-            built = self.contexts.build(scope)
+            snapshot, built = await self.contexts.prepare(scope)
+        self.contexts.record_attachments(scope, built)
         return built
 
     # -- forced ------------------------------------------------------------------
@@ -321,23 +412,19 @@ class Compactor:
         """`cairn/compact`: prune, then summarise, whatever the thresholds say."""
         session = scope.session
         await self.join(scope)
-        before = self.contexts.demand(scope).tokens
-        pruned = self.prune(scope)
+        snapshot = await self.contexts.gather_async(scope)
+        session.cache.snapshot = snapshot
+        before = self._tokens(scope, snapshot).tokens
+        pruned = self.apply_pending(scope, self._snapshot(scope), force=True)
         session.summarised_at = None
         summarised = await self.summarize(scope)
-        after = self.contexts.demand(scope).tokens
+        after = self._tokens(scope, self._snapshot(scope)).tokens
         kind = "summary" if summarised else "prune" if pruned else "none"
+        if kind != "none":
+            session.cache.note_break(FORCED)
         return CompactResult(
             session_id=session.id, tokens_before=before, tokens_after=after, kind=kind
         )
-
-
-def _with_marker(
-    messages: Sequence[Message], part: CompactionPart, goal_id: str | None = None
-) -> list[Message]:
-    """`messages` plus a not-yet-recorded marker, to measure what it would free."""
-    probe = Message(id="probe-marker", role="system", parts=[part], goal_id=goal_id)
-    return [*messages, probe]
 
 
 def _still_newer(messages: Sequence[Message], part: CompactionPart) -> bool:

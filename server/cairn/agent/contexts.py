@@ -2,20 +2,32 @@
 
 Wraps `ContextBuilder` with what a `TurnScope` knows: the session's history
 and goals, the schemas of the tools the turn offers, the files in play (the
-open buffers, the turn's references and edits) and the fix target. The
-turn, the compactor, the editor's dry run and `cairn context` all build
-through `Contexts.build`, so a dry run is the context of a real call. A
-read-only `Contexts` stores no artifact (a degraded block's full text is
-then not kept). A window a provider reported for the session's model (by
-refusing a longer request) caps the budget of every later build; an explore
-branch on its own model builds for that model's window. Also
-measures the *demand* of a context, the tokens of every candidate block
-whether or not it fit, which is what compaction decisions compare with the
-window (a context that had to drop history is an overflow).
+open buffers, the turn's references and edits) and the fix target, and the
+session's prompt-cache state (`SessionCache`). A build is a gather (the
+only I/O, run on a worker thread over a copy of the editor state when the
+caller is async) and an assembly (pure). The turn, the compactor, the
+editor's dry run and `cairn context` all go through here, so a dry run is
+the context of a real call.
+
+Only a real call changes the cache state: `prepare` gathers and assembles
+it and records the attachments it rendered; `commit` keeps what was sent
+(the preamble frozen for the rest of the turn, the selection memo, the
+manifest with the provider's usage). A dry run reads the state and changes
+nothing. A read-only `Contexts` stores no artifact (a degraded block's
+full text is then not kept). A window a provider reported for the
+session's model (by refusing a longer request) caps the budget of every
+later build; an explore branch on its own model builds for that model's
+window. Also measures the *demand* of a context, the
+tokens of every candidate block whether or not it fit, which is what
+compaction decisions compare with the window (a context that had to drop
+history is an overflow).
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,12 +35,21 @@ from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
+from cairn.compaction.cache_policy import cold_reason
+from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.context.cache import CacheView, Preamble, Signature, preamble_change
+from cairn.context.prefix import entries_of
+from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
+from cairn.models.manifest import Manifest
 from cairn.models.messages import Message
+from cairn.models.session import Usage
+
+MODE_SWITCH = "mode switch"
 
 
 @dataclass(frozen=True)
@@ -42,7 +63,7 @@ class Demand:
 
 
 def demand_of(built: BuiltContext) -> Demand:
-    blocks = built.manifest.blocks
+    blocks = [b for b in built.manifest.blocks if b.zone != "tools"]
     wanted = sum(b.tokens for b in blocks) + built.stats.tool_schema_tokens
     dropped = any(not b.included and b.source in ("history", "summary") for b in blocks)
     return Demand(
@@ -59,6 +80,15 @@ def _known_limit(session: Session, model: str) -> int | None:
         return session.context_limit(model)
     except CairnError:  # a dry run's session that was never created
         return None
+
+
+def preamble_signature(manifest: Manifest) -> Signature:
+    """The preamble a manifest's call sent, as `Preamble.signature` gives it."""
+    return tuple(
+        (b.source, b.ref or "", b.version)
+        for b in manifest.blocks
+        if b.zone == "preamble" and b.included
+    )
 
 
 class Contexts:
@@ -78,18 +108,21 @@ class Contexts:
         self.registry = registry
         self.files = files
         self.read_only = read_only
+        # One gather at a time: the repository map and the profile are not thread-safe.
+        self._gather_lock = threading.Lock()
 
-    def build(self, scope: TurnScope, *, messages: Sequence[Message] | None = None) -> BuiltContext:
-        """The context of the scope's next call (over `messages` when given, else the trace's).
+    # -- gathering ---------------------------------------------------------------
 
-        File events and editor buffers that arrived since the last build are applied first.
-        """
-        if self.files is not None:
-            self.files.sync()
+    def request(
+        self, scope: TurnScope, messages: Sequence[Message] | None, *, preamble: bool
+    ) -> ContextRequest:
+        """What the scope's next call depends on (over `messages` when given, else the trace's)."""
         session, inputs = scope.session, scope.inputs
         history = list(messages) if messages is not None else session.messages()
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
-        request = ContextRequest(
+        own_edits = set(scope.edit_log.paths)
+        edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
+        return ContextRequest(
             session_id=session.id,
             model=inputs.model,
             mode=inputs.mode,
@@ -98,13 +131,107 @@ class Contexts:
             user_message=inputs.user_message,
             references=list(inputs.references),
             files_in_play=files_in_play(self.workspace, inputs, scope.edited),
+            edited=edited,
             extra_blocks=extra,
             tool_schemas=self.registry.schemas(scope.tools),
-            store_artifact=None if self.read_only else session.trace.write_artifact,
+            tool_names=list(scope.tools),
+            preamble=preamble,
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
         )
-        built = self.builder.build(request)
+
+    def wants_preamble(self, scope: TurnScope) -> bool:
+        """Whether the next build needs a fresh preamble (else the turn's frozen one is used)."""
+        session, cache = scope.session, scope.session.cache
+        turn = session.current_turn_id
+        return (
+            cache.preamble is None
+            or cache.refresh
+            or turn is None
+            or cache.preamble_turn != turn
+            or cache.mode != scope.inputs.mode
+        )
+
+    def _gather(self, request: ContextRequest, workspace: Workspace | None) -> ContextSnapshot:
+        with self._gather_lock:
+            return self.builder.gather(request, workspace)
+
+    def gather(
+        self,
+        scope: TurnScope,
+        messages: Sequence[Message] | None = None,
+        *,
+        preamble: bool | None = None,
+    ) -> ContextSnapshot:
+        """The snapshot of the scope's next call, read on this thread (file events applied first)."""
+        if self.files is not None:
+            self.files.sync()
+        fresh = self.wants_preamble(scope) if preamble is None else preamble
+        return self._gather(self.request(scope, messages, preamble=fresh), None)
+
+    async def gather_async(
+        self,
+        scope: TurnScope,
+        messages: Sequence[Message] | None = None,
+        *,
+        preamble: bool | None = None,
+    ) -> ContextSnapshot:
+        """`gather` on a worker thread, over a copy of the editor state taken on this one."""
+        if self.files is not None:
+            self.files.sync()
+        fresh = self.wants_preamble(scope) if preamble is None else preamble
+        request = self.request(scope, messages, preamble=fresh)
+        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+
+    # -- assembling ----------------------------------------------------------------
+
+    @staticmethod
+    def previous(session: Session) -> Manifest | None:
+        """The manifest of the session's last real call (read from the trace once)."""
+        cache = session.cache
+        if not cache.loaded:
+            manifests = session.trace.manifests()
+            cache.last = manifests[-1] if manifests else None
+            breaks = [m.cache_break for m in manifests if m.cache_break]
+            cache.last_break = breaks[-1] if breaks else None
+            cache.loaded = True
+        return cache.last
+
+    def view(self, scope: TurnScope, snapshot: ContextSnapshot) -> CacheView:
+        """What the build of `snapshot` knows of the session's cache (see `CacheView`)."""
+        session, cache = scope.session, scope.session.cache
+        previous = self.previous(session)
+        reasons = list(cache.reasons)
+        preamble: Preamble | None = cache.preamble
+        if snapshot.has_preamble or preamble is None:
+            preamble = fresh_preamble(snapshot)
+            before = cache.preamble.signature() if cache.preamble is not None else None
+            if before is None and previous is not None:
+                before = preamble_signature(previous)
+            change = preamble_change(before, preamble)
+            if change is not None:
+                reasons.append(change)
+        if cache.mode is not None and cache.mode != scope.inputs.mode:
+            reasons.insert(0, MODE_SWITCH)
+        idle = None
+        if previous is not None and previous.at is not None:
+            idle = time.time() - previous.at.timestamp()
+        return CacheView(
+            preamble=preamble,
+            previous=entries_of(previous) if previous is not None else None,
+            previous_model=previous.model if previous is not None else None,
+            memo=cache.memo,
+            reasons=tuple(reasons),
+            cold=cold_reason(idle, self.builder.settings.cache_lifetime_s),
+            last_usage=previous.usage if previous is not None else None,
+            last_break=cache.last_break,
+        )
+
+    def assemble(self, scope: TurnScope, snapshot: ContextSnapshot) -> BuiltContext:
+        """The call's context from `snapshot` and the session's cache state (no I/O)."""
+        session = scope.session
+        store = None if self.read_only else session.trace.write_artifact
+        built = self.builder.assemble(snapshot, self.view(scope, snapshot), store)
         built.stats.compaction.in_progress = session.compacting
         return built
 
@@ -114,5 +241,42 @@ class Contexts:
             return None
         return role_window(inputs.model, inputs.main_model, self.builder.settings)
 
+    def build(self, scope: TurnScope, *, messages: Sequence[Message] | None = None) -> BuiltContext:
+        """The context of the scope's next call, gathered on this thread (a dry run)."""
+        return self.assemble(scope, self.gather(scope, messages))
+
+    async def build_async(self, scope: TurnScope) -> BuiltContext:
+        """The context of the scope's next call, gathered off the event loop (a dry run)."""
+        return self.assemble(scope, await self.gather_async(scope))
+
     def demand(self, scope: TurnScope, messages: Sequence[Message] | None = None) -> Demand:
         return demand_of(self.build(scope, messages=messages))
+
+    # -- a real call -----------------------------------------------------------------
+
+    async def prepare(self, scope: TurnScope) -> tuple[ContextSnapshot, BuiltContext]:
+        """Gather and assemble a real call's context, and record what it attached."""
+        snapshot = await self.gather_async(scope)
+        scope.session.cache.snapshot = snapshot
+        return snapshot, self.assemble(scope, snapshot)
+
+    def record_attachments(self, scope: TurnScope, built: BuiltContext) -> None:
+        """Record the attachments a real call renders, so later calls read them from history."""
+        if built.attachments and not self.read_only:
+            scope.session.append("system", list(built.attachments), use_focus=False)
+            built.attachments = []
+
+    def commit(self, scope: TurnScope, built: BuiltContext, usage: Usage | None) -> None:
+        """After a real call: keep what it sent, with the provider's usage, for the next build."""
+        session = scope.session
+        manifest = built.manifest
+        manifest.usage = usage
+        if usage is not None:
+            built.stats.cache.cached_input = usage.cached_input_tokens
+            built.stats.cache.cache_write_input = usage.cache_write_input_tokens
+        self.previous(session)
+        if manifest.cache_break:
+            session.cache.last_break = manifest.cache_break
+        session.cache.committed(
+            manifest, built.preamble, built.memo, scope.inputs.mode, session.current_turn_id
+        )

@@ -255,13 +255,15 @@ class Engine:
 
     # -- context -----------------------------------------------------------------
 
-    def context_stats(self, session_id: str | None = None) -> ContextStats:
+    async def context_stats(self, session_id: str | None = None) -> ContextStats:
+        """The stats of the session's next call (gathered off the event loop)."""
         session = self.session(session_id)
-        return self.contexts.build(self.scope(session, self._between_turns(session))).stats
+        return (await self.contexts.build_async(self.scope(session, self._between_turns(session)))).stats
 
-    def context_manifest(
+    async def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None
     ) -> Manifest:
+        """The last call's manifest, or with `message`/`uri` the next call's (a dry run)."""
         session = self.session(session_id)
         if message is None and uri is None:
             manifests = session.trace.manifests()
@@ -269,7 +271,7 @@ class Engine:
                 return manifests[-1]
         edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
         scope = self.scope(session, self._between_turns(session, message or ""), edited)
-        return self.contexts.build(scope).manifest
+        return (await self.contexts.build_async(scope)).manifest
 
     # -- goals -------------------------------------------------------------------
 

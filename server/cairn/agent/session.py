@@ -2,9 +2,10 @@
 
 A `Session` wraps the `Trace` (the record) with the run-time state the
 record does not hold: the lock that keeps turns one at a time, the goal
-folds waiting for the end of the current step, the background compaction
-task and the stall mark. Every message written through `append` carries the
-focused goal and the current turn.
+folds waiting for the end of the current step and those the cache-break
+policy deferred, the background compaction task, the stall mark and the
+prompt-cache state (`SessionCache`). Every message written through
+`append` carries the focused goal and the current turn.
 
 A session keeps its model (`session_model`): a turn runs on the model given
 for it, else on the session's, unless the model setting changed since the
@@ -19,6 +20,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cairn.agent.cache_state import SessionCache
 from cairn.agent.ids import message_id
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
@@ -57,6 +59,14 @@ def session_model(explicit: str | None, configured: str | None, meta: SessionMet
     return last
 
 
+@dataclass(frozen=True)
+class DeferredFold:
+    """A goal fold measured and left for later: it would re-write more cache than it saves."""
+
+    goal_id: str
+    part: CompactionPart
+
+
 def title_of(message: str) -> str:
     """A session title from its first message: the first line, shortened at a word."""
     line = message.strip().splitlines()[0] if message.strip() else ""
@@ -74,11 +84,14 @@ class Session:
         self.turn_lock = asyncio.Lock()
         self.current_turn_id: str | None = None
         self.pending_folds: list[PendingFold] = []
+        # Folds the cache-break policy deferred (applied with the next break that pays).
+        self.deferred_folds: list[DeferredFold] = []
         # SubtaskParts of the explore call running now, recorded with its result.
         self.pending_subtasks: list[SubtaskPart] = []
         self.background: asyncio.Task[CompactionPart | None] | None = None
         # Message count at the last summary attempt (recorded or stalled).
         self.summarised_at: int | None = None
+        self.cache = SessionCache()
 
     # -- goals ---------------------------------------------------------------
 

@@ -14,7 +14,10 @@ call's tokens and cost as a `usage` event. The model time of the turn (its
 calls, retries and waits; not its tools) is bounded by `turn_deadline_s`. A
 context-length refusal from the provider is recovered once
 (`cairn.agent.overflow`: the limit remembered, the session compacted) and
-the call retried, its manifest saying why.
+the call retried, its manifest saying why. Each call's manifest is recorded
+after the call (whether it succeeded or not) with the usage the provider
+reported — cached and cache-write input tokens beside the build's
+prediction — and the context stats are sent then.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from cairn.agent.tooling import ToolRunner
 from cairn.context.builder import BuiltContext
 from cairn.errors import BudgetError, CairnError, ContextLengthError, ModelError
 from cairn.llm import ModelReply, ModelRuntime, RetryNotice, ToolCall
+from cairn.llm.cache_hints import CacheHints
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
@@ -157,25 +161,27 @@ class TurnLoop:
         return self.deadline_s - self.model_time_s
 
     async def _context(self, retry: tuple[str, str] | None) -> BuiltContext:
-        """The next call's context, recorded; `retry` = (refused call id, why it is retried)."""
+        """The next call's context; `retry` = (refused call id, why it is retried)."""
         scope = self.scope
         if self.compactor is not None and retry is None:
             built = await self.compactor.before_call(scope)
         else:
-            built = self.contexts.build(scope)
+            _, built = await self.contexts.prepare(scope)
+            self.contexts.record_attachments(scope, built)
         built.manifest.call_id = new_id("call")
         if retry is not None:
             built.manifest.retry_of, built.manifest.retry_reason = retry
-        scope.session.trace.append_manifest(built.manifest)
-        scope.listener.on_context_stats(built.stats)
         return built
 
     async def _request(self, built: BuiltContext) -> ModelReply:
+        """One model call; its manifest is recorded after it, with the provider's usage."""
         scope = self.scope
         clock = self.runtime.timing.clock
         started = clock()
+        built.manifest.at = utc_now()
+        reply: ModelReply | None = None
         try:
-            return await self.runtime.complete(
+            reply = await self.runtime.complete(
                 scope.inputs.model,
                 built.messages,
                 self.contexts.registry.schemas(scope.tools),
@@ -185,9 +191,15 @@ class TurnLoop:
                 on_retry=self._on_retry,
                 main_model=scope.inputs.main_model,
                 time_left_s=self.time_left_s(),
+                cache=CacheHints(key=scope.session.id, breakpoints=built.breakpoints),
             )
+            return reply
         finally:
             self.model_time_s += clock() - started
+            # Recorded whether or not the call succeeded, with what the provider reported.
+            self.contexts.commit(scope, built, reply.usage if reply is not None else None)
+            scope.session.trace.append_manifest(built.manifest)
+            scope.listener.on_context_stats(built.stats)
 
     async def _call(self) -> ModelReply:
         built = await self._context(None)

@@ -1,10 +1,15 @@
 """The compaction model's part of a summary: its prompt and a lenient parser for its reply.
 
 The model is asked for a JSON object with the narrative fields only
-(objective, confirmed facts, decisions with reasons, open questions). Its
-reply is parsed leniently: the first JSON object in the text, fields of the
-wrong type ignored. An empty or unparseable reply gives an empty narrative;
-the summary still carries the ledger from the records.
+(objective, confirmed facts, decisions with reasons, open questions). The
+call repeats the session's next request — same tools, system, preamble and
+history, so the provider reads them from its cache — with one instruction
+appended (`instruction_messages`); only when that prefix does not fit the
+compaction model's window is a fresh transcript sent instead
+(`compaction_messages`). Its reply is parsed leniently: the first JSON
+object in the text, fields of the wrong type ignored. An empty or
+unparseable reply gives an empty narrative; the summary still carries the
+ledger from the records.
 """
 
 from __future__ import annotations
@@ -28,6 +33,17 @@ including approaches that were rejected;
   "open_questions": list of strings: what is still unknown or left to do.
 Files read or changed, tests run and goal results are recorded separately: do not list them.
 When a previous summary is given, return the updated complete narrative (keep what still holds).\
+"""
+
+
+COMPACTION_INSTRUCTION = """[Compaction request from the harness] Stop working on the task for this one reply: do not call any tool. Write the summary that will replace the conversation above (a summary at its start is the previous one: keep what still holds) so that the work can continue in a fresh context.
+Reply with ONE JSON object and nothing else, with these keys:
+  "objective": string: what the user wants overall, including every constraint they gave;
+  "confirmed_facts": list of strings: facts established so far (findings, causes, results);
+  "decisions": list of {"decision": string, "reason": string}: choices made and why, \
+including approaches that were rejected;
+  "open_questions": list of strings: what is still unknown or left to do.
+Files read or changed, tests run and goal results are recorded separately: do not list them.\
 """
 
 
@@ -115,6 +131,11 @@ def compaction_messages(previous: SessionSummary | None, transcript: str) -> lis
         {"role": "system", "content": COMPACTION_SYSTEM_PROMPT},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
+
+
+def instruction_messages(prefix: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A compaction call on the session's own prefix: its messages, then the instruction."""
+    return [*prefix, {"role": "user", "content": COMPACTION_INSTRUCTION}]
 
 
 def _union(first: list[str], second: list[str]) -> list[str]:

@@ -152,17 +152,25 @@ def chat_candidate(
 
 
 def with_body(candidate: Candidate, body: str, count: Count, reason: str) -> Candidate:
-    """The same section with a smaller body (a degraded form), `reason` recorded."""
+    """The same section with a smaller body (a degraded form), `reason` recorded.
+
+    A chat candidate of one message (an attachment) keeps its role and gets the new text.
+    """
     text = frame(candidate.title, body)
+    overhead = SECTION_OVERHEAD_TOKENS
+    messages = candidate.messages
+    if messages is not None:
+        messages = [{**messages[0], "content": text}] if messages else []
+        overhead = MESSAGE_OVERHEAD_TOKENS * len(messages)
     block = candidate.block.model_copy(
         update={
             "text": text,
-            "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
+            "tokens": count(text) + overhead,
             "version": content_hash(text),
             "reason": reason,
         }
     )
-    return replace(candidate, block=block, body=body)
+    return replace(candidate, block=block, body=body, messages=messages)
 
 
 def with_messages(
@@ -182,6 +190,7 @@ def with_messages(
     )
     fresh.block.reason = reason
     fresh.block.redactions = candidate.block.redactions
+    fresh.block.zone = candidate.block.zone
     return fresh
 
 

@@ -22,6 +22,11 @@ in place, so it is never duplicated. When no recorded message matches
 (a dry run), it is appended at the end; when a summary covers it, it is
 shown right after the summary so it is never lost.
 
+Attachments (harness messages carrying file texts, `cairn.context.attachments`)
+become one block per attached file, at their place in the conversation, with
+their source's priority in the turn that attached them and the priority of
+old tool output later; `HistoryView.attached` says which are visible.
+
 The compaction statistics count every marker (prune, goal fold, summary) and
 report the latest summary's size and watermark.
 """
@@ -32,6 +37,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.compaction.markers import CompactionState, compaction_parts, read_state
+from cairn.context.attachments import (
+    Attached,
+    attachment_candidate,
+    attachment_parts,
+    current_priority,
+    is_attachment,
+    key_of,
+)
 from cairn.context.blocks import Candidate, ChatMessage, Count, chat_candidate, tool_call_message
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
@@ -63,10 +76,17 @@ def prune_stub(tokens: int, artifact_id: str | None) -> str:
 
 @dataclass
 class HistoryView:
-    """History candidates in conversation order, and what compaction has done."""
+    """History candidates in conversation order, and what compaction has done.
+
+    `attached` maps each visible attachment's key to its latest version;
+    `next_seq` is the position after everything shown (where new
+    attachments go).
+    """
 
     candidates: list[Candidate]
     compaction: CompactionStats
+    attached: dict[str, Attached]
+    next_seq: float
 
 
 def _user_content(message: Message) -> str:
@@ -198,6 +218,7 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
     folds = renderer.fold_positions()
     summary = _summary_candidate(state, count)
     out: list[Candidate] = [summary] if summary is not None else []
+    attached: dict[str, Attached] = {}
     for index, message in enumerate(messages):
         seq = float(index)
         out += [
@@ -206,9 +227,14 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
         ]
         if not renderer.visible(index, message) or compaction_parts(message):
             continue
+        if is_attachment(message):
+            this_turn = current is not None and index > current
+            out += _attachments(message, seq, recent_from, this_turn, count, attached)
+            continue
         entry = _entry(renderer, message, seq, recent_from, index == current)
         if entry is not None:
             out.append(entry)
+    next_seq = float(len(messages))
     if user_message.strip() and (
         current is None or not renderer.visible(current, messages[current])
     ):
@@ -219,13 +245,35 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
             else max(state.watermark_index, current) + AFTER_SUMMARY_OFFSET
         )
         out.append(user_candidate(user_message, count, seq, None))
+        next_seq = max(next_seq, seq + AFTER_SUMMARY_OFFSET)
     out.sort(key=lambda c: c.seq)
     compaction = CompactionStats(
         count=sum(state.counts.values()),
         summary_tokens=summary.block.tokens if summary is not None else 0,
         watermark=state.watermark,
     )
-    return HistoryView(candidates=out, compaction=compaction)
+    return HistoryView(candidates=out, compaction=compaction, attached=attached, next_seq=next_seq)
+
+
+# Positions of the files of one attachment message, between it and the next message.
+ATTACHMENT_SEQ_STEP = 1e-3
+
+
+def _attachments(
+    message: Message,
+    seq: float,
+    recent_from: float,
+    this_turn: bool,
+    count: Count,
+    attached: dict[str, Attached],
+) -> list[Candidate]:
+    out: list[Candidate] = []
+    for position, part in enumerate(attachment_parts(message)):
+        priority = current_priority(part) if this_turn else _priority(seq, recent_from, True)
+        at = seq + position * ATTACHMENT_SEQ_STEP
+        out.append(attachment_candidate(part, at, priority, count))
+        attached[key_of(part)] = Attached(part.hash, part.text or "", this_turn)
+    return out
 
 
 def _entry(

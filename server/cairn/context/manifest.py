@@ -1,10 +1,12 @@
 """The per-call manifest and context statistics (PROTOCOL.md shapes).
 
-`usedInput` is by definition the sum of the included blocks' tokens; it never
-exceeds `availableInput`. Tool schemas are not a block: their tokens are
-already subtracted from the budget, so they appear in `ContextStats` as
-`toolSchemaTokens` and under `bySource["tools"]` (which therefore adds up to
-everything sent), not in the manifest's blocks.
+`usedInput` is by definition the sum of the included blocks' tokens outside
+the tools zone; it never exceeds `availableInput`. Tool schemas are listed
+as blocks of the tools zone (one per tool, `ref` its name, in the order
+sent) so the manifest shows the whole request, but their tokens are already
+subtracted from the budget: they count in `ContextStats.toolSchemaTokens`
+and under `bySource["tools"]` (which therefore adds up to everything sent),
+not in `usedInput`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,17 @@ from collections.abc import Iterable
 
 from cairn.context.budget import Budget
 from cairn.models.manifest import (
+    CacheStats,
     CompactionStats,
     ContextBlock,
     ContextStats,
     Manifest,
     ManifestBlock,
+    ManifestCache,
 )
 
 TOOLS_SOURCE = "tools"
+TOOLS_ZONE = "tools"
 
 
 def manifest_block(block: ContextBlock) -> ManifestBlock:
@@ -33,12 +38,17 @@ def manifest_block(block: ContextBlock) -> ManifestBlock:
         reason=block.reason,
         ref=block.ref,
         redactions=block.redactions,
+        zone=block.zone,
     )
 
 
+def _counted(block: ContextBlock) -> bool:
+    return block.included and block.zone != TOOLS_ZONE
+
+
 def used_tokens(blocks: Iterable[ContextBlock]) -> int:
-    """Tokens of the included blocks."""
-    return sum(b.tokens for b in blocks if b.included)
+    """Tokens of the included blocks (tool schemas are outside the input budget)."""
+    return sum(b.tokens for b in blocks if _counted(b))
 
 
 def build_manifest(
@@ -47,6 +57,9 @@ def build_manifest(
     model: str,
     budget: Budget,
     blocks: list[ContextBlock],
+    *,
+    cache_break: str | None = None,
+    cache: ManifestCache | None = None,
 ) -> Manifest:
     return Manifest(
         session_id=session_id,
@@ -55,6 +68,8 @@ def build_manifest(
         available_input=budget.available_input,
         used_input=used_tokens(blocks),
         blocks=[manifest_block(b) for b in blocks],
+        cache_break=cache_break,
+        cache=cache or ManifestCache(),
     )
 
 
@@ -62,7 +77,7 @@ def by_source(blocks: Iterable[ContextBlock], tool_schema_tokens: int) -> dict[s
     """Included tokens per source, plus the tool schemas under "tools"."""
     totals: dict[str, int] = {}
     for block in blocks:
-        if block.included:
+        if _counted(block):
             totals[block.source] = totals.get(block.source, 0) + block.tokens
     if tool_schema_tokens:
         totals[TOOLS_SOURCE] = tool_schema_tokens
@@ -74,6 +89,7 @@ def build_stats(
     budget: Budget,
     blocks: list[ContextBlock],
     compaction: CompactionStats,
+    cache: CacheStats | None = None,
 ) -> ContextStats:
     return ContextStats(
         session_id=session_id,
@@ -85,4 +101,5 @@ def build_stats(
         used_input=used_tokens(blocks),
         by_source=by_source(blocks, budget.tool_schema_tokens),
         compaction=compaction,
+        cache=cache or CacheStats(),
     )

@@ -82,10 +82,13 @@ def _redact_chat(candidate: Candidate, redactor: Redactor, count: Count) -> Cand
     )
     fresh.block.reason = block.reason
     fresh.block.redactions = notes(counts)
+    fresh.block.zone = block.zone
     return fresh
 
 
 def _redact_section(candidate: Candidate, redactor: Redactor, count: Count) -> Candidate:
+    """A section, or an attachment (one chat message framed like a section: its body and
+    message are redacted together, so it can still be degraded like the file it shows)."""
     result = redactor.redact(candidate.body)
     if not result.changed:
         return candidate
@@ -100,7 +103,10 @@ def _redact_section(candidate: Candidate, redactor: Redactor, count: Count) -> C
             "redactions": notes(result.counts),
         }
     )
-    return replace(candidate, block=fresh, body=result.text)
+    messages = candidate.messages
+    if messages is not None:
+        messages = [{**messages[0], "content": text}]
+    return replace(candidate, block=fresh, body=result.text, messages=messages)
 
 
 def redact_messages(
@@ -118,7 +124,7 @@ def redact_candidate(candidate: Candidate, redactor: Redactor, count: Count) -> 
     block = candidate.block
     if not block.included or not redactor.enabled or redactor.known_clean(block.version):
         return candidate
-    if candidate.messages is not None:
+    if candidate.messages is not None and candidate.title is None:
         out = _redact_chat(candidate, redactor, count)
     else:
         out = _redact_section(candidate, redactor, count)

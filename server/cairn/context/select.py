@@ -12,6 +12,13 @@ Policy (pure, no I/O besides the degrade context's artifact store):
 4. History is dropped oldest first: once a history block is dropped for lack
    of budget, every older history block is dropped too, so the conversation
    the model sees has no holes made by the budget.
+5. Stable across calls: the outcome of every preamble and history block is
+   remembered (`SelectionMemo`, keyed by source, ref and content hash). In
+   the next call a block degraded before keeps the same degraded form while
+   it fits, and history dropped for the budget stays dropped (with every
+   older message) until the engine clears the memo at a cache break, so the
+   prefix the provider cached does not change under it. A block kept whole
+   stays whole while it fits; when it no longer does, the budget wins.
 A candidate that arrives already excluded (a refused reference or file, with
 its reason) stays excluded. The sum of kept blocks' tokens never exceeds the
 budget.
@@ -19,12 +26,31 @@ budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from cairn.context.blocks import Candidate
 from cairn.context.degrade import DegradeContext, degrade
 from cairn.context.priorities import MAX_BLOCK_SHARE
 from cairn.errors import BudgetError
+
+# Zones whose blocks' outcomes are remembered from one call to the next.
+MEMO_ZONES: frozenset[str] = frozenset({"preamble", "history"})
+BUDGET_DROP_PREFIX = "over budget"
+
+MemoKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What selection did with a block: kept whole, degraded (the form used), or dropped."""
+
+    kept: bool
+    degraded: Candidate | None = None
+    reason: str | None = None
+
+
+SelectionMemo = Mapping[MemoKey, Outcome]
 
 
 @dataclass
@@ -34,10 +60,24 @@ class Selection:
     candidates: list[Candidate]
     available: int
     used: int
+    memo: dict[MemoKey, Outcome] = field(default_factory=dict)
 
     @property
     def included(self) -> list[Candidate]:
         return [c for c in self.candidates if c.block.included]
+
+
+def memo_key(candidate: Candidate) -> MemoKey | None:
+    """The key a block's outcome is remembered by (None outside the memo zones)."""
+    block = candidate.block
+    if block.zone not in MEMO_ZONES:
+        return None
+    return (block.source, block.ref or "", block.version)
+
+
+def without_drops(memo: SelectionMemo) -> dict[MemoKey, Outcome]:
+    """The memo with its budget drops forgotten (after a cache break they may come back)."""
+    return {key: outcome for key, outcome in memo.items() if outcome.kept}
 
 
 def share_limit(available: int) -> int:
@@ -62,40 +102,73 @@ def _dropped(candidate: Candidate, reason: str) -> Candidate:
     return candidate
 
 
-def select(candidates: list[Candidate], available: int, ctx: DegradeContext) -> Selection:
-    """Choose whole blocks so that their tokens fit `available`."""
+def _remembered(prior: Outcome | None, limit: int) -> Candidate | None:
+    """The degraded form chosen in an earlier call, when it still fits."""
+    if prior is None or prior.degraded is None or prior.degraded.block.tokens > limit:
+        return None
+    form = prior.degraded
+    return replace(form, block=form.block.model_copy(), artifacts=dict(form.artifacts))
+
+
+def _outcome(original: Candidate, chosen: Candidate) -> Outcome:
+    if chosen.block.included:
+        degraded = chosen if chosen.block.version != original.block.version else None
+        return Outcome(kept=True, degraded=degraded)
+    return Outcome(kept=False, reason=chosen.block.reason)
+
+
+def select(
+    candidates: list[Candidate],
+    available: int,
+    ctx: DegradeContext,
+    memo: SelectionMemo | None = None,
+) -> Selection:
+    """Choose whole blocks so that their tokens fit `available` (stable under `memo`)."""
     result = list(candidates)
     required = [c for c in result if c.block.required]
     used = _check_required(required, available)
     cap = share_limit(available)
     history_cut = float("-inf")
+    remembered = memo or {}
     order = sorted(
         (i for i, c in enumerate(result) if not c.block.required and c.block.included),
         key=lambda i: -result[i].block.priority,
     )
+    outcomes: dict[MemoKey, Outcome] = {}
     for index in order:
         candidate = result[index]
+        key = memo_key(candidate)
+        prior = remembered.get(key) if key is not None else None
         left = available - used
         tokens = candidate.block.tokens
         if candidate.is_history and candidate.seq < history_cut:
             result[index] = _dropped(
                 candidate, "over budget: a newer message was dropped, older history goes first"
             )
-            continue
-        limit = min(left, cap)
-        chosen: Candidate | None = candidate if tokens <= limit else degrade(candidate, limit, ctx)
-        if chosen is not None and chosen.block.tokens <= limit:
-            result[index] = chosen
-            used += chosen.block.tokens
-            continue
-        if tokens > left:
-            reason = f"over budget: needs {tokens} tokens, {left} left"
-            if candidate.is_history:
-                history_cut = max(history_cut, candidate.seq)
+        elif candidate.is_history and prior is not None and not prior.kept:
+            # Kept out since an earlier call: bringing it back would break the cached prefix.
+            result[index] = _dropped(candidate, prior.reason or BUDGET_DROP_PREFIX)
+            history_cut = max(history_cut, candidate.seq)
         else:
-            reason = (
-                f"over its share: needs {tokens} tokens, one block may use at most {cap}"
-                f" of {available}"
+            limit = min(left, cap)
+            chosen = _remembered(prior, limit) or (
+                candidate if tokens <= limit else degrade(candidate, limit, ctx)
             )
-        result[index] = _dropped(candidate, reason)
-    return Selection(candidates=result, available=available, used=used)
+            if chosen is not None and chosen.block.tokens <= limit:
+                result[index] = chosen
+                used += chosen.block.tokens
+            elif tokens > left:
+                if candidate.is_history:
+                    history_cut = max(history_cut, candidate.seq)
+                result[index] = _dropped(
+                    candidate, f"{BUDGET_DROP_PREFIX}: needs {tokens} tokens, {left} left"
+                )
+            else:
+                result[index] = _dropped(
+                    candidate,
+                    f"over its share: needs {tokens} tokens, one block may use at most {cap}"
+                    f" of {available}",
+                )
+        if key is not None:
+            outcomes[key] = _outcome(candidate, result[index])
+    return Selection(candidates=result, available=available, used=used, memo=outcomes)

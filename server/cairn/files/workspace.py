@@ -157,6 +157,16 @@ class Workspace:
     def open_paths(self) -> Iterator[Path]:
         return iter(self.buffers)
 
+    def copy(self) -> Workspace:
+        """A copy of the editor state (buffers, diagnostics) that later edits do not change,
+        for reading the workspace on another thread while the editor keeps sending changes."""
+        buffers = {
+            path: Buffer(buffer.text, buffer.version, buffer.language_id)
+            for path, buffer in list(self.buffers.items())
+        }
+        diagnostics = {path: list(items) for path, items in list(self.diagnostics.items())}
+        return Workspace(list(self.folders), buffers, diagnostics, self.secrets)
+
     def read_text(self, path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
         """The editor's text when the file is open, else the file on disk (UTF-8, replace).
 

@@ -19,7 +19,11 @@ its next chunk and closes the stream.
 `scripted/<path>` models resolve `<path>` against the workspace root and
 receive the agent lane (`agent`, "main" by default) through litellm's
 `metadata`. Sleeping and the clock are injectable (`Timing`) so tests can
-assert the waits without waiting.
+assert the waits without waiting. With `cache` hints, the request carries
+the prompt-cache hints of the model's family (`cairn.llm.cache_hints`:
+`cache_control` breakpoints for Anthropic-family models, `prompt_cache_key`
+for OpenAI); the cached and cache-write input tokens the provider reports
+are kept in the reply's usage.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from cairn.errors import ContextLengthError, ModelError, NoModelError
 from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
 from cairn.llm.failures import Failure, classify
 from cairn.llm.guide import no_model_message
+from cairn.llm.cache_hints import CacheHints, hinted_request
 from cairn.llm.lazy import load_litellm
 from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
@@ -49,7 +54,7 @@ from cairn.llm.retry import (
     retry_wait,
 )
 from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
-from cairn.llm.stream import StreamAccumulator, TextSink
+from cairn.llm.stream import ChunkUsage, StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings, SettingsRef, shared
@@ -153,6 +158,7 @@ class ModelRuntime:
         main_model: str | None = None,
         time_left_s: float | None = None,
         allow_empty: bool = False,
+        cache: CacheHints | None = None,
     ) -> ModelReply:
         """One model call, streamed and retried as the module docstring says; `ModelError`."""
         self.check(model, main_model)
@@ -166,7 +172,7 @@ class ModelRuntime:
             accumulator = StreamAccumulator(on_text, on_reasoning)
             try:
                 reply = await self._request(
-                    litellm, target, messages, tools or [], agent, accumulator, setup, call
+                    litellm, target, messages, tools or [], agent, accumulator, setup, call, cache
                 )
             except (asyncio.CancelledError, ModelError):
                 raise
@@ -272,16 +278,18 @@ class ModelRuntime:
         accumulator: StreamAccumulator,
         setup: ProviderSetup,
         call: _Call,
+        cache: CacheHints | None = None,
     ) -> ModelReply:
         """One HTTP request, bounded by `model_timeout_s` and by the call's deadline."""
         left = call.deadline_s - self._elapsed(call)
         if left <= 0:
             raise TimeoutError("the call's deadline passed before the request")
         timeout = min(self.settings.model_timeout_s, left)
+        sent, hints = hinted_request(target, messages, cache)
         request: dict[str, Any] = {
             **request_options(setup, self.env),
             "model": target,
-            "messages": list(messages),
+            "messages": sent,
             "stream": True,
             "stream_options": {"include_usage": True},
             "timeout": timeout,
@@ -290,6 +298,7 @@ class ModelRuntime:
         }
         if tools:
             request["tools"] = list(tools)
+        request.update(hints)
         async with asyncio.timeout(left):
             stream = await litellm.acompletion(**request)
             try:
@@ -319,14 +328,8 @@ class ModelRuntime:
     ) -> ModelReply:
         tool_calls = accumulator.tool_calls(id_prefix=f"call-{uuid.uuid4().hex[:12]}")
         text, reasoning = accumulator.text, accumulator.reasoning
-        if accumulator.usage is not None:
-            input_tokens = accumulator.usage.input_tokens
-            output_tokens = accumulator.usage.output_tokens
-        else:
-            output = completion_text(text, reasoning, tool_calls)
-            input_tokens, output_tokens = count_usage(target, messages, tools, output)
-        scripted = target.startswith(SCRIPTED_PROVIDER + "/")
-        cost = None if scripted else cost_of(litellm, target, input_tokens, output_tokens)
+        output = completion_text(text, reasoning, tool_calls)
+        usage = self._usage(litellm, target, messages, tools, accumulator.usage, output)
         finish = accumulator.finish_reason or DEFAULT_FINISH
         if tool_calls and finish == DEFAULT_FINISH:
             finish = TOOL_CALLS_FINISH
@@ -334,9 +337,41 @@ class ModelRuntime:
             text=text,
             reasoning=reasoning,
             tool_calls=tool_calls,
-            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost),
+            usage=usage,
             finish_reason=finish,
         )
+
+    @staticmethod
+    def _usage(
+        litellm: Any,
+        target: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        reported: ChunkUsage | None,
+        output: str,
+    ) -> Usage:
+        """The usage the provider reported (cache reads and writes too), else counted here."""
+        if reported is not None:
+            usage = Usage(
+                input_tokens=reported.input_tokens,
+                output_tokens=reported.output_tokens,
+                cached_input_tokens=reported.cached_input_tokens,
+                cache_write_input_tokens=reported.cache_write_input_tokens,
+            )
+        else:
+            input_tokens, output_tokens = count_usage(target, messages, tools, output)
+            usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+        if target.startswith(SCRIPTED_PROVIDER + "/"):
+            return usage
+        cost = cost_of(
+            litellm,
+            target,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_input_tokens,
+            usage.cache_write_input_tokens,
+        )
+        return usage.model_copy(update={"cost": cost})
 
 
 async def _close(stream: Any) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cairn.llm.cache_hints import cache_tokens
 from cairn.llm.reply import ToolCall
 
 TextSink = Callable[[str], None]
@@ -28,10 +29,12 @@ class _PendingCall:
 
 @dataclass(frozen=True, slots=True)
 class ChunkUsage:
-    """Token counts a provider reported on a chunk."""
+    """Token counts a provider reported on a chunk (cached: read from / written to its cache)."""
 
     input_tokens: int
     output_tokens: int
+    cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -81,9 +84,12 @@ class StreamAccumulator:
         """Take one streamed chunk (OpenAI `chat.completion.chunk` shape)."""
         usage = _get(chunk, "usage")
         if usage is not None and _get(usage, "prompt_tokens") is not None:
+            read, written = cache_tokens(usage)
             self.usage = ChunkUsage(
                 input_tokens=int(_get(usage, "prompt_tokens") or 0),
                 output_tokens=int(_get(usage, "completion_tokens") or 0),
+                cached_input_tokens=read,
+                cache_write_input_tokens=written,
             )
         choices = _get(chunk, "choices") or []
         if not choices:

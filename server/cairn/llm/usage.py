@@ -60,11 +60,23 @@ def count_usage(
     return count_tokens(prompt_text(messages, tools), model), count_tokens(output, model)
 
 
-def cost_of(litellm: ModuleType, model: str, input_tokens: int, output_tokens: int) -> float | None:
-    """Dollar cost from litellm's price table, or None when the model is not priced."""
+def cost_of(
+    litellm: ModuleType,
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    cached_input_tokens: int = 0,
+    cache_write_input_tokens: int = 0,
+) -> float | None:
+    """Dollar cost from litellm's price table (cache reads and writes at their own prices),
+    or None when the model is not priced."""
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=input_tokens, completion_tokens=output_tokens
+            model=model,
+            prompt_tokens=input_tokens,
+            completion_tokens=output_tokens,
+            cache_read_input_tokens=cached_input_tokens,
+            cache_creation_input_tokens=cache_write_input_tokens,
         )
     except Exception:
         return None

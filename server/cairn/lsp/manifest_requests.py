@@ -18,10 +18,10 @@ if TYPE_CHECKING:
 
 
 @cairn_request(contract.CONTEXT_STATS)
-def context_stats(ls: CairnServer, engine: EngineApi, params: SessionParams) -> ContextStats:
-    return engine.context_stats(params.session_id)
+async def context_stats(ls: CairnServer, engine: EngineApi, params: SessionParams) -> ContextStats:
+    return await engine.context_stats(params.session_id)
 
 
 @cairn_request(contract.CONTEXT_MANIFEST)
-def context_manifest(ls: CairnServer, engine: EngineApi, params: ManifestParams) -> Manifest:
-    return engine.context_manifest(params.session_id, params.message, params.uri)
+async def context_manifest(ls: CairnServer, engine: EngineApi, params: ManifestParams) -> Manifest:
+    return await engine.context_manifest(params.session_id, params.message, params.uri)

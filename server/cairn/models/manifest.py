@@ -2,16 +2,22 @@
 
 A `ContextBlock` is one whole piece of the model's input. Selection keeps or
 drops blocks whole; the `Manifest` records every block with `included` and,
-when dropped or degraded, the reason.
+when dropped or degraded, the reason, and the cache zone it was placed in
+(DESIGN §2.3: tools → system → preamble → history → tail). Its `cache`
+holds what the build predicted the provider would read from its prompt
+cache and a hash per zone; `usage` what the provider reported after the
+call; `cacheBreak` why the prefix changed before this call, if it did.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
 
 from cairn.models.base import WireModel
+from cairn.models.session import Usage
 
 Source = Literal[
     "system",
@@ -33,6 +39,9 @@ Source = Literal[
 
 # What a block is, which decides how it may be degraded when it does not fit.
 BlockKind = Literal["text", "code", "log", "message"]
+
+# Where a block sits in the request, in request order (cairn.context.zones).
+Zone = Literal["tools", "system", "preamble", "history", "tail"]
 
 
 class RedactionNote(WireModel):
@@ -65,6 +74,8 @@ class ContextBlock(WireModel):
     artifact_id: str | None = None
     # Secret values redacted from the block (`cairn.files.redaction`); None when there were none.
     redactions: list[RedactionNote] | None = None
+    # The cache zone the block is placed in (set when the context is assembled).
+    zone: Zone | None = None
 
 
 class ManifestBlock(WireModel):
@@ -77,6 +88,16 @@ class ManifestBlock(WireModel):
     ref: str | None = None
     # Optional on the wire: present only for a block whose secret values were redacted.
     redactions: list[RedactionNote] | None = Field(default=None, exclude_if=_absent)
+    zone: Zone | None = None
+
+
+class ManifestCache(WireModel):
+    """What a build predicted about the provider's prompt cache."""
+
+    # Tokens of the request that are an unchanged prefix of the previous call's.
+    predicted_cached: int = 0
+    # Content hash of each zone's bytes (tools, system, preamble, history, tail).
+    zone_hashes: dict[str, str] = Field(default_factory=dict)
 
 
 class Manifest(WireModel):
@@ -89,6 +110,13 @@ class Manifest(WireModel):
     # A call made again after the provider refused call `retry_of`, and what was done first.
     retry_of: str | None = None
     retry_reason: str | None = None
+    # Why the prompt prefix changed (or the provider cache went cold) before this call.
+    cache_break: str | None = None
+    cache: ManifestCache = Field(default_factory=ManifestCache)
+    # What the provider reported for the call (None before the call or when it failed).
+    usage: Usage | None = None
+    # When the call was sent (None for a dry run).
+    at: datetime | None = None
 
 
 class CompactionStats(WireModel):
@@ -96,6 +124,15 @@ class CompactionStats(WireModel):
     summary_tokens: int = 0
     watermark: str | None = None
     in_progress: bool = False
+
+
+class CacheStats(WireModel):
+    """The prompt cache as the meter shows it: predicted for the next call, reported for the last."""
+
+    predicted_cached: int = 0
+    cached_input: int = 0
+    cache_write_input: int = 0
+    last_break: str | None = None
 
 
 class ContextStats(WireModel):
@@ -108,3 +145,4 @@ class ContextStats(WireModel):
     used_input: int
     by_source: dict[str, int] = Field(default_factory=dict)
     compaction: CompactionStats = Field(default_factory=CompactionStats)
+    cache: CacheStats = Field(default_factory=CacheStats)

@@ -52,12 +52,24 @@ class ToolResultPart(WireModel):
 
 
 class FilePart(WireModel):
-    """A file attached to a message (an `@file` reference), by path and content hash."""
+    """A file attached to a message, by path and content hash.
+
+    On the user's message it names an `@file` reference. On an attachment
+    (a harness message recorded before a call, `cairn.context.attachments`)
+    it carries the text the model was shown once: a referenced file or
+    directory listing (`source` "reference"), a file in play ("buffer") or a
+    rules file that came into play after the turn's preamble ("rules").
+    """
 
     type: Literal["file"] = "file"
     path: str
     hash: str
     text: str | None = None
+    source: Literal["reference", "buffer", "rules"] = "reference"
+    # How the text is headed in the context ("editor buffer", "disk", "directory").
+    origin: str | None = None
+    # False for an open editor buffer that is not one of the files in play (low relevance).
+    in_play: bool = True
 
 
 CompactionKind = Literal["prune", "summary", "goal"]

@@ -21,8 +21,18 @@ FinishReason = Literal["stop", "cancelled", "error", "stepLimit"]
 
 
 class Usage(WireModel):
+    """Tokens (and cost, where known) of one call or a sum of calls.
+
+    `input_tokens` is every input token; of those, the provider reported
+    `cached_input_tokens` as read from its prompt cache and
+    `cache_write_input_tokens` as written to it (Anthropic bills a write at
+    1.25x, a read at 0.1x). Both are 0 when the provider reports nothing.
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
     cost: float | None = None
 
     def add(self, other: Usage) -> Usage:
@@ -34,6 +44,8 @@ class Usage(WireModel):
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
             cost=cost,
         )
 

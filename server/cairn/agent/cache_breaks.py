@@ -1,0 +1,116 @@
+"""Measuring pending history changes against the prompt cache, on one snapshot (no I/O).
+
+A goal fold or a prune is measured by assembling the same snapshot twice,
+without and with its markers (probe messages appended to the history):
+what it frees is the difference of the two demands, and where it breaks
+the cache is where the two prefixes part. What it costs is the part of the
+previous call's cached prefix after that point that the next call must
+write again (`BreakCandidate.rewritten`). `decide` asks the pure policy
+(`cairn.compaction.cache_policy`) with the prices of the model's cache
+family (`settings.cache_price`), the calls the turn is expected to make
+still, whether the budget needs the room and whether the cache is cold
+anyway (idle past its lifetime, a model or mode switch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cairn.agent.contexts import Contexts, demand_of
+from cairn.agent.scope import TurnScope
+from cairn.compaction.cache_policy import (
+    BreakCandidate,
+    BreakDecision,
+    decide_break,
+    expected_remaining_calls,
+)
+from cairn.context.builder import BuiltContext
+from cairn.context.cache import MODEL_SWITCH
+from cairn.context.prefix import common_prefix, entries_of
+from cairn.context.snapshot import ContextSnapshot
+from cairn.llm.cache_hints import cache_family
+from cairn.models.messages import CompactionPart, Message
+
+PROBE_ID = "probe-marker"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One pending history change: its marker, the goal it folds (if any), its label."""
+
+    part: CompactionPart
+    label: str
+    goal_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The context without and with the changes, and what applying them costs and frees."""
+
+    before: BuiltContext
+    after: BuiltContext
+    candidate: BreakCandidate
+
+
+def with_markers(messages: Sequence[Message], changes: Sequence[Change]) -> list[Message]:
+    """`messages` plus not-yet-recorded markers, to measure what they would free."""
+    probes = [
+        Message(id=f"{PROBE_ID}-{i}", role="system", parts=[c.part], goal_id=c.goal_id)
+        for i, c in enumerate(changes)
+    ]
+    return [*messages, *probes]
+
+
+def measure(
+    contexts: Contexts,
+    scope: TurnScope,
+    snapshot: ContextSnapshot,
+    messages: Sequence[Message],
+    changes: Sequence[Change],
+) -> Measured:
+    """Assemble `snapshot` over `messages` without and with `changes` (see the module docstring)."""
+    before = contexts.assemble(scope, snapshot.with_history(messages))
+    after = contexts.assemble(scope, snapshot.with_history(with_markers(messages, changes)))
+    freed = demand_of(before).tokens - demand_of(after).tokens
+    previous = contexts.previous(scope.session)
+    cached = common_prefix(entries_of(previous), before.prefix).tokens if previous else 0
+    shared = common_prefix(before.prefix, after.prefix).tokens
+    rewritten = max(0, cached - shared - max(freed, 0))
+    label = "; ".join(c.label for c in changes)
+    return Measured(before, after, BreakCandidate(label=label, freed=freed, rewritten=rewritten))
+
+
+def cold_now(contexts: Contexts, scope: TurnScope, snapshot: ContextSnapshot) -> str | None:
+    """Why the provider's cache cannot be read by the next call anyway (None: it is warm)."""
+    session = scope.session
+    previous = contexts.previous(session)
+    if previous is None:
+        return None
+    if previous.model != scope.inputs.model:
+        return MODEL_SWITCH
+    if session.cache.mode is not None and session.cache.mode != scope.inputs.mode:
+        return "mode switch"
+    return contexts.view(scope, snapshot).cold
+
+
+def decide(
+    contexts: Contexts,
+    scope: TurnScope,
+    snapshot: ContextSnapshot,
+    candidate: BreakCandidate,
+    *,
+    budget_needs: bool,
+) -> BreakDecision:
+    """The policy's answer for `candidate` in this scope's session."""
+    settings = contexts.builder.settings
+    session = scope.session
+    made = session.cache.calls_this_turn(session.current_turn_id)
+    remaining = expected_remaining_calls(made, max(settings.step_limit - made, 0))
+    return decide_break(
+        candidate,
+        remaining_calls=remaining,
+        price=settings.cache_price(cache_family(scope.inputs.model)),
+        budget_needs=budget_needs,
+        cold=cold_now(contexts, scope, snapshot),
+    )

@@ -1,0 +1,325 @@
+"""Gathering: the one place a context build reads the world (`gather` → `ContextSnapshot`).
+
+Reads, for one call: the referenced files and directories (through the
+path guard), the files in play (the editor's text wins over the disk) and
+the other open buffers, the rules files of the files in play, the editor's
+diagnostics, `git diff HEAD` of every workspace folder, and — when the
+caller asks for a fresh preamble — the project profile and the repository
+map rendered for its share of the budget. Every source turns its input
+into candidates here (token counts included, cached by content hash), so
+assembling the snapshot later does no I/O.
+
+It blocks (subprocesses, file reads): async callers run it in a thread
+(`asyncio.to_thread`). A collaborator that fails yields an excluded block
+whose reason names the failure instead of failing the call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from cairn.context.blocks import Candidate, Count, framed, make_block, section
+from cairn.context.budget import Budget, context_window_for
+from cairn.context.priorities import (
+    PRIORITY_BUFFER,
+    PRIORITY_LOW_RELEVANCE,
+    PRIORITY_PROFILE,
+    PRIORITY_REPOMAP,
+    REPOMAP_SHARE,
+)
+from cairn.context.references import block_kind, reference_blocks
+from cairn.context.rules import rules_blocks
+from cairn.context.snapshot import ContextSnapshot, FileView
+from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
+from cairn.context.sources.diagnostics import diagnostics_candidates
+from cairn.context.sources.diff import diff_candidates
+from cairn.context.sources.mode import mode_candidate
+from cairn.context.sources.profile import profile_candidate
+from cairn.context.sources.system import system_candidate
+from cairn.errors import PathRefusedError
+from cairn.files.guard import read_text_guarded
+from cairn.files.ignore import IgnoreRules
+from cairn.files.text import content_hash
+from cairn.files.workspace import Workspace
+from cairn.models.goals import GoalTree
+from cairn.models.manifest import ContextBlock, Source
+from cairn.models.messages import Message
+from cairn.models.profile import ProjectProfile
+from cairn.settings import Mode, Settings
+from cairn.tokens.counter import counter_for
+
+REPOMAP_TITLE = "Repository map (outlines of related definitions)"
+RULES_TITLE = "Project rules: {ref}"
+# Words of the user message handed to the repository map as mentioned identifiers.
+_MENTIONED = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{2,}")
+ORIGIN_BUFFER = "editor buffer"
+ORIGIN_DISK = "disk"
+ORIGIN_DIRECTORY = "directory"
+
+
+class RepoMapRenderer(Protocol):
+    """What gathering needs of `cairn.repomap.map.RepoMap`."""
+
+    def render(
+        self,
+        files_in_play: list[Path],
+        mentioned: set[str],
+        max_tokens: int,
+        count: Callable[[str], int],
+    ) -> str: ...
+
+
+@dataclass(frozen=True)
+class GatherRequest:
+    """What one call's context depends on (the engine's side of it)."""
+
+    session_id: str
+    model: str
+    mode: Mode
+    goals: GoalTree
+    history: tuple[Message, ...]
+    user_message: str
+    references: tuple[str, ...]
+    files_in_play: tuple[Path, ...]
+    # Files the agent edited in this turn: in play, but never attached (the model made them).
+    edited: tuple[Path, ...]
+    extra_blocks: tuple[ContextBlock, ...]
+    tool_names: tuple[str, ...]
+    tool_schemas: tuple[dict[str, Any], ...]
+    # Gather the profile and the repository map (a fresh preamble); False: a frozen one is used.
+    preamble: bool = True
+    call_id: str | None = None
+    # A smaller window the provider reported for this session's model (its refusal said so).
+    window_limit: int | None = None
+    # The window of a role's own model (an explore branch's), instead of the main model's.
+    role_window: int | None = None
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """The parts gathering reads through (optional ones may be None)."""
+
+    workspace: Workspace
+    settings: Settings
+    ignore: IgnoreRules
+    profile_provider: Callable[[], ProjectProfile] | None = None
+    repomap: RepoMapRenderer | None = None
+    # Whether a root-relative path is secret (the profile leaves such paths out).
+    is_secret_path: Callable[[str], bool] | None = None
+
+
+def mentioned_words(text: str) -> set[str]:
+    """Identifier-like words and paths of a message (what the repository map ranks by)."""
+    return set(_MENTIONED.findall(text))
+
+
+def budget_for(
+    model: str,
+    settings: Settings,
+    tool_schemas: Sequence[dict[str, Any]],
+    window_limit: int | None = None,
+    role_window: int | None = None,
+) -> tuple[Budget, tuple[int, ...]]:
+    """The budget of a call to `model` offering `tool_schemas`, and each schema's tokens: its
+    window (`role_window` for a role's own model), within `window_limit`."""
+    count = counter_for(model)
+    per_tool = tuple(count(json.dumps(schema)) for schema in tool_schemas)
+    schema_tokens = count(json.dumps(list(tool_schemas))) if tool_schemas else 0
+    window = role_window or context_window_for(model, settings)
+    budget = Budget(
+        context_window=min(window, window_limit) if window_limit else window,
+        max_output_tokens=settings.max_output_tokens,
+        tool_schema_tokens=schema_tokens,
+        safety_margin=settings.safety_margin,
+    )
+    return budget, per_tool
+
+
+def failed_candidate(
+    source: Source, priority: int, ref: str, error: Exception, count: Count
+) -> Candidate:
+    block = make_block(source, priority, "", count=count, ref=ref)
+    block.included = False
+    block.reason = f"unavailable: {error}"
+    return Candidate(block=block, body="")
+
+
+def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candidate, ...]:
+    """Rules files in play, general to specific (nearest last)."""
+    out: list[Candidate] = []
+    for index, block in enumerate(rules_blocks(workspace, files, count)):
+        candidate = framed(block, RULES_TITLE.format(ref=block.ref or ""), count)
+        candidate.seq = float(index)
+        out.append(candidate)
+    return tuple(out)
+
+
+def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) -> list[FileView]:
+    if not refs:
+        return []
+    workspace = parts.workspace
+    views: list[FileView] = []
+    for block in reference_blocks(workspace, list(refs), ignore=parts.ignore, count=count):
+        rel = block.ref or ""
+        if not block.included:
+            views.append(_refused("reference", rel, block.priority, block.reason or "refused"))
+            continue
+        origin = _origin(workspace, rel)
+        views.append(
+            FileView(
+                source="reference",
+                rel=rel,
+                text=block.text,
+                version=block.version,
+                kind=block.kind,
+                priority=block.priority,
+                origin=origin,
+            )
+        )
+    return views
+
+
+def _origin(workspace: Workspace, rel: str) -> str:
+    try:
+        path = workspace.resolve(rel)
+    except PathRefusedError:
+        return ORIGIN_DISK
+    if path.is_dir():
+        return ORIGIN_DIRECTORY
+    return ORIGIN_BUFFER if path in workspace.buffers else ORIGIN_DISK
+
+
+def _refused(source: str, rel: str, priority: int, reason: str) -> FileView:
+    return FileView(
+        source="reference" if source == "reference" else "buffer",
+        rel=rel,
+        text="",
+        version="",
+        kind="text",
+        priority=priority,
+        origin="",
+        refusal=reason,
+    )
+
+
+def _buffer_view(workspace: Workspace, path: Path, priority: int) -> FileView:
+    rel = workspace.relative(path)
+    try:
+        text = read_text_guarded(workspace, str(path))
+    except PathRefusedError as refusal:
+        return _refused("buffer", rel, priority, f"refused: {refusal}")
+    return FileView(
+        source="buffer",
+        rel=rel,
+        text=text,
+        version=content_hash(text),
+        kind=block_kind(path),
+        priority=priority,
+        origin=ORIGIN_BUFFER if path in workspace.buffers else ORIGIN_DISK,
+    )
+
+
+def _buffer_views(
+    workspace: Workspace, request: GatherRequest, skip: set[str]
+) -> tuple[list[FileView], dict[str, str]]:
+    """Files in play (bar the agent's own edits) then a few other open buffers; and the edits."""
+    edited = set(request.edited)
+    in_play = list(request.files_in_play)
+    others = [p for p in reversed(list(workspace.open_paths())) if p not in set(in_play)]
+    views: list[FileView] = []
+    seen: set[Path] = set()
+    for priority, paths in (
+        (PRIORITY_BUFFER, in_play),
+        (PRIORITY_LOW_RELEVANCE, others[:MAX_OTHER_BUFFERS]),
+    ):
+        for path in paths:
+            if path in seen or path in edited or workspace.relative(path) in skip:
+                continue
+            seen.add(path)
+            views.append(_buffer_view(workspace, path, priority))
+    texts: dict[str, str] = {}
+    for path in request.edited:
+        try:
+            texts[workspace.relative(path)] = workspace.read_text(path)
+        except OSError:
+            continue
+    return views, texts
+
+
+def _repomap(
+    parts: Collaborators, files: list[Path], message: str, count: Count, available: int
+) -> tuple[Candidate, ...]:
+    if parts.repomap is None:
+        return ()
+    try:
+        text = parts.repomap.render(
+            files, mentioned_words(message), int(available * REPOMAP_SHARE), count
+        )
+    except Exception as error:  # an optional collaborator must not fail the call
+        return (failed_candidate("repomap", PRIORITY_REPOMAP, "repomap", error, count),)
+    if not text.strip():
+        return ()
+    return (section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref="repomap"),)
+
+
+def _profile(parts: Collaborators, count: Count) -> tuple[Candidate, ...]:
+    if parts.profile_provider is None:
+        return ()
+    try:
+        profile = parts.profile_provider()
+    except Exception as error:  # an optional collaborator must not fail the call
+        return (failed_candidate("profile", PRIORITY_PROFILE, "profile", error, count),)
+    if parts.is_secret_path is not None:
+        candidate = profile_candidate(profile, count, parts.is_secret_path)
+    else:
+        candidate = profile_candidate(profile, count)
+    return (candidate,) if candidate is not None else ()
+
+
+def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
+    """Read everything the call's context is made from (see the module docstring)."""
+    workspace = parts.workspace
+    count = counter_for(request.model)
+    budget, per_tool = budget_for(
+        request.model,
+        parts.settings,
+        request.tool_schemas,
+        request.window_limit,
+        request.role_window,
+    )
+    available = budget.require_positive(request.model)
+    files = list(request.files_in_play)
+    references = _reference_views(parts, request.references, count)
+    skip = {v.rel for v in references}
+    buffers, edited = _buffer_views(workspace, request, skip)
+    with_preamble = request.preamble
+    return ContextSnapshot(
+        session_id=request.session_id,
+        model=request.model,
+        mode=request.mode,
+        budget=budget,
+        tool_names=request.tool_names,
+        tool_schemas=request.tool_schemas,
+        tool_tokens=per_tool,
+        user_message=request.user_message,
+        goals=request.goals.model_copy(deep=True),
+        history=request.history,
+        system=(system_candidate(count), mode_candidate(request.mode, count)),
+        rules=_rules(workspace, files, count),
+        profile=_profile(parts, count) if with_preamble else (),
+        repomap=(
+            _repomap(parts, files, request.user_message, count, available) if with_preamble else ()
+        ),
+        diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
+        diff=tuple(diff_candidates(workspace, files, count)),
+        extra=tuple(framed(b, None, count) for b in request.extra_blocks),
+        files=tuple(references + buffers),
+        edited=edited,
+        has_preamble=with_preamble,
+        call_id=request.call_id,
+    )

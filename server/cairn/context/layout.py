@@ -1,0 +1,123 @@
+"""Selected blocks → the chat messages of one request, zone by zone (OpenAI format, as litellm takes it).
+
+The request (DESIGN §2.3, `cairn.context.zones`):
+1. one system message: the harness rules, then the mode's rules;
+2. one system message: the preamble — rules files (general to specific),
+   the project profile, the repository map (absent when empty);
+3. the history in conversation order: the summary, then messages (user /
+   assistant with `tool_calls` / tool with `tool_call_id`), attachments and
+   harness notes (user role);
+4. one user message, the tail: its header, then diagnostics, the diff,
+   changes to attached files, other blocks, and the current plan LAST, so
+   the plan is the last thing the model reads (DESIGN §2.2). The tail is
+   user-role because litellm moves every system message into Anthropic's
+   `system` parameter, which would put it before the history.
+
+`breakpoints` are the indexes of the messages that end a cacheable
+segment: the system message, the preamble, the summary and the last
+history message (at most `MAX_BREAKPOINTS`, Anthropic's limit), where
+`cairn.llm.cache_hints` puts `cache_control` for Anthropic-family models.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cairn.context.blocks import Candidate, ChatMessage
+from cairn.context.zones import (
+    SECTION_ORDER,
+    ZONE_HISTORY,
+    ZONE_PREAMBLE,
+    ZONE_SYSTEM,
+    ZONE_TAIL,
+    zone_rank,
+)
+from cairn.files.text import content_hash
+from cairn.models.manifest import Zone
+
+SECTION_SEPARATOR = "\n\n"
+# A zone's header (a block of source "system" in another zone) comes before its sections.
+HEADER_SOURCE = "system"
+# Sources placed last in the tail, in this order (the plan is the last thing read).
+TAIL_LAST: tuple[str, ...] = ("plan",)
+# Anthropic accepts at most four cache breakpoints per request.
+MAX_BREAKPOINTS = 4
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The messages of a request, where each zone's messages are, and the breakpoints."""
+
+    messages: list[ChatMessage]
+    # Zone → indexes of its messages in `messages` (the tools zone has none).
+    zones: dict[Zone, tuple[int, ...]]
+    breakpoints: tuple[int, ...]
+
+
+def _section_rank(zone: Zone, source: str) -> int:
+    if source == HEADER_SOURCE and zone != ZONE_SYSTEM:
+        return -1
+    order = SECTION_ORDER.get(zone, ())
+    if zone == ZONE_TAIL and source in TAIL_LAST:
+        return len(order) + 1 + TAIL_LAST.index(source)
+    return order.index(source) if source in order else len(order)
+
+
+def layout(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Candidates in request order: by zone, sections by their order in the zone then `seq`,
+    chat blocks by conversation position (`seq`); ties keep the given order."""
+
+    def key(candidate: Candidate) -> tuple[int, int, float]:
+        zone = candidate.block.zone or ZONE_TAIL
+        rank = 0 if candidate.messages is not None else _section_rank(zone, candidate.block.source)
+        return (zone_rank(zone), rank, candidate.seq)
+
+    return sorted(candidates, key=key)
+
+
+def _sections(ordered: Sequence[Candidate], zone: Zone) -> list[str]:
+    return [
+        c.block.text
+        for c in ordered
+        if c.block.zone == zone and c.messages is None and c.block.included and c.block.text
+    ]
+
+
+def to_messages(ordered: Sequence[Candidate]) -> Layout:
+    """The messages of the included candidates of a `layout`-ordered list."""
+    messages: list[ChatMessage] = []
+    zones: dict[Zone, tuple[int, ...]] = {}
+    for zone in (ZONE_SYSTEM, ZONE_PREAMBLE):
+        texts = _sections(ordered, zone)
+        if texts:
+            zones[zone] = (len(messages),)
+            messages.append({"role": "system", "content": SECTION_SEPARATOR.join(texts)})
+    history_start = len(messages)
+    summary_end: int | None = None
+    for candidate in ordered:
+        if candidate.messages is None or not candidate.block.included:
+            continue
+        messages.extend(dict(m) for m in candidate.messages)
+        if candidate.block.source == "summary":
+            summary_end = len(messages) - 1
+    zones[ZONE_HISTORY] = tuple(range(history_start, len(messages)))
+    last_history = len(messages) - 1 if len(messages) > history_start else None
+    tail = _sections(ordered, ZONE_TAIL)
+    if tail:
+        zones[ZONE_TAIL] = (len(messages),)
+        messages.append({"role": "user", "content": SECTION_SEPARATOR.join(tail)})
+    marks = [*(zones.get(ZONE_SYSTEM, ())), *(zones.get(ZONE_PREAMBLE, ()))]
+    marks += [i for i in (summary_end, last_history) if i is not None]
+    breakpoints = tuple(sorted(set(marks)))[-MAX_BREAKPOINTS:]
+    return Layout(messages=messages, zones=zones, breakpoints=breakpoints)
+
+
+def zone_hashes(layout_: Layout, tool_schemas: Sequence[object]) -> dict[str, str]:
+    """A content hash of each zone's bytes as sent."""
+    hashes = {"tools": content_hash(json.dumps(list(tool_schemas), sort_keys=True))}
+    for zone, indexes in layout_.zones.items():
+        payload = json.dumps([layout_.messages[i] for i in indexes], sort_keys=True)
+        hashes[zone] = content_hash(payload)
+    return hashes
