@@ -99,42 +99,57 @@ def stream_events(
     yield "message_start", {"type": "message_start", "message": message}
     index = 0
     if reply.text:
-        yield "content_block_start", {
-            "type": "content_block_start",
-            "index": index,
-            "content_block": {"type": "text", "text": ""},
-        }
+        yield (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
         for start in range(0, len(reply.text), TEXT_CHUNK_CHARS):
             piece = reply.text[start : start + TEXT_CHUNK_CHARS]
-            yield "content_block_delta", {
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "text_delta", "text": piece},
-            }
+            yield (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": piece},
+                },
+            )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
         index += 1
     for position, call in enumerate(reply.tool_calls):
-        yield "content_block_start", {
-            "type": "content_block_start",
-            "index": index,
-            "content_block": {
-                "type": "tool_use",
-                "id": _tool_id(position, call),
-                "name": call["name"],
-                "input": {},
-            },
-        }
-        for piece in _pieces(_input(call), ARGUMENT_PIECES):
-            yield "content_block_delta", {
-                "type": "content_block_delta",
+        yield (
+            "content_block_start",
+            {
+                "type": "content_block_start",
                 "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": piece},
-            }
+                "content_block": {
+                    "type": "tool_use",
+                    "id": _tool_id(position, call),
+                    "name": call["name"],
+                    "input": {},
+                },
+            },
+        )
+        for piece in _pieces(_input(call), ARGUMENT_PIECES):
+            yield (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                },
+            )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
         index += 1
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
-        "usage": {"output_tokens": usage["output_tokens"]},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}

@@ -11,6 +11,7 @@ cached tokens the provider reports end up next to the prediction.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from cairn.agent.engine import Engine
 from cairn.compaction.narrative import COMPACTION_INSTRUCTION
 from cairn.models.diagnostics import Diagnostic, Position, Range
+from cairn.models.messages import CompactionPart
 from cairn.settings import Settings
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
@@ -106,7 +108,7 @@ def test_consecutive_calls_repeat_the_previous_request_up_to_its_tail(
         assert result.finish_reason == "stop", result.error
         requests = main_requests(server)
         assert len(requests) == 3
-        for before, after in zip(requests, requests[1:], strict=False):
+        for before, after in itertools.pairwise(requests):
             prefix = without_tail(before)
             assert after.messages[: len(prefix)] == prefix  # byte-identical up to the tail
             assert after.body["tools"] == before.body["tools"]
@@ -207,9 +209,9 @@ def test_a_compaction_call_carries_the_sessions_prefix(
             p.summary
             for m in engine.session(result.session_id).messages()
             for p in m.parts
-            if getattr(p, "kind", None) == "summary"
+            if isinstance(p, CompactionPart) and p.summary is not None
         ]
-        assert summary and "FACT-31" in summary[0].confirmed_facts  # type: ignore[union-attr]
+        assert summary and "FACT-31" in summary[0].confirmed_facts
         manifests = engine.session(result.session_id).trace.manifests()
         assert any(m.cache_break == "summary" for m in manifests)
     finally:

@@ -9,6 +9,7 @@ from cairn.compaction.cache_policy import (
     MAX_EXPECTED_REMAINING_CALLS,
     MIN_EXPECTED_REMAINING_CALLS,
     BreakCandidate,
+    BreakDecision,
     break_gain,
     cold_reason,
     decide_break,
@@ -21,9 +22,17 @@ OPENAI = DEFAULT_CACHE_PRICES["openai"]
 NO_CACHE = DEFAULT_CACHE_PRICES["none"]
 
 
-def decide(candidate: BreakCandidate, calls: int, price: CachePrice = ANTHROPIC, **kw: object):
-    options: dict[str, object] = {"budget_needs": False, "cold": None, **kw}
-    return decide_break(candidate, remaining_calls=calls, price=price, **options)  # type: ignore[arg-type]
+def decide(
+    candidate: BreakCandidate,
+    calls: int,
+    price: CachePrice = ANTHROPIC,
+    *,
+    budget_needs: bool = False,
+    cold: str | None = None,
+) -> BreakDecision:
+    return decide_break(
+        candidate, remaining_calls=calls, price=price, budget_needs=budget_needs, cold=cold
+    )
 
 
 def test_a_prune_deep_in_a_warm_cache_waits_until_it_pays() -> None:
@@ -78,8 +87,10 @@ def test_a_fold_of_the_last_messages_is_immediate() -> None:
 
 
 def test_nothing_freed_never_breaks_the_cache() -> None:
-    for options in ({}, {"budget_needs": True}, {"cold": "cold cache (idle 9 min 0 s)"}):
-        assert not decide(BreakCandidate("prune 0k", freed=0, rewritten=0), 9, **options).apply
+    nothing = BreakCandidate("prune 0k", freed=0, rewritten=0)
+    assert not decide(nothing, 9).apply
+    assert not decide(nothing, 9, budget_needs=True).apply
+    assert not decide(nothing, 9, cold="cold cache (idle 9 min 0 s)").apply
 
 
 @pytest.mark.parametrize(

@@ -215,9 +215,7 @@ def test_diagnostics_most_severe_and_nearest_first(root: Path) -> None:
     refs = [b.ref for b in built.blocks if b.source == "diagnostics"]
     assert refs == ["app/engine.py", "app/__init__.py", "app/util.py"]
     tail = zone_text(built, "tail")
-    assert tail.index("app/engine.py:5:1: error: bad type") < tail.index(
-        "app/engine.py:10:1: hint"
-    )
+    assert tail.index("app/engine.py:5:1: error: bad type") < tail.index("app/engine.py:10:1: hint")
 
 
 def git(root: Path, *args: str) -> None:

@@ -53,7 +53,9 @@ async def test_files_a_turn_edits_are_in_play_for_its_next_calls(tmp_path: Path)
         assert rules == [set(), {"pkg/AGENTS.md"}]
         assert [b.zone for b in manifests[1].blocks if b.source == "rules"] == ["history"]
         # The model made the edit: the file is not attached back to it.
-        assert all(b.ref != "pkg/app.py" for m in manifests for b in m.blocks if b.source == "buffer")
+        assert all(
+            b.ref != "pkg/app.py" for m in manifests for b in m.blocks if b.source == "buffer"
+        )
         # The edits belonged to that turn's scope: the next build starts with none in play.
         manifest = await engine.context_manifest(message="next")
         assert "pkg/AGENTS.md" not in {

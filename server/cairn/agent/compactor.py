@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from cairn.agent.cache_breaks import Change, decide, measure
 from cairn.agent.contexts import Contexts, Demand, demand_of
@@ -270,7 +270,7 @@ class Compactor:
 
     def _request(
         self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
-    ) -> list[dict[str, object]]:
+    ) -> list[dict[str, Any]]:
         """The compaction call's messages: the next call's prefix plus the instruction, or a
         transcript when that prefix does not fit the model's input budget or the compaction
         model is another model (a provider caches a prefix per model)."""
@@ -284,7 +284,8 @@ class Compactor:
                 return request
         state = read_state(messages)
         new = messages[state.watermark_index + 1 : index + 1]
-        return list(compaction_messages(state.summary, render_transcript(new, state, count)))
+        transcript = render_transcript(new, state, count)
+        return [dict(m) for m in compaction_messages(state.summary, transcript)]
 
     async def _narrative(
         self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int

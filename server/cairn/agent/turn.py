@@ -179,7 +179,7 @@ class TurnLoop:
         clock = self.runtime.timing.clock
         started = clock()
         built.manifest.at = utc_now()
-        reply: ModelReply | None = None
+        usage: Usage | None = None
         try:
             reply = await self.runtime.complete(
                 scope.inputs.model,
@@ -193,11 +193,12 @@ class TurnLoop:
                 time_left_s=self.time_left_s(),
                 cache=CacheHints(key=scope.session.id, breakpoints=built.breakpoints),
             )
+            usage = reply.usage
             return reply
         finally:
             self.model_time_s += clock() - started
             # Recorded whether or not the call succeeded, with what the provider reported.
-            self.contexts.commit(scope, built, reply.usage if reply is not None else None)
+            self.contexts.commit(scope, built, usage)
             scope.session.trace.append_manifest(built.manifest)
             scope.listener.on_context_stats(built.stats)
 
