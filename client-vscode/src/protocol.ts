@@ -35,6 +35,14 @@ export type Severity = 1 | 2 | 3 | 4;
 export type TurnEventKind = 'text' | 'reasoning' | 'toolStart' | 'toolEnd' | 'retry' | 'usage' | 'error' | 'end';
 export const MODES: readonly Mode[] = ['build', 'plan', 'review'];
 
+/** The prompt cache as the meter shows it: predicted for the next call, reported for the last. */
+export interface CacheStats {
+  predictedCached: number;
+  cachedInput: number;
+  cacheWriteInput: number;
+  lastBreak: string | null;
+}
+
 /** `cairn/compact` result. */
 export interface CompactResult {
   sessionId: string;
@@ -70,6 +78,7 @@ export interface ContextStats {
   usedInput: number;
   bySource: Record<string, number>;
   compaction: CompactionStats;
+  cache: CacheStats;
 }
 
 /** `cairn/deleteSession` result. */
@@ -151,6 +160,10 @@ export interface Manifest {
   blocks: ManifestBlock[];
   retryOf: string | null;
   retryReason: string | null;
+  cacheBreak: string | null;
+  cache: ManifestCache;
+  usage: Usage | null;
+  at: string | null;
 }
 
 export interface ManifestBlock {
@@ -162,6 +175,13 @@ export interface ManifestBlock {
   reason: string | null;
   ref: string | null;
   redactions?: RedactionNote[] | null;
+  zone: 'tools' | 'system' | 'preamble' | 'history' | 'tail' | null;
+}
+
+/** What a build predicted about the provider's prompt cache. */
+export interface ManifestCache {
+  predictedCached: number;
+  zoneHashes: Record<string, string>;
 }
 
 export interface ManifestParams {
@@ -280,6 +300,22 @@ export interface TurnResult {
   text: string;
   usage: TokenUsage;
   error: string | null;
+}
+
+/**
+ * Tokens (and cost, where known) of one call or a sum of calls.
+ *
+ * `input_tokens` is every input token; of those, the provider reported
+ * `cached_input_tokens` as read from its prompt cache and
+ * `cache_write_input_tokens` as written to it (Anthropic bills a write at
+ * 1.25x, a read at 0.1x). Both are 0 when the provider reports nothing.
+ */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteInputTokens: number;
+  cost: number | null;
 }
 
 /** Params and result of every request, by method. */

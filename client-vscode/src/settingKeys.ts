@@ -43,5 +43,7 @@ export const SERVER_SETTING_KEYS = [
   'redactSecrets',
   'redactionExemptions',
   'secretValuePatterns',
+  'cacheLifetimeS',
+  'cachePrices',
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

@@ -104,6 +104,20 @@ function tooltip(stats: ContextStats | undefined, busy: boolean): vscode.Markdow
     }
   }
   md.appendMarkdown(`\nCompactions: ${stats.compaction.count} · summary tokens ${stats.compaction.summaryTokens}\n\n`);
+  md.appendMarkdown(`${cacheLine(stats)}\n\n`);
   md.appendMarkdown('Click to show the last context manifest.');
   return md;
+}
+
+/** The prompt cache: the share predicted to be read from it, what the provider reported, the last break. */
+export function cacheLine(stats: ContextStats): string {
+  const cache = stats.cache;
+  if (!cache) {
+    return 'Prompt cache: no figures yet';
+  }
+  const sent = stats.usedInput + stats.toolSchemaTokens;
+  const share = sent > 0 ? Math.round((cache.predictedCached / sent) * PERCENT) : 0;
+  const reported = `provider: ${cache.cachedInput} cached, ${cache.cacheWriteInput} written`;
+  const last = cache.lastBreak ? ` · last break: ${cache.lastBreak}` : '';
+  return `Prompt cache: ${share}% of the input repeats the previous call (${cache.predictedCached} tokens) · ${reported}${last}`;
 }

@@ -54,14 +54,17 @@ def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
     done = cairn(root, "--message", "fix the engine", "--file", str(root / "app" / "engine.py"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["SOURCE", "REF", "TOKENS", "STATUS"]
+    assert lines[0].split() == ["ZONE", "SOURCE", "REF", "TOKENS", "STATUS"]
     rows = {
-        line.split()[0]: line
-        for line in lines[1:]
-        if line and not line.startswith(("model", "context", "by"))
+        line.split()[1]: line
+        for line in lines[1 : lines.index("")]
     }
     assert "app/engine.py" in rows["buffer"] and rows["buffer"].rstrip().endswith("included")
-    assert "AGENTS.md" in rows["rules"]
+    assert rows["buffer"].startswith("history")  # attached once, then read from the cache
+    assert "AGENTS.md" in rows["rules"] and rows["rules"].startswith("preamble")
+    assert any(line.startswith("by zone: tools ") for line in lines)
+    # A new session: nothing to repeat yet.
+    assert any(line.startswith("prompt cache: 0 of ") for line in lines)
     assert any(line.startswith("model scripted/") and " input tokens " in line for line in lines)
     assert any(line.startswith("context window 128000 = input ") for line in lines)
     assert_only_the_map_cache(root)  # a dry run writes no trace, artifact or profile

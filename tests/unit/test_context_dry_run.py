@@ -46,7 +46,8 @@ def test_an_open_buffer_is_in_play_with_its_unsaved_text(root: Path) -> None:
     assert buffer.ref == "app/engine.py" and buffer.included
     assert "unsaved_helper" in buffer.text
     assert any(
-        line.split()[:2] == ["buffer", "app/engine.py"] for line in format_table(built).split("\n")
+        line.split()[:3] == ["history", "buffer", "app/engine.py"]
+        for line in format_table(built).split("\n")
     )
 
 

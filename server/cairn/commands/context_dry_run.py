@@ -4,8 +4,11 @@ Asks a read-only engine on the workspace (`cairn.agent.read_only`) for the
 next call's context: the same builder path as a real call (sources, open
 buffers, the mode's tools, project profile, repository map with its index
 under `.cairn/cache/`), over a session's history and goals when `--session`
-is given. Prints it as a table of blocks with totals, as the Manifest wire
-JSON (`--json`), or as the exact chat messages (`--text`). It is a dry run:
+is given. Prints it as a table of blocks (with the cache zone each sits in)
+and totals — the tokens per zone, the share the provider should serve from
+its prompt cache (the unchanged prefix of the session's last call) and what
+it reported for that call — as the Manifest wire JSON (`--json`), or as the
+exact chat messages (`--text`). It is a dry run:
 no trace, no artifact, no profile document is written; only the repository
 map's index is read and refreshed, so a second run starts warm.
 """
@@ -24,7 +27,8 @@ from cairn.errors import InvalidRequestError
 from cairn.files.workspace import Workspace
 from cairn.settings import load_settings
 
-COLUMNS = ("SOURCE", "REF", "TOKENS", "STATUS")
+COLUMNS = ("ZONE", "SOURCE", "REF", "TOKENS", "STATUS")
+PERCENT = 100
 REF_WIDTH = 48
 ELLIPSIS = "…"
 RULE = "─" * 8
@@ -74,7 +78,13 @@ def _status(included: bool, reason: str | None) -> str:
 def format_table(built: BuiltContext) -> str:
     """Blocks (source, ref, tokens, status) with the budget totals underneath."""
     rows = [COLUMNS] + [
-        (b.source, _short(b.ref or "-", REF_WIDTH), str(b.tokens), _status(b.included, b.reason))
+        (
+            b.zone or "-",
+            b.source,
+            _short(b.ref or "-", REF_WIDTH),
+            str(b.tokens),
+            _status(b.included, b.reason),
+        )
         for b in built.manifest.blocks
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS) - 1)]
@@ -94,8 +104,34 @@ def format_table(built: BuiltContext) -> str:
         f" + safety margin {stats.safety_margin}",
         "by source: "
         + ", ".join(f"{source} {tokens}" for source, tokens in stats.by_source.items()),
+        *cache_lines(built),
     ]
     return "\n".join(lines)
+
+
+def cache_lines(built: BuiltContext) -> list[str]:
+    """Tokens per zone, the predicted cached share, and the last call's reported figures."""
+    zones: dict[str, int] = {}
+    for block in built.manifest.blocks:
+        if block.included and block.zone:
+            zones[block.zone] = zones.get(block.zone, 0) + block.tokens
+    sent = sum(zones.values())
+    cache = built.stats.cache
+    share = cache.predicted_cached * PERCENT // sent if sent else 0
+    lines = [
+        "by zone: " + ", ".join(f"{zone} {tokens}" for zone, tokens in zones.items()),
+        f"prompt cache: {cache.predicted_cached} of {sent} tokens ({share}%) repeat the"
+        " session's last call unchanged",
+    ]
+    usage = built.manifest.usage
+    if cache.cached_input or cache.cache_write_input or usage is not None:
+        lines.append(
+            f"last call: the provider reported {cache.cached_input} cached and"
+            f" {cache.cache_write_input} cache-write input tokens"
+        )
+    if built.manifest.cache_break or cache.last_break:
+        lines.append(f"cache break: {built.manifest.cache_break or cache.last_break}")
+    return lines
 
 
 def format_messages(messages: list[dict[str, Any]]) -> str:
