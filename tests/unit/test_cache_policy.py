@@ -14,6 +14,7 @@ from cairn.compaction.cache_policy import (
     cold_reason,
     decide_break,
     expected_remaining_calls,
+    refresh_preamble,
 )
 from cairn.settings import DEFAULT_CACHE_PRICES, CachePrice, validate_settings
 
@@ -113,3 +114,12 @@ def test_prices_are_configurable_per_cache_family() -> None:
     assert settings.cache_price("anthropic") == ANTHROPIC
     prune = BreakCandidate("prune 18k", freed=18_000, rewritten=40_000)
     assert break_gain(prune, 10, settings.cache_price("openai")) > break_gain(prune, 10, OPENAI)
+
+
+def test_the_preamble_is_recomputed_only_when_a_warm_cache_is_worth_breaking() -> None:
+    warm = {"frozen": True, "forced": False, "cold": False, "files_changed": False}
+    assert not refresh_preamble(**warm)  # same files, warm cache: keep the frozen one
+    assert refresh_preamble(**{**warm, "frozen": False})  # none yet
+    assert refresh_preamble(**{**warm, "forced": True})  # after a summary or a mode switch
+    assert refresh_preamble(**{**warm, "cold": True})  # the cache is gone anyway
+    assert refresh_preamble(**{**warm, "files_changed": True})  # other files in play

@@ -55,10 +55,7 @@ def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["ZONE", "SOURCE", "REF", "TOKENS", "STATUS"]
-    rows = {
-        line.split()[1]: line
-        for line in lines[1 : lines.index("")]
-    }
+    rows = {line.split()[1]: line for line in lines[1 : lines.index("")]}
     assert "app/engine.py" in rows["buffer"] and rows["buffer"].rstrip().endswith("included")
     assert rows["buffer"].startswith("history")  # attached once, then read from the cache
     assert "AGENTS.md" in rows["rules"] and rows["rules"].startswith("preamble")

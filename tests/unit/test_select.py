@@ -14,7 +14,7 @@ from cairn.context.degrade import (
     degrade,
 )
 from cairn.context.manifest import used_tokens
-from cairn.context.select import select, share_limit
+from cairn.context.select import select, share_limit, without_drops
 from cairn.errors import BudgetError
 from cairn.models.manifest import BlockKind
 
@@ -219,3 +219,54 @@ def test_large_tool_output_in_history_becomes_an_excerpt_reusing_its_artifact() 
     assert "collected item 300" not in excerpt
     assert store.texts == []  # the tool's own artifact is reused
     assert block.block.tokens <= share_limit(800)
+
+
+def _history(seq: int, n: int, priority: int = 55) -> Candidate:
+    candidate = chat_candidate(
+        "history",
+        priority,
+        [{"role": "assistant", "content": " ".join([f"m{seq}"] * n)}],
+        count=words,
+        seq=float(seq),
+        ref=f"m{seq}",
+    )
+    candidate.block.zone = "history"
+    return candidate
+
+
+def _log(n: int) -> Candidate:
+    lines = "\n".join(f"line {i} error {i}" if i % 7 == 0 else f"line {i}" for i in range(n))
+    candidate = section("buffer", 60, "Log", lines, count=words, ref="build.log", kind="log")
+    candidate.block.zone = "history"
+    return candidate
+
+
+def test_a_block_degraded_once_keeps_its_form_while_it_fits() -> None:
+    ctx = DegradeContext(count=words)
+    log = _log(400)
+    first = select([log], 600, ctx)
+    [chosen] = first.candidates
+    assert chosen.block.reason and chosen.block.reason.startswith("degraded")
+    # More room now: the whole log would fit, but the cached form is kept.
+    again = select([_log(400)], 5_000, ctx, first.memo)
+    assert again.candidates[0].block.version == chosen.block.version
+    # Without the memo, it is shown whole.
+    assert select([_log(400)], 5_000, ctx).candidates[0].block.reason is None
+
+
+def test_history_dropped_for_the_budget_stays_out_until_the_memo_forgets_drops() -> None:
+    ctx = DegradeContext(count=words)
+    candidates = [_history(seq, 40) for seq in range(5, 0, -1)]  # newest first
+    tight = select(candidates, 140, ctx)
+    kept = [c.block.ref for c in tight.candidates if c.block.included]
+    assert kept == ["m5", "m4", "m3"]
+    # The next call has room again, but m1 and m2 stay out: the cached prefix starts at m3.
+    roomy = select([_history(seq, 40) for seq in range(6, 0, -1)], 1_000, ctx, tight.memo)
+    assert [c.block.ref for c in roomy.candidates if c.block.included] == ["m6", "m5", "m4", "m3"]
+    dropped = next(c for c in roomy.candidates if c.block.ref == "m2")
+    assert dropped.block.reason is not None and dropped.block.reason.startswith("over budget")
+    # After a cache break the engine forgets the drops: everything fits again.
+    fresh = select(
+        [_history(seq, 40) for seq in range(6, 0, -1)], 1_000, ctx, without_drops(tight.memo)
+    )
+    assert all(c.block.included for c in fresh.candidates)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.contexts import Contexts, demand_of
+from cairn.agent.contexts import MODE_SWITCH, Contexts, demand_of
 from cairn.agent.scope import TurnScope
 from cairn.compaction.cache_policy import (
     BreakCandidate,
@@ -26,7 +26,6 @@ from cairn.compaction.cache_policy import (
     expected_remaining_calls,
 )
 from cairn.context.builder import BuiltContext
-from cairn.context.cache import MODEL_SWITCH
 from cairn.context.prefix import common_prefix, entries_of
 from cairn.context.snapshot import ContextSnapshot
 from cairn.llm.cache_hints import cache_family
@@ -81,23 +80,17 @@ def measure(
     return Measured(before, after, BreakCandidate(label=label, freed=freed, rewritten=rewritten))
 
 
-def cold_now(contexts: Contexts, scope: TurnScope, snapshot: ContextSnapshot) -> str | None:
+def cold_now(contexts: Contexts, scope: TurnScope) -> str | None:
     """Why the provider's cache cannot be read by the next call anyway (None: it is warm)."""
-    session = scope.session
-    previous = contexts.previous(session)
-    if previous is None:
-        return None
-    if previous.model != scope.inputs.model:
-        return MODEL_SWITCH
-    if session.cache.mode is not None and session.cache.mode != scope.inputs.mode:
-        return "mode switch"
-    return contexts.view(scope, snapshot).cold
+    cache = scope.session.cache
+    if cache.mode is not None and cache.mode != scope.inputs.mode:
+        return MODE_SWITCH
+    return contexts.cold(scope)
 
 
 def decide(
     contexts: Contexts,
     scope: TurnScope,
-    snapshot: ContextSnapshot,
     candidate: BreakCandidate,
     *,
     budget_needs: bool,
@@ -112,5 +105,5 @@ def decide(
         remaining_calls=remaining,
         price=settings.cache_price(cache_family(scope.inputs.model)),
         budget_needs=budget_needs,
-        cold=cold_now(contexts, scope, snapshot),
+        cold=cold_now(contexts, scope),
     )

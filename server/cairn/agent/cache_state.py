@@ -2,8 +2,9 @@
 
 What the next build needs to keep the request's prefix byte-identical to
 the previous call's, and to name a break when it is not:
-- the preamble frozen at the turn's first call (recomputed at the next
-  turn, after a summary, and after a mode switch);
+- the preamble frozen at the turn's first call (recomputed after a summary
+  or a mode switch; at the next turn when the cache went cold or the files
+  in play changed: `cairn.compaction.cache_policy.refresh_preamble`);
 - the last snapshot gathered for a real call (a goal folded between calls
   is measured on it instead of gathering again);
 - the previous call's manifest (its prefix, its model, when it was sent and
@@ -72,8 +73,7 @@ class SessionCache:
             self.turn, self.calls_in_turn = turn, 0
         self.calls_in_turn += 1
         self.last, self.loaded = manifest, True
-        if self.preamble is not preamble:
-            self.preamble, self.preamble_turn = preamble, turn
+        self.preamble, self.preamble_turn = preamble, turn
         self.refresh = False
         self.memo = memo
         self.reasons = []

@@ -168,7 +168,7 @@ class Compactor:
         budget = force or policy.needs_summary(
             demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
         )
-        decision = decide(self.contexts, scope, snapshot, measured.candidate, budget_needs=budget)
+        decision = decide(self.contexts, scope, measured.candidate, budget_needs=budget)
         if not decision.apply:
             return False
         after = demand_of(measured.after).tokens
@@ -194,7 +194,7 @@ class Compactor:
         change = Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
         snapshot = self._snapshot(scope)
         measured = measure(self.contexts, scope, snapshot, messages, [change])
-        decision = decide(self.contexts, scope, snapshot, measured.candidate, budget_needs=False)
+        decision = decide(self.contexts, scope, measured.candidate, budget_needs=False)
         if not decision.apply:
             session.deferred_folds.append(DeferredFold(goal_id=fold.goal_id, part=part))
             scope.listener.on_log(f"goal {fold.goal_id} fold deferred ({decision.why})")

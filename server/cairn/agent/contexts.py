@@ -35,11 +35,11 @@ from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
-from cairn.compaction.cache_policy import cold_reason
+from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
-from cairn.context.cache import CacheView, Preamble, Signature, preamble_change
+from cairn.context.cache import MODEL_SWITCH, CacheView, Preamble, Signature, preamble_change
 from cairn.context.prefix import entries_of
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
@@ -141,16 +141,32 @@ class Contexts:
         )
 
     def wants_preamble(self, scope: TurnScope) -> bool:
-        """Whether the next build needs a fresh preamble (else the turn's frozen one is used)."""
+        """Whether the next build makes a fresh preamble, else the frozen one is used: frozen
+        for the rest of a turn; at a turn's first call (or a dry run) `refresh_preamble` decides."""
         session, cache = scope.session, scope.session.cache
-        turn = session.current_turn_id
-        return (
-            cache.preamble is None
-            or cache.refresh
-            or turn is None
-            or cache.preamble_turn != turn
-            or cache.mode != scope.inputs.mode
+        frozen, turn = cache.preamble, session.current_turn_id
+        forced = cache.refresh or (cache.mode is not None and cache.mode != scope.inputs.mode)
+        if frozen is not None and not forced and turn is not None and cache.preamble_turn == turn:
+            return False
+        in_play = files_in_play(self.workspace, scope.inputs, scope.edited)
+        own = set(scope.edit_log.paths)
+        files = tuple(sorted({self.workspace.relative(p) for p in in_play} - own))
+        return refresh_preamble(
+            frozen=frozen is not None,
+            forced=forced,
+            cold=self.cold(scope) is not None,
+            files_changed=frozen is None or frozen.files != files,
         )
+
+    def cold(self, scope: TurnScope) -> str | None:
+        """Why the provider's cache is cold for the scope's next call (None: warm, or no call)."""
+        previous = self.previous(scope.session)
+        if previous is None:
+            return None
+        if previous.model != scope.inputs.model:
+            return MODEL_SWITCH
+        idle = time.time() - previous.at.timestamp() if previous.at is not None else None
+        return cold_reason(idle, self.builder.settings.cache_lifetime_s)
 
     def _gather(self, request: ContextRequest, workspace: Workspace | None) -> ContextSnapshot:
         with self._gather_lock:
@@ -209,20 +225,18 @@ class Contexts:
             if before is None and previous is not None:
                 before = preamble_signature(previous)
             change = preamble_change(before, preamble)
-            if change is not None:
+            if change is not None and not cache.refresh:  # after a summary: "summary" says it
                 reasons.append(change)
         if cache.mode is not None and cache.mode != scope.inputs.mode:
             reasons.insert(0, MODE_SWITCH)
-        idle = None
-        if previous is not None and previous.at is not None:
-            idle = time.time() - previous.at.timestamp()
+        cold = self.cold(scope)
         return CacheView(
             preamble=preamble,
             previous=entries_of(previous) if previous is not None else None,
             previous_model=previous.model if previous is not None else None,
             memo=cache.memo,
             reasons=tuple(reasons),
-            cold=cold_reason(idle, self.builder.settings.cache_lifetime_s),
+            cold=cold if cold != MODEL_SWITCH else None,
             last_usage=previous.usage if previous is not None else None,
             last_break=cache.last_break,
         )

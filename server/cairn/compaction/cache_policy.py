@@ -20,7 +20,8 @@ budget always wins), when the cache is cold anyway (idle past the
 provider's lifetime, a model or mode switch, a new process) — then the
 break costs nothing — or when the change is at the very end of the history
 (a goal fold of the last messages: nothing after it is re-written but the
-fold's own text).
+fold's own text). `refresh_preamble` applies the same reasoning to the
+preamble at a turn's first call.
 """
 
 from __future__ import annotations
@@ -96,6 +97,19 @@ def decide_break(
         f" re-writes {candidate.rewritten}"
     )
     return BreakDecision(gain > 0, why)
+
+
+def refresh_preamble(*, frozen: bool, forced: bool, cold: bool, files_changed: bool) -> bool:
+    """Whether a turn's first call recomputes the preamble or keeps the one frozen before.
+
+    A new preamble re-writes the whole cached history after it, and frees no
+    token: it is made when there is none yet, when the cache breaks anyway
+    (after a summary, a mode switch: `forced`; a cold cache), and when the
+    files in play changed (their rules and the map's ranking are the point of
+    it). For the same files, a map whose outlines or ranking merely moved is
+    not worth a warm cache: the frozen one stays until the next break.
+    """
+    return not frozen or forced or cold or files_changed
 
 
 def cold_reason(idle_s: float | None, lifetime_s: float) -> str | None:

@@ -43,7 +43,13 @@ from cairn.context.degrade import DegradeContext
 from cairn.context.history import ATTACHMENT_SEQ_STEP, HistoryView, render_history
 from cairn.context.layout import Layout, layout, to_messages, zone_hashes
 from cairn.context.manifest import build_manifest, build_stats
-from cairn.context.prefix import PrefixEntry, PrefixMatch, common_prefix, entries_of
+from cairn.context.prefix import (
+    MESSAGE_SOURCES,
+    PrefixEntry,
+    PrefixMatch,
+    common_prefix,
+    entries_of,
+)
 from cairn.context.priorities import PRIORITY_SYSTEM
 from cairn.context.select import MemoKey, Outcome, select
 from cairn.context.snapshot import ContextSnapshot
@@ -125,6 +131,7 @@ def fresh_preamble(snapshot: ContextSnapshot) -> Preamble:
     return Preamble(
         candidates=tuple(zoned(c, ZONE_PREAMBLE) for c in candidates),
         rules=rules_versions(snapshot.rules),
+        files=tuple(sorted(set(snapshot.in_play) - set(snapshot.edited))),
     )
 
 
@@ -224,8 +231,11 @@ def _history(
 
 
 def _dropped_keys(candidates: Sequence[Candidate]) -> list[str]:
+    """The prefix keys (`cairn.context.prefix`) of the history blocks left out."""
     return [
-        f"{c.block.source}:{c.block.ref}"
+        f"history:{c.block.ref}"
+        if c.block.source in MESSAGE_SOURCES
+        else f"{c.block.source}:{c.block.ref}"
         for c in candidates
         if c.block.zone == ZONE_HISTORY and not c.block.included
     ]

@@ -45,6 +45,8 @@ class Preamble:
     candidates: tuple[Candidate, ...]
     # ref → content hash of each rules file it holds (later ones are attached instead).
     rules: Mapping[str, str] = field(default_factory=dict)
+    # The files in play it was made for, bar the agent's own edits (workspace-relative, sorted).
+    files: tuple[str, ...] = ()
 
     def signature(self) -> Signature:
         return tuple(

@@ -320,6 +320,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
         files=tuple(references + buffers),
         edited=edited,
+        in_play=tuple(workspace.relative(p) for p in files),
         has_preamble=with_preamble,
         call_id=request.call_id,
     )

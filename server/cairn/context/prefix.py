@@ -41,11 +41,17 @@ class PrefixMatch:
     changed_zone: Zone | None
 
 
+# Sources of the same recorded message (the current user message is "user" in its own
+# turn, "history" after it): one key, so a new turn does not look like a changed prefix.
+MESSAGE_SOURCES = frozenset({"user", "history"})
+
+
 def entry_of(block: ManifestBlock) -> PrefixEntry | None:
     """The prefix entry of an included block of a cached zone, else None."""
     if not block.included or block.zone is None or block.zone not in CACHED_ZONES:
         return None
-    return PrefixEntry(block.zone, f"{block.source}:{block.ref}", block.version, block.tokens)
+    source = "history" if block.source in MESSAGE_SOURCES else block.source
+    return PrefixEntry(block.zone, f"{source}:{block.ref}", block.version, block.tokens)
 
 
 def entries_of(manifest: Manifest) -> tuple[PrefixEntry, ...]:

@@ -72,6 +72,8 @@ class ContextSnapshot:
     files: tuple[FileView, ...]
     # Workspace-relative paths → text of the files the agent itself edited in this turn.
     edited: Mapping[str, str] = field(default_factory=dict)
+    # The files in play (workspace-relative), which the preamble's rules and map depend on.
+    in_play: tuple[str, ...] = ()
     # Whether `profile` and `repomap` were gathered (a fresh preamble can be made).
     has_preamble: bool = True
     call_id: str | None = None

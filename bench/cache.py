@@ -1,0 +1,369 @@
+"""Benchmark: how much of a long session's input a provider can serve from its prompt cache.
+
+    .venv/bin/python bench/cache.py [--turns N] [--seed N] [--no-write]
+    .venv/bin/python bench/cache.py --timing-only --code /tmp/peer/server   # another tree
+
+A scripted session (`bench/cache_session.py`: goals done and abandoned, big
+reads, edits, test runs) is driven through the engine, litellm's `openai/`
+provider and the local OpenAI-compatible server (`tests/fakes`), which
+records every request. It runs twice: with a small window (several
+summaries) and a large one. Each run reports, over every request Cairn sent
+(compaction calls included): the share of input tokens that is an unchanged
+prefix of the previous request, the share served from the cache under
+Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
+by recorded reason, the effective input cost under Anthropic prices (0.1x
+read, 1.25x write) and OpenAI prices (0.1x cached), and the same for the
+peers' replays of the same session (`bench/cache_replay.py`: OpenCode's
+policy, and an append-only history). It also times what each call spends
+in `gather` and `assemble` (p50/p95 over the calls); `--timing-only` with
+`--code` times another tree's context builds (one `ContextBuilder.build`
+per measurement there) on the same session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def _code_path() -> Path:
+    if "--code" in sys.argv:
+        return Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
+    return ROOT / "server"
+
+
+sys.path.insert(0, str(_code_path()))
+sys.path.insert(1, str(ROOT))
+sys.path.insert(2, str(ROOT / "bench"))
+
+from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
+
+from cache_replay import CallPoint, Replay, Request, Row, account  # noqa: E402
+from cache_session import TEST_COMMAND, Step, build_script, make_workspace  # noqa: E402
+from cache_session import narrative_reply as narrative  # noqa: E402
+from cairn.agent.engine import Engine  # noqa: E402
+from cairn.context.builder import ContextBuilder  # noqa: E402
+from cairn.context.sources.summary import render_summary  # noqa: E402
+from cairn.models.messages import CompactionPart  # noqa: E402
+from cairn.settings import Settings  # noqa: E402
+from cairn.tokens.counter import counter_for  # noqa: E402
+
+MODEL = "openai/bench-model"
+USAGE_MODEL = "gpt-4o"
+MAX_OUTPUT = 2_000
+SMALL = {"context_window": 24_000, "prune_minimum": 4_000, "prune_protect": 8_000}
+LARGE = {"context_window": 200_000}
+COMPACTION_MARKERS = ("[Compaction request from the harness]", "You are compacting the history")
+PERCENTILE_95 = 0.95
+
+
+def is_compaction(request: RecordedRequest) -> bool:
+    texts = [str(m.get("content") or "") for m in request.messages[:1] + request.messages[-1:]]
+    return any(t.startswith(COMPACTION_MARKERS) for t in texts)
+
+
+@dataclass
+class Timings:
+    """Seconds spent per main call in gather, in assemble, or (another tree) in whole builds."""
+
+    gather: list[float] = field(default_factory=list)
+    assemble: list[float] = field(default_factory=list)
+    builds: list[float] = field(default_factory=list)
+    build_counts: list[int] = field(default_factory=list)
+    _open: dict[str, float] = field(default_factory=lambda: {"gather": 0.0, "assemble": 0.0})
+    _builds: list[float] = field(default_factory=list)
+
+    def add(self, kind: str, seconds: float) -> None:
+        if kind == "build":
+            self._builds.append(seconds)
+        else:
+            self._open[kind] += seconds
+
+    def close_call(self) -> None:
+        self.gather.append(self._open["gather"])
+        self.assemble.append(self._open["assemble"])
+        self.builds.append(sum(self._builds))
+        self.build_counts.append(len(self._builds))
+        self._open = {"gather": 0.0, "assemble": 0.0}
+        self._builds = []
+
+
+def instrument(timings: Timings) -> None:
+    """Time the builder's steps: gather/assemble here, or whole builds in an older tree."""
+
+    def wrap(name: str, kind: str) -> None:
+        inner = getattr(ContextBuilder, name)
+
+        def timed(self: Any, *args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return inner(self, *args, **kwargs)
+            finally:
+                timings.add(kind, time.perf_counter() - started)
+
+        setattr(ContextBuilder, name, timed)
+
+    if hasattr(ContextBuilder, "assemble"):
+        wrap("gather", "gather")
+        wrap("assemble", "assemble")
+    else:
+        wrap("build", "build")
+
+
+@dataclass
+class Run:
+    window: int
+    requests: list[RecordedRequest]
+    session: Any
+    calls: list[CallPoint]
+    timings: Timings
+    wall_s: float
+
+
+async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any]) -> Run:
+    """The whole session through the local server; every request recorded."""
+    from cache_session import USER_MESSAGES
+
+    timings = Timings()
+    instrument(timings)
+    settings = Settings.model_validate(
+        {
+            "model": MODEL,
+            "max_output_tokens": MAX_OUTPUT,
+            "allowed_commands": ["python3 -m unittest"],
+            **options,
+        }
+    )
+    replies = [step for turn in script for step in turn]
+    with OpenAIServer() as server:
+        os.environ["OPENAI_API_BASE"] = server.base_url
+        os.environ["OPENAI_API_KEY"] = "bench-key"
+        engine = Engine([folder], settings)
+        calls: list[CallPoint] = []
+
+        def responder(request: RecordedRequest) -> Reply:
+            if is_compaction(request):
+                return Reply(text=narrative())
+            step = replies.pop(0)
+            return Reply(text=step.text, tool_calls=step.tool_calls)
+
+        server.responder = responder
+        inner = engine.runtime.complete
+
+        async def complete(model: str, messages: Any, tools: Any, **kw: Any) -> Any:
+            if kw.get("agent") is None:
+                timings.close_call()
+                session = engine.session()
+                calls.append(CallPoint(len(session.messages()), time.time()))
+            return await inner(model, messages, tools, **kw)
+
+        engine.runtime.complete = complete  # type: ignore[method-assign]
+        started = time.perf_counter()
+        session_id = None
+        for index in range(len(script)):
+            message = USER_MESSAGES[index % len(USER_MESSAGES)]
+            result = await engine.turn(message, session_id=session_id)
+            assert result.finish_reason == "stop", result.error
+            session_id = result.session_id
+        wall = time.perf_counter() - started
+        session = engine.session(session_id)
+        requests = list(server.requests)
+        engine.close()
+    return Run(options["context_window"], requests, session, calls, timings, wall)
+
+
+def cairn_requests(run: Run) -> list[Request]:
+    from cache_replay import cairn_breakpoints
+
+    return [
+        Request(
+            r.messages,
+            list(r.body.get("tools") or []),
+            cairn_breakpoints(r.messages),
+            r.at,
+            "compaction" if is_compaction(r) else "main",
+        )
+        for r in run.requests
+    ]
+
+
+def summaries_of(run: Run) -> list[str]:
+    parts = [p for m in run.session.messages() for p in m.parts if isinstance(p, CompactionPart)]
+    texts = [render_summary(p.summary) for p in parts if p.kind == "summary" and p.summary]
+    return texts or ["[Summary of the earlier conversation]"]
+
+
+def peers(run: Run, count: Callable[[str], int]) -> dict[str, list[Request]]:
+    first = run.requests[0]
+    system = [m for m in first.messages[:2] if m.get("role") == "system"]
+    tools = list(first.body.get("tools") or [])
+    messages = run.session.messages()
+    out: dict[str, list[Request]] = {}
+    for policy in ("opencode", "append-only"):
+        replay = Replay(policy, system, tools, run.window - MAX_OUTPUT, summaries_of(run), count)  # type: ignore[arg-type]
+        out[policy] = replay.run(messages, run.calls)
+    return out
+
+
+def totals(rows: list[Row]) -> dict[str, float]:
+    total = sum(r.total for r in rows) or 1
+    return {
+        "requests": len(rows),
+        "input": total,
+        "prefix_share": sum(r.prefix_of_previous for r in rows) / total,
+        "anthropic_share": sum(r.anthropic_read for r in rows) / total,
+        "openai_share": sum(r.openai_cached for r in rows) / total,
+        "anthropic_cost": sum(r.anthropic_cost for r in rows),
+        "openai_cost": sum(r.openai_cost for r in rows),
+    }
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def breaks(run: Run) -> Counter[str]:
+    counted: Counter[str] = Counter()
+    for manifest in run.session.trace.manifests():
+        reason = getattr(manifest, "cache_break", None)
+        if reason:
+            counted[reason.split(":")[0] if reason.startswith("budget") else reason] += 1
+    return counted
+
+
+def zone_tokens(run: Run) -> dict[str, int]:
+    out: Counter[str] = Counter()
+    for manifest in run.session.trace.manifests():
+        for block in manifest.blocks:
+            zone = getattr(block, "zone", None)
+            if block.included and zone:
+                out[zone] += block.tokens
+    return dict(out)
+
+
+def timing_lines(timings: Timings) -> list[str]:
+    ms = 1_000
+    if any(timings.builds):
+        return [
+            f"| context builds per call | {statistics.median(timings.build_counts):.0f}"
+            f" | {percentile(timings.build_counts, PERCENTILE_95):.0f} |",
+            f"| build time per call (ms) | {statistics.median(timings.builds) * ms:.1f}"
+            f" | {percentile(timings.builds, PERCENTILE_95) * ms:.1f} |",
+        ]
+    return [
+        f"| gather per call (ms) | {statistics.median(timings.gather) * ms:.1f}"
+        f" | {percentile(timings.gather, PERCENTILE_95) * ms:.1f} |",
+        f"| assemble per call (ms) | {statistics.median(timings.assemble) * ms:.1f}"
+        f" | {percentile(timings.assemble, PERCENTILE_95) * ms:.1f} |",
+    ]
+
+
+def report(run: Run, count: Callable[[str], int]) -> str:
+    sides = {"Cairn": cairn_requests(run), **peers(run, count)}
+    figures = {name: totals(account(reqs, count)) for name, reqs in sides.items()}
+    cairn = figures["Cairn"]
+    main = sum(1 for r in sides["Cairn"] if r.kind == "main")
+    lines = [
+        f"### Window {run.window} ({main} model calls, "
+        f"{len(sides['Cairn']) - main} compaction calls, {run.wall_s:.0f} s)",
+        "",
+        "| | requests | input tokens | prefix of previous | cached (Anthropic) |"
+        " cached (OpenAI) | cost, Anthropic prices | cost, OpenAI prices |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, f in figures.items():
+        lines.append(
+            f"| {name} | {f['requests']:.0f} | {f['input']:.0f} | {f['prefix_share']:.1%}"
+            f" | {f['anthropic_share']:.1%} | {f['openai_share']:.1%}"
+            f" | {f['anthropic_cost']:.0f} | {f['openai_cost']:.0f} |"
+        )
+    for peer in ("opencode", "append-only"):
+        f = figures[peer]
+        lines.append(
+            f"\nCost ratio Cairn / {peer}: Anthropic {cairn['anthropic_cost'] / f['anthropic_cost']:.2f}×,"
+            f" OpenAI {cairn['openai_cost'] / f['openai_cost']:.2f}×"
+        )
+    counted = breaks(run)
+    lines.append(
+        "\nCache breaks by recorded reason: "
+        + (", ".join(f"{reason} {n}" for reason, n in counted.most_common()) or "none")
+    )
+    unexplained = sum(n for reason, n in counted.items() if reason.startswith("unexplained"))
+    lines.append(f"Breaks without a reason: {unexplained}")
+    zones = zone_tokens(run)
+    lines.append(
+        "Input tokens by zone over the session (manifests): "
+        + ", ".join(f"{zone} {tokens}" for zone, tokens in zones.items())
+    )
+    reported = [m.usage for m in run.session.trace.manifests() if getattr(m, "usage", None)]
+    if reported:
+        predicted = sum(m.cache.predicted_cached for m in run.session.trace.manifests())
+        fixture = sum(u.cached_input_tokens for u in reported)
+        lines.append(
+            f"Predicted cached tokens {predicted}; provider-reported (the server's OpenAI rules)"
+            f" {fixture} on the main calls."
+        )
+    lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
+    lines += timing_lines(run.timings)
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--timing-only", action="store_true")
+    parser.add_argument("--code", default=None, help="the server/ folder of another tree")
+    args = parser.parse_args()
+    count = counter_for(USAGE_MODEL)
+    sections: list[str] = []
+    for options in (SMALL, LARGE):
+        folder = Path(tempfile.mkdtemp(prefix="cairn-cache-bench-"))
+        files = make_workspace(folder)
+        script = build_script(files, args.turns, args.seed)
+        run = await drive(folder, script, dict(options))
+        if args.timing_only:
+            sections.append(f"### Window {run.window}\n\n| time per model call | p50 | p95 |")
+            sections.append("| --- | ---: | ---: |\n" + "\n".join(timing_lines(run.timings)))
+        else:
+            sections.append(report(run, count))
+        shutil.rmtree(folder, ignore_errors=True)
+    load = os.getloadavg()[0]
+    command = " ".join(["bench/cache.py", *sys.argv[1:]])
+    text = "\n\n".join(sections)
+    header = (
+        f"Command: `.venv/bin/python {command}`; code: {_code_path()}\n"
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python"
+        f" {platform.python_version()}, load average {load:.1f}; test command `{TEST_COMMAND}`."
+    )
+    print(header + "\n\n" + text)
+    if not args.no_write and not args.timing_only:
+        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
+            out.write(
+                "\n## Prompt cache over a long session (issue 11)\n\n"
+                + header
+                + "\n\n"
+                + text
+                + "\n"
+            )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
