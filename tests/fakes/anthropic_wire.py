@@ -81,11 +81,55 @@ def message_body(model: str, number: int, reply: Reply, usage: dict[str, int]) -
     }
 
 
+def _text_events(index: int, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    yield (
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        },
+    )
+    for start in range(0, len(text), TEXT_CHUNK_CHARS):
+        yield (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": text[start : start + TEXT_CHUNK_CHARS]},
+            },
+        )
+    yield "content_block_stop", {"type": "content_block_stop", "index": index}
+
+
+def _tool_events(
+    index: int, position: int, call: dict[str, Any]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    block = {"type": "tool_use", "id": _tool_id(position, call), "name": call["name"], "input": {}}
+    yield (
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": block,
+        },
+    )
+    for piece in _pieces(_input(call), ARGUMENT_PIECES):
+        yield (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": piece},
+            },
+        )
+    yield "content_block_stop", {"type": "content_block_stop", "index": index}
+
+
 def stream_events(
     model: str, number: int, reply: Reply, usage: dict[str, int]
-) -> Iterator[tuple[str, dict[str, Any]]]:
+) -> Iterator[tuple[str | None, dict[str, Any]]]:
     """The streamed answer: (event name, data) pairs."""
-    start_usage = {**usage, "output_tokens": 1}
     message = {
         "id": f"msg_{number}",
         "type": "message",
@@ -94,55 +138,15 @@ def stream_events(
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": start_usage,
+        "usage": {**usage, "output_tokens": 1},
     }
     yield "message_start", {"type": "message_start", "message": message}
     index = 0
     if reply.text:
-        yield (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {"type": "text", "text": ""},
-            },
-        )
-        for start in range(0, len(reply.text), TEXT_CHUNK_CHARS):
-            piece = reply.text[start : start + TEXT_CHUNK_CHARS]
-            yield (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "text_delta", "text": piece},
-                },
-            )
-        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        yield from _text_events(index, reply.text)
         index += 1
     for position, call in enumerate(reply.tool_calls):
-        yield (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {
-                    "type": "tool_use",
-                    "id": _tool_id(position, call),
-                    "name": call["name"],
-                    "input": {},
-                },
-            },
-        )
-        for piece in _pieces(_input(call), ARGUMENT_PIECES):
-            yield (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": piece},
-                },
-            )
-        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        yield from _tool_events(index, position, call)
         index += 1
     yield (
         "message_delta",

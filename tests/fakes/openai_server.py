@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from cairn.tokens.counter import count_tokens
 from tests.fakes import anthropic_wire
+from tests.fakes.http import send_events, send_json
 from tests.fakes.prompt_cache import (
     OPENAI_MIN_TOKENS,
     OPENAI_STEP_TOKENS,
@@ -340,16 +341,16 @@ class OpenAIServer:
         if path not in (CHAT_PATH, anthropic_wire.MESSAGES_PATH):
             reply = Reply(status=404, error={"message": f"unknown path {request.path}"})
         if reply.status != 200:
-            self._send_json(handler, reply.status, {"error": reply.error or {}}, reply.headers)
+            send_json(handler, reply.status, {"error": reply.error or {}}, reply.headers)
             return
         if path == anthropic_wire.MESSAGES_PATH:
             self._answer_anthropic(handler, request, reply)
             return
         if not request.body.get("stream"):
-            self._send_json(handler, 200, self.completion_body(request, reply), reply.headers)
+            send_json(handler, 200, self.completion_body(request, reply), reply.headers)
             return
         events = ((None, data) for data in self.stream_chunks(request, reply))
-        self._stream(handler, reply, events, done=b"data: [DONE]\n\n")
+        send_events(handler, reply.headers, reply.cut_after, events, done=b"data: [DONE]\n\n")
 
     def _answer_anthropic(
         self, handler: BaseHTTPRequestHandler, request: RecordedRequest, reply: Reply
@@ -360,57 +361,7 @@ class OpenAIServer:
         usage = anthropic_wire.usage_of(use, self._completion_tokens(reply))
         if not request.body.get("stream"):
             body = anthropic_wire.message_body(request.model, number, reply, usage)
-            self._send_json(handler, 200, body, reply.headers)
+            send_json(handler, 200, body, reply.headers)
             return
         events = anthropic_wire.stream_events(request.model, number, reply, usage)
-        self._stream(handler, reply, events, done=b"")
-
-    @staticmethod
-    def _stream(
-        handler: BaseHTTPRequestHandler,
-        reply: Reply,
-        events: Iterator[tuple[str | None, dict[str, Any]]],
-        *,
-        done: bytes,
-    ) -> None:
-        """Send server-sent events (`event:` lines when named), cut after `reply.cut_after`."""
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Cache-Control", "no-cache")
-        handler.send_header("Connection", "close")
-        for name, value in reply.headers.items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        try:
-            for number, (event, data) in enumerate(events):
-                if reply.cut_after is not None and number >= reply.cut_after:
-                    handler.wfile.flush()
-                    handler.close_connection = True
-                    handler.connection.shutdown(2)
-                    return
-                head = f"event: {event}\n" if event else ""
-                handler.wfile.write(f"{head}data: {json.dumps(data)}\n\n".encode())
-                handler.wfile.flush()
-            if done:
-                handler.wfile.write(done)
-                handler.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError):
-            return
-        handler.close_connection = True
-
-    @staticmethod
-    def _send_json(
-        handler: BaseHTTPRequestHandler, status: int, body: dict[str, Any], headers: dict[str, str]
-    ) -> None:
-        data = json.dumps(body).encode()
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            for name, value in headers.items():
-                handler.send_header(name, value)
-            handler.end_headers()
-            handler.wfile.write(data)
-            handler.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError):
-            return
+        send_events(handler, reply.headers, reply.cut_after, events, done=b"")

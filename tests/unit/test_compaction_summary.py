@@ -7,9 +7,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from cairn.agent.compaction_call import compaction_request
 from cairn.agent.engine import Engine
+from cairn.agent.inputs import TurnInputs
 from cairn.compaction.markers import read_state
-from cairn.compaction.narrative import COMPACTION_INSTRUCTION
+from cairn.compaction.narrative import COMPACTION_INSTRUCTION, COMPACTION_SYSTEM_PROMPT
 from cairn.context.sources.summary import SUMMARY_TITLE
 from cairn.llm import ModelReply
 from cairn.models import summary as records
@@ -298,3 +300,31 @@ async def test_summary_is_prepared_in_the_background_while_tools_run(tmp_path: P
     assert order[start + 1 : done] == ["toolStart:read_file", "toolEnd:read_file"]
     assert summaries(engine, result.session_id)
     engine.close()
+
+
+async def test_the_compaction_call_falls_back_to_a_transcript_when_the_prefix_does_not_fit(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(tmp_path, [*big_turn("BETA-TOKEN read.")], **QUIET)
+    try:
+        first = await engine.turn("read big.txt")
+        session = engine.session(first.session_id)
+        inputs = TurnInputs(model=engine.settings.model, mode="build")
+        scope = engine.scope(session, inputs)
+        built = engine.contexts.build(scope)
+        messages = session.messages()
+        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1)
+        assert on_prefix and request[-1]["content"] == COMPACTION_INSTRUCTION
+        assert request[:-1] == built.prefix_messages()
+        # A context that already fills the input budget leaves no room for the instruction.
+        built.stats.used_input = built.stats.available_input
+        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1)
+        assert not on_prefix
+        assert request[0]["content"] == COMPACTION_SYSTEM_PROMPT
+        assert (
+            "Conversation:" in request[1]["content"]
+            and "USER: read big.txt" in request[1]["content"]
+        )
+    finally:
+        engine.close()

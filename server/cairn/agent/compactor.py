@@ -36,9 +36,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from cairn.agent.cache_breaks import Change, decide, measure
+from cairn.agent.compaction_call import ask_narrative
 from cairn.agent.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import DeferredFold, PendingFold
@@ -46,24 +47,15 @@ from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
-from cairn.compaction.narrative import (
-    COMPACTION_AGENT,
-    Narrative,
-    compaction_messages,
-    instruction_messages,
-    parse_narrative,
-)
 from cairn.compaction.prune import plan_prune
 from cairn.compaction.summary_build import build_summary
-from cairn.compaction.transcript import choose_watermark, covered_tokens, render_transcript
+from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
-from cairn.context.redact import redact_messages
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
-from cairn.llm.cache_hints import CacheHints
 from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
@@ -257,7 +249,7 @@ class Compactor:
         index = cut[0]
         state = read_state(messages)
         built = self.contexts.assemble(scope, snapshot.with_history(messages))
-        narrative = await self._narrative(scope, built, messages, index)
+        narrative = await ask_narrative(self.runtime, self.contexts, scope, built, messages, index)
         covered = messages[: index + 1]
         summary = build_summary(
             state.summary,
@@ -267,50 +259,6 @@ class Compactor:
             messages[index].id,
         )
         return CompactionPart(kind="summary", summary=summary)
-
-    def _request(
-        self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
-    ) -> list[dict[str, Any]]:
-        """The compaction call's messages: the next call's prefix plus the instruction, or a
-        transcript when that prefix does not fit the model's input budget or the compaction
-        model is another model (a provider caches a prefix per model)."""
-        count = counter_for(scope.inputs.model)
-        if scope.inputs.model_for("compaction") == scope.inputs.model:
-            request = instruction_messages(built.prefix_messages())
-            tail = built.tail_index
-            tail_tokens = count(str(built.messages[tail]["content"])) if tail is not None else 0
-            need = built.stats.used_input - tail_tokens + count(str(request[-1]["content"]))
-            if need <= built.stats.available_input:
-                return request
-        state = read_state(messages)
-        new = messages[state.watermark_index + 1 : index + 1]
-        transcript = render_transcript(new, state, count)
-        return [dict(m) for m in compaction_messages(state.summary, transcript)]
-
-    async def _narrative(
-        self, scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
-    ) -> Narrative:
-        request = self._request(scope, built, messages, index)
-        on_prefix = request[:-1] == built.prefix_messages()
-        if not on_prefix:
-            # The transcript holds old tool outputs verbatim: the builder's redactor applies
-            # (the prefix was redacted when it was assembled).
-            request, _ = redact_messages(request, self.contexts.builder.redactor)
-        try:
-            reply = await self.runtime.complete(
-                scope.inputs.model_for("compaction"),
-                request,
-                self.contexts.registry.schemas(scope.tools) if on_prefix else None,
-                agent=COMPACTION_AGENT,
-                main_model=scope.inputs.main_model,
-                allow_empty=True,  # an empty narrative still gets the ledger from the records
-                cache=CacheHints(scope.session.id, built.breakpoints) if on_prefix else None,
-            )
-        except CairnError as exc:
-            scope.listener.on_log(f"compaction model call failed, ledger only: {exc}")
-            return Narrative()
-        scope.session.add_usage(reply.usage)
-        return parse_narrative(reply.text)
 
     def record_summary(
         self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart | None
