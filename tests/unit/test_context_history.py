@@ -150,7 +150,9 @@ def test_summary_replaces_everything_up_to_its_watermark() -> None:
     assert messages[0]["role"] == "user"
     assert messages[0]["content"].startswith(SUMMARY_TITLE)
     assert "Objective: ship the fix" in messages[0]["content"]
-    assert [m["content"] for m in messages[1:]] == ["second task"]
+    # Every covered message is gone but the last user message, kept right after the summary.
+    assert [m["content"] for m in messages[1:]] == ["first task", "second task"]
+    assert "old output" not in str(messages)
     assert view.compaction.watermark == "t1"
     assert view.compaction.summary_tokens == view.candidates[0].block.tokens > 0
     assert view.candidates[0].block.source == "summary"
@@ -168,7 +170,24 @@ def test_the_latest_summary_supersedes_earlier_ones() -> None:
     ]
     messages = chat(render_history(history, "c", count).candidates)
     assert "Objective: new" in messages[0]["content"]
-    assert [m["content"] for m in messages[1:]] == ["c"]
+    assert [m["content"] for m in messages[1:]] == ["b", "c"]  # u2: the newest one covered
+
+
+def test_the_user_message_a_summary_covers_stays_after_it_in_later_turns() -> None:
+    summary = SessionSummary(objective="o", covered_until_message_id="t1")
+    turn = [
+        user("u1", "the task"),
+        call("a1", "c1"),
+        result("t1", "c1", "output"),
+        marker("s1", CompactionPart(kind="summary", summary=summary)),
+    ]
+    during = render_history(turn, "the task", count).candidates
+    [kept] = [c for c in during if c.block.source == "user"]
+    assert kept.block.required and kept.block.ref == "u1"
+    after = render_history([*turn, user("u2", "next")], "next", count).candidates
+    # The same bytes at the same place: the summary segment is not rewritten by a new turn.
+    assert chat(after)[: len(chat(during))] == chat(during)
+    assert next(c for c in after if c.block.ref == "u1").block.source == "history"
 
 
 def test_recorded_user_message_is_the_required_block_and_never_duplicated() -> None:

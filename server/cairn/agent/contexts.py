@@ -108,7 +108,8 @@ class Contexts:
         self.registry = registry
         self.files = files
         self.read_only = read_only
-        # One gather at a time: the repository map and the profile are not thread-safe.
+        # One gather at a time, and no file sync during one: the repository map and the
+        # profile are not thread-safe.
         self._gather_lock = threading.Lock()
 
     # -- gathering ---------------------------------------------------------------
@@ -172,6 +173,12 @@ class Contexts:
         with self._gather_lock:
             return self.builder.gather(request, workspace)
 
+    def _sync(self) -> None:
+        """Apply file events and editor buffers (never while another gather reads the map)."""
+        if self.files is not None:
+            with self._gather_lock:
+                self.files.sync()
+
     def gather(
         self,
         scope: TurnScope,
@@ -180,8 +187,7 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """The snapshot of the scope's next call, read on this thread (file events applied first)."""
-        if self.files is not None:
-            self.files.sync()
+        self._sync()
         fresh = self.wants_preamble(scope) if preamble is None else preamble
         return self._gather(self.request(scope, messages, preamble=fresh), None)
 
@@ -193,8 +199,7 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """`gather` on a worker thread, over a copy of the editor state taken on this one."""
-        if self.files is not None:
-            self.files.sync()
+        self._sync()
         fresh = self.wants_preamble(scope) if preamble is None else preamble
         request = self.request(scope, messages, preamble=fresh)
         return await asyncio.to_thread(self._gather, request, self.workspace.copy())

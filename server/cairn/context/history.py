@@ -19,8 +19,10 @@ The current user message: the engine records it in history before the
 first call of a turn. It is the LAST user message whose text equals
 `ContextRequest.user_message`; that block becomes the required `user` block
 in place, so it is never duplicated. When no recorded message matches
-(a dry run), it is appended at the end; when a summary covers it, it is
-shown right after the summary so it is never lost.
+(a dry run), it is appended at the end. The last user message a summary
+covers is shown right after the summary (required when it is the current
+one) until the next summary, so the user's latest words are never lost and
+a new turn does not rewrite the summary segment.
 
 Attachments (harness messages carrying file texts, `cairn.context.attachments`)
 become one block per attached file, at their place in the conversation, with
@@ -235,17 +237,13 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
         if entry is not None:
             out.append(entry)
     next_seq = float(len(messages))
-    if user_message.strip() and (
-        current is None or not renderer.visible(current, messages[current])
-    ):
-        # Not recorded (a dry run): last. Covered by compaction: right after what covers it.
-        seq = (
-            float(len(messages))
-            if current is None
-            else max(state.watermark_index, current) + AFTER_SUMMARY_OFFSET
-        )
-        out.append(user_candidate(user_message, count, seq, None))
-        next_seq = max(next_seq, seq + AFTER_SUMMARY_OFFSET)
+    anchor = _summary_anchor(renderer, current, count)
+    if anchor is not None:
+        out.append(anchor)
+    if user_message.strip() and current is None:
+        # Not recorded (a dry run): last.
+        out.append(user_candidate(user_message, count, next_seq, None))
+        next_seq += AFTER_SUMMARY_OFFSET
     out.sort(key=lambda c: c.seq)
     compaction = CompactionStats(
         count=sum(state.counts.values()),
@@ -253,6 +251,37 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
         watermark=state.watermark,
     )
     return HistoryView(candidates=out, compaction=compaction, attached=attached, next_seq=next_seq)
+
+
+def _summary_anchor(renderer: _Renderer, current: int | None, count: Count) -> Candidate | None:
+    """The last user message a summary covers, shown right after it (the current one required).
+
+    It stays there, unchanged, until the next summary: the user's latest words at the
+    time of the summary are never lost, and the next turn does not rewrite the segment.
+    """
+    state, messages = renderer.state, renderer.messages
+    if state.summary is None or state.watermark_index < 0:
+        return None
+    covered = range(min(state.watermark_index, len(messages) - 1), -1, -1)
+    index = next(
+        (i for i in covered if messages[i].role == "user" and not compaction_parts(messages[i])),
+        None,
+    )
+    if index is None or not _user_content(messages[index]):
+        return None
+    message = messages[index]
+    seq = state.watermark_index + AFTER_SUMMARY_OFFSET
+    content = _user_content(message)
+    if index == current:
+        return user_candidate(content, count, seq, message.id)
+    return chat_candidate(
+        "history",
+        PRIORITY_SUMMARY,
+        [{"role": "user", "content": content}],
+        count=count,
+        seq=seq,
+        ref=message.id,
+    )
 
 
 # Positions of the files of one attachment message, between it and the next message.
