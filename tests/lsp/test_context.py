@@ -22,8 +22,10 @@ STATS_KEYS = {
     "usedInput",
     "bySource",
     "compaction",
+    "cache",
 }
 COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}
+CACHE_KEYS = {"predictedCached", "cachedInput", "cacheWriteInput", "lastBreak"}
 MANIFEST_KEYS = {
     "sessionId",
     "callId",
@@ -33,8 +35,13 @@ MANIFEST_KEYS = {
     "blocks",
     "retryOf",
     "retryReason",
+    "cacheBreak",
+    "cache",
+    "usage",
+    "at",
 }
-BLOCK_KEYS = {"source", "priority", "tokens", "version", "included", "reason", "ref"}
+BLOCK_KEYS = {"source", "priority", "tokens", "version", "included", "reason", "ref", "zone"}
+ZONES = {"tools", "system", "preamble", "history", "tail"}
 BAD_CONTEXT_REQUESTS: list[tuple[str, object, str]] = [
     ("cairn/contextStats", {"sessionId": "nope"}, "nope"),
     ("cairn/contextStats", {"sessionId": 7}, "sessionId"),
@@ -50,6 +57,7 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
     stats = await client.request("cairn/contextStats", {})
     assert set(stats) == STATS_KEYS
     assert set(stats["compaction"]) == COMPACTION_KEYS
+    assert set(stats["cache"]) == CACHE_KEYS
     assert stats["availableInput"] == (
         stats["contextWindow"]
         - stats["maxOutputTokens"]
@@ -65,6 +73,8 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
     assert set(manifest) == MANIFEST_KEYS
     assert manifest["sessionId"] == stats["sessionId"]
     assert manifest["blocks"] and all(set(b) == BLOCK_KEYS for b in manifest["blocks"])
+    assert {b["zone"] for b in manifest["blocks"]} <= ZONES
+    assert set(manifest["cache"]) == {"predictedCached", "zoneHashes"}
     assert "user" in {b["source"] for b in manifest["blocks"]}
 
     for method, params, problem in BAD_CONTEXT_REQUESTS:
