@@ -51,11 +51,12 @@ class ExtensionHandlers:
 
     async def context_manifest(self, params: ManifestParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        return session.engine.context_manifest(session.id, message=params.message).wire()
+        manifest = await session.engine.context_manifest(session.id, message=params.message)
+        return manifest.wire()
 
     async def context_stats(self, params: SessionRef) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        return session.engine.context_stats(session.id).wire()
+        return (await session.engine.context_stats(session.id)).wire()
 
     async def goal_tree(self, params: SessionRef) -> dict[str, Any]:
         session = self.server.session(params.session_id)

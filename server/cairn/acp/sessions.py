@@ -106,14 +106,14 @@ class SessionHandlers:
                 self.server.send(
                     session.id, chunk("agent_message_chunk", SETTINGS_PREFIX + problem + "\n")
                 )
-            self.send_usage(session)
+            await self.send_usage(session)
 
         task = asyncio.ensure_future(greet())
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
-    def send_usage(self, session: AcpSession) -> None:
+    async def send_usage(self, session: AcpSession) -> None:
         try:
-            stats = session.engine.context_stats(session.id)
+            stats = await session.engine.context_stats(session.id)
         except Exception as error:  # a model without a window, a broken workspace: no meter
             logger.info("no usage for %s: %s", session.id, error)
             return
@@ -142,7 +142,7 @@ class SessionHandlers:
             self.server.send(
                 session_id, plan_update(view.tree, self.server.client.plan is not None)
             )
-        self.send_usage(session)
+        await self.send_usage(session)
         return self._answer(session)
 
     async def resume(self, params: SessionWorkspaceParams) -> dict[str, Any]:
