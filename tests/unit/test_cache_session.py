@@ -135,7 +135,7 @@ async def test_a_resumed_session_predicts_its_prefix_from_the_trace(tmp_path: Pa
     engine.close()
     again = Engine([tmp_path], engine.settings)
     try:
-        inputs = TurnInputs(model=again.settings.model, mode="build", user_message="next")
+        inputs = TurnInputs(model=str(again.settings.model), mode="build", user_message="next")
         built = again.contexts.build(again.scope(again.session(sid), inputs))
         last = again.session(sid).trace.manifests()[-1]
         # The same system, preamble and history as the last call: read from the cache.

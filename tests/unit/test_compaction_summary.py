@@ -310,7 +310,7 @@ async def test_the_compaction_call_falls_back_to_a_transcript_when_the_prefix_do
     try:
         first = await engine.turn("read big.txt")
         session = engine.session(first.session_id)
-        inputs = TurnInputs(model=engine.settings.model, mode="build")
+        inputs = TurnInputs(model=str(engine.settings.model), mode="build")
         scope = engine.scope(session, inputs)
         built = engine.contexts.build(scope)
         messages = session.messages()

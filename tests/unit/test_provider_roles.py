@@ -314,5 +314,5 @@ async def test_no_model_configured_says_how_to_set_one(
     assert 'model = "deepseek/deepseek-chat"    # DEEPSEEK_API_KEY is set' in message
     assert engine.store.list() == []
     with pytest.raises(NoModelError):
-        engine.context_stats()
+        await engine.context_stats()
     engine.close()

@@ -258,7 +258,9 @@ class Engine:
     async def context_stats(self, session_id: str | None = None) -> ContextStats:
         """The stats of the session's next call (gathered off the event loop)."""
         session = self.session(session_id)
-        return (await self.contexts.build_async(self.scope(session, self._between_turns(session)))).stats
+        return (
+            await self.contexts.build_async(self.scope(session, self._between_turns(session)))
+        ).stats
 
     async def context_manifest(
         self, session_id: str | None = None, message: str | None = None, uri: str | None = None

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from cairn.errors import ContextLengthError, ModelError, NoModelError
+from cairn.llm.cache_hints import CacheHints, hinted_request
 from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
 from cairn.llm.failures import Failure, classify
 from cairn.llm.guide import no_model_message
-from cairn.llm.cache_hints import CacheHints, hinted_request
 from cairn.llm.lazy import load_litellm
 from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
