@@ -1,7 +1,7 @@
 """Text renderings of the goal tree: the "Current Plan" prompt block and a compact tree.
 
-`render_plan` is injected at the end of the system prompt before every model
-call; `render_tree` is the short form sent to the editor as `rendered`.
+`render_plan` is injected into every model call as the last thing the model
+reads (the end of the volatile tail, after the history; DESIGN §2.3); `render_tree` is the short form sent to the editor as `rendered`.
 Finished goals show their summary; abandoned goals show their reason with a
 "do not retry" warning so the model does not walk into the same dead end.
 """

@@ -1,4 +1,4 @@
-"""Source: the current plan (goal tree), shown LAST in the system prompt (DESIGN §2.2)."""
+"""Source: the current plan (goal tree), shown last in every call: the end of the tail (DESIGN §2.2, §2.3)."""
 
 from __future__ import annotations
 
