@@ -29,13 +29,12 @@ def test_a_method_and_fields_of_a_later_issue_are_missing_not_wrong() -> None:
         "restoredFiles: string[]}` |\n"
     )
     text = text.replace("| `cairn/projectProfile` |", restore_row + "| `cairn/projectProfile` |")
-    text = text.replace(
-        "redactions?: [{kind: string, count: number}]}",
-        'redactions?: [{kind: string, count: number}], zone?: "tools"|"tail"}',
-    )
+    zone = 'zone: "tools"|"system"|"preamble"|"history"|"tail"|null}'
+    assert zone in text
+    text = text.replace(zone, zone[:-1] + ", pinned?: boolean}")
     report = check(text)
     assert report.consistent
-    assert report.missing == ["cairn/restore", "Manifest.blocks[].zone"]
+    assert report.missing == ["cairn/restore", "Manifest.blocks[].pinned"]
 
 
 def test_a_wrong_literal_or_optionality_is_a_mismatch() -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from cairn.agent.engine import Engine
 from cairn.agent.tools import ToolContext, default_registry
-from cairn.compaction.narrative import COMPACTION_SYSTEM_PROMPT
+from cairn.compaction.narrative import COMPACTION_INSTRUCTION
+from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.sources.profile import profile_candidate
 from cairn.errors import SettingsError
@@ -207,8 +208,9 @@ def test_redacted_blocks_are_counted_and_versioned_as_sent(project: Path) -> Non
     [reference] = [b for b in built.blocks if b.source == "reference"]
     assert reference.version == content_hash(reference.text)
     assert AWS_SECRET not in reference.text
-    # The same overhead as an unredacted section (one separator token).
-    assert reference.tokens == COUNT(reference.text) + 1
+    # A reference is attached to the history as its own message: the message overhead.
+    assert reference.zone == "history"
+    assert reference.tokens == COUNT(reference.text) + MESSAGE_OVERHEAD_TOKENS
     wire = {b.ref: b.wire() for b in built.manifest.blocks if b.source in ("reference", "mode")}
     assert wire["config.py"]["redactions"] == [{"kind": "AWS Access Key", "count": 2}]
     assert "redactions" not in wire["build"]  # optional: absent when nothing was redacted
@@ -406,11 +408,13 @@ async def test_what_crosses_the_wire_to_a_provider_holds_no_secret_value(
     ]
     assert "[redacted: AWS Access Key]" in bodies[1]  # the tool output
     assert "[redacted: AWS Access Key]" in bodies[2]  # the echoed answer in history
+    # The compaction call repeats the session's (redacted) prefix plus one instruction.
     compaction = server.requests[3].messages
-    assert compaction[0]["content"] == COMPACTION_SYSTEM_PROMPT
-    transcript = compaction[1]["content"]
-    assert '     1\tAWS_SECRET_ACCESS_KEY = "[redacted: AWS Access Key]"' in transcript
-    assert "ASSISTANT: The key is [redacted: AWS Access Key]." in transcript
+    assert str(compaction[-1]["content"]).startswith(COMPACTION_INSTRUCTION.split("]")[0])
+    prefix = json.dumps(compaction[:-1])
+    assert AWS_SECRET not in prefix
+    assert '     1\\tAWS_SECRET_ACCESS_KEY = \\"[redacted: AWS Access Key]\\"' in prefix
+    assert "The key is [redacted: AWS Access Key]." in prefix
 
 
 async def test_a_settings_change_reaches_the_guard_and_the_tools(
