@@ -33,6 +33,10 @@ from cairn.models.events import TurnResult
 from cairn.models.messages import Part
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Settings, SettingsRef
+from cairn.trace.records import dump_goals
+
+# The goal tree at each turn's start is kept as an artifact of this kind.
+GOALS_ARTIFACT_KIND = "goals"
 
 
 def allowed_commands(
@@ -113,8 +117,9 @@ class TurnRunner:
     async def _run_locked(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
         session = scope.session
         snapshot = await asyncio.to_thread(take_snapshot, self.workspace.root)
+        goals = session.trace.write_artifact(dump_goals(session.goals()), GOALS_ARTIFACT_KIND)
         user = session.append("user", user_parts)
-        turn = new_turn(session, user, snapshot, scope.inputs.model)
+        turn = new_turn(session, user, snapshot, scope.inputs.model, scope.inputs.mode, goals)
         session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
         if turn.switched_from is not None:
             scope.listener.on_log(f"model: {turn.model} (this session used {turn.switched_from})")

@@ -3,17 +3,19 @@
 The start snapshot is git HEAD plus an xxhash of `git diff HEAD` (both None
 outside a git repository). The patch of a turn is the unified diff of every
 file edited in it, from its text before the first edit to its text after
-the last one.
+the last one (`cairn.files.patches.file_patch`, so `cairn/restore` can undo
+it exactly).
 """
 
 from __future__ import annotations
 
-import difflib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import xxhash
+
+from cairn.files.patches import file_patch
 
 GIT_TIMEOUT_S = 10.0
 
@@ -49,25 +51,14 @@ def take_snapshot(root: Path) -> StartSnapshot:
     )
 
 
-def file_patch(path: str, before: str, after: str) -> str:
-    """A unified diff of one file (`a/<path>` → `b/<path>`); '' when unchanged."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
 class EditLog:
-    """The first and latest text of every file edited during one turn."""
+    """The first and latest text of every file edited during one turn (None: no file)."""
 
     def __init__(self) -> None:
-        self._original: dict[str, str] = {}
-        self._latest: dict[str, str] = {}
+        self._original: dict[str, str | None] = {}
+        self._latest: dict[str, str | None] = {}
 
-    def record(self, path: str, before: str, after: str) -> None:
+    def record(self, path: str, before: str | None, after: str | None) -> None:
         self._original.setdefault(path, before)
         self._latest[path] = after
 

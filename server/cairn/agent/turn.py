@@ -5,8 +5,9 @@ A turn ends when the model answers without tool calls (`stop`), after
 reply with malformed tool-call JSON or a spent `turn_deadline_s` (`error`,
 with a message), or when the awaiting task is cancelled (`cancelled`: the
 text streamed so far is recorded, the turn is saved, and the cancellation
-propagates). The turn record keeps its start snapshot, model, usage, finish
-reason and the patch of every file it edited. Everything the turn shares
+propagates). The turn record keeps its start snapshot (and the goal tree at
+its start), model, mode, usage, finish reason and the patch of every file it
+edited. Everything the turn shares
 with its tools and the compactor is in its `TurnScope`.
 
 Each retry of a model request is shown as a `retry` event, each finished
@@ -42,7 +43,7 @@ from cairn.llm.cache_hints import CacheHints
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
-from cairn.models.session import FinishReason, Turn, Usage
+from cairn.models.session import FinishReason, Mode, Turn, Usage
 from cairn.settings import Settings
 
 # The second reply with malformed tool-call JSON in one turn ends the turn.
@@ -270,7 +271,12 @@ class TurnLoop:
 
 
 def new_turn(
-    session: Session, user_message: Message, snapshot: StartSnapshot, model: str | None = None
+    session: Session,
+    user_message: Message,
+    snapshot: StartSnapshot,
+    model: str | None,
+    mode: Mode,
+    goals_artifact_id: str | None,
 ) -> Turn:
     turn_id = session.current_turn_id
     assert turn_id is not None
@@ -280,6 +286,8 @@ def new_turn(
         start_head=snapshot.head,
         start_dirty_hash=snapshot.dirty_hash,
         model=model,
+        mode=mode,
+        start_goals_artifact_id=goals_artifact_id,
     )
 
 
@@ -307,6 +315,7 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
             cost=loop.usage.cost,
         ),
         error=outcome.error,
+        changed_files=loop.scope.edit_log.paths,
     )
 
 

@@ -5,7 +5,7 @@ and cost, compaction, errors and the final goal tree go to stderr (tool
 lines are shortened to the terminal, errors and retries are shown whole).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
-when stdin is a TTY; `--yes` approves them all; without a TTY and without
+when stdin is a TTY (yes, always for this session, or no); `--yes` approves them all; without a TTY and without
 `--yes` they are refused. Exit code: 0 when the turn ended normally
 (`stop`), 1 otherwise.
 """
@@ -25,6 +25,7 @@ from cairn.models.manifest import ContextStats
 from cairn.settings import Mode, Settings, load_settings, with_flags
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
+ALWAYS_ANSWERS = frozenset({"a", "always"})
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 MODES: tuple[Mode, ...] = ("build", "plan", "review")
@@ -113,8 +114,11 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
         return None
 
     async def ask(request: ApprovalRequest) -> Approval:
-        answer = await asyncio.to_thread(input, f"Run `{request.command}`? [y/N] ")
-        return "once" if answer.strip().lower() in APPROVE_ANSWERS else "reject"
+        prompt = f"Run `{request.command}`? [y]es / [a]lways in this session / [N]o "
+        answer = (await asyncio.to_thread(input, prompt)).strip().lower()
+        if answer in ALWAYS_ANSWERS:
+            return "always"
+        return "once" if answer in APPROVE_ANSWERS else "reject"
 
     return ask
 

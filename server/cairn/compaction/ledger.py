@@ -9,9 +9,7 @@ result, under the keys below; this module only reads them back.
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,42 +30,6 @@ KEY_PATCH = "patch_artifact_id"
 KEY_COMMAND = "command"
 KEY_EXIT_CODE = "exit_code"
 KEY_IS_TEST = "test"
-
-# `python`, `python3`, `python3.11` (any path): all count as "python" for TEST_RUNNERS.
-PYTHON_PROGRAM = re.compile(r"python[0-9.]*")
-
-# Programs (first words of a command) that run a test suite.
-TEST_RUNNERS: tuple[tuple[str, ...], ...] = (
-    ("pytest",),
-    ("py.test",),
-    ("tox",),
-    ("nox",),
-    ("python", "-m", "pytest"),
-    ("python", "-m", "unittest"),
-    ("npm", "test"),
-    ("npm", "run", "test"),
-    ("yarn", "test"),
-    ("pnpm", "test"),
-    ("go", "test"),
-    ("cargo", "test"),
-    ("make", "test"),
-    ("jest",),
-    ("vitest",),
-)
-
-
-def is_test_command(command: str, known: Collection[str] = ()) -> bool:
-    """True for a known test-suite command or a command starting with a test runner."""
-    if command.strip() in {k.strip() for k in known}:
-        return True
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    if words:
-        program = words[0].rsplit("/", 1)[-1]
-        words[0] = "python" if PYTHON_PROGRAM.fullmatch(program) else program
-    return any(tuple(words[: len(runner)]) == runner for runner in TEST_RUNNERS)
 
 
 def run_status(exit_code: int | None) -> TestStatus:

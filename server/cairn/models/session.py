@@ -6,6 +6,9 @@ in force when it last ran (a changed setting is a new choice, see
 `cairn.agent.session.session_model`) and the context limits providers
 reported for it (`context_limits`: model → tokens), which later calls
 respect.
+
+`Mode` (a turn's agent mode) is defined here, below the settings that
+default it, so a turn record can say which mode it ran in.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pydantic import Field
 from cairn.models.base import WireModel, utc_now
 
 FinishReason = Literal["stop", "cancelled", "error", "stepLimit"]
+Mode = Literal["build", "plan", "review"]
 
 
 class Usage(WireModel):
@@ -66,6 +70,11 @@ class Turn(WireModel):
     model: str | None = None
     # The session's model before this turn, when the turn switched to another one.
     switched_from: str | None = None
+    mode: Mode | None = None
+    # The goal tree when the turn started (an artifact): a fork from before the turn gets it.
+    start_goals_artifact_id: str | None = None
+    # The files were restored to before this turn (`cairn/restore`): its patch is undone.
+    reverted: bool = False
 
 
 class SessionMeta(WireModel):

@@ -3,8 +3,10 @@
 `<root>/.gitignore` ("*"), `<root>/traces/<session id>/` (one `Trace` each),
 workspace-level JSON documents (`<root>/<name>`, e.g. `profile.json`) and
 derived caches (`<root>/cache/<name>/`). Nothing is created until the first
-write. Sessions are created, listed, opened (a unique id prefix is enough;
-`<id>/<branch>` opens an explore branch), forked at a message and deleted.
+write. Sessions are created (on disk at once, or `lazy`: written by their
+first record, so a session nobody wrote to leaves nothing behind), listed,
+opened (a unique id prefix is enough; `<id>/<branch>` opens an explore
+branch), forked at or before a message and deleted.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from cairn.errors import InvalidRequestError, UnknownSessionError
+from cairn.models.goals import GoalTree
 from cairn.models.session import SessionMeta, Usage
 from cairn.trace import records
 from cairn.trace.files import atomic_write, fsync_dir
 from cairn.trace.layout import TEMP_DIR_PREFIX, create_atomically
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_name, new_session_id
-from cairn.trace.trace import BRANCH_ID_SEPARATOR, Trace
+from cairn.trace.trace import BRANCH_ID_SEPARATOR, Pending, Trace
 
 logger = logging.getLogger(__name__)
 
@@ -94,10 +97,15 @@ class TraceStore:
 
     # -- sessions ------------------------------------------------------------
 
-    def create(self, title: str = "", model: str | None = None) -> Trace:
-        """A new, empty session."""
-        self._ensure_root()
-        self._remove_leftovers()
+    def create(self, title: str = "", model: str | None = None, *, lazy: bool = False) -> Trace:
+        """A new, empty session; `lazy`: its folder is made by its first write."""
+        if lazy:
+            session_id = new_session_id()
+            meta = SessionMeta(id=session_id, title=title, model=model)
+            trace = Trace(self.traces_dir / session_id, session_id, Pending(meta, self._prepare))
+            self._live[session_id] = trace
+            return trace
+        self._prepare()
         for _ in range(CREATE_ATTEMPTS):
             session_id = new_session_id()
             target = self.traces_dir / session_id
@@ -106,6 +114,10 @@ class TraceStore:
             create_atomically(target, SessionMeta(id=session_id, title=title, model=model))
             return self._trace(session_id)
         raise InvalidRequestError(f"could not find a free session id in {self.traces_dir}")
+
+    def _prepare(self) -> None:
+        self._ensure_root()
+        self._remove_leftovers()
 
     def list(self) -> list[SessionMeta]:
         """Every session's metadata, most recently updated first.
@@ -164,18 +176,28 @@ class TraceStore:
             trace = branch
         return trace
 
-    def fork(self, session_id: str, at_message_id: str | None = None) -> Trace:
+    def fork(
+        self,
+        session_id: str,
+        at_message_id: str | None = None,
+        *,
+        before_message_id: str | None = None,
+        title: str | None = None,
+        goals: GoalTree | None = None,
+    ) -> Trace:
         """A new session with the parent's messages up to and including `at_message_id`
-        (all of them when None), its goal tree and its artifacts. The parent is untouched."""
+        (or up to, excluding, `before_message_id`; all of them when neither is given),
+        its artifacts, allowed commands and goal tree (or `goals`), titled `title` (the
+        parent's title when None). The parent is untouched."""
         parent = self.open(session_id)
         messages = parent.messages()
-        if at_message_id is not None:
-            index = next((i for i, m in enumerate(messages) if m.id == at_message_id), None)
+        for wanted, keep in ((at_message_id, 1), (before_message_id, 0)):
+            if wanted is None:
+                continue
+            index = next((i for i, m in enumerate(messages) if m.id == wanted), None)
             if index is None:
-                raise InvalidRequestError(
-                    f"message {at_message_id!r} is not in session {parent.id}"
-                )
-            messages = messages[: index + 1]
+                raise InvalidRequestError(f"message {wanted!r} is not in session {parent.id}")
+            messages = messages[: index + keep]
         parent_meta = parent.meta()
         kept_ids = {m.id for m in messages}
         turns = [t for t in parent_meta.turns if t.user_message_id in kept_ids]
@@ -185,18 +207,19 @@ class TraceStore:
         child_id = new_session_id()
         meta = SessionMeta(
             id=child_id,
-            title=parent_meta.title,
+            title=parent_meta.title if title is None else title,
             parent_id=parent.id,
             fork_message_id=messages[-1].id if messages else None,
             model=parent_meta.model,
             usage=usage,
             turns=turns,
+            allowed_commands=parent_meta.allowed_commands,
         )
         lines = b"".join(records.dump_message(m) + b"\n" for m in messages)
-        goals = records.dump_goals(parent.goals())
+        goal_doc = records.dump_goals(parent.goals() if goals is None else goals)
 
         def populate(folder: Path) -> None:
-            atomic_write(folder / records.GOAL_FILE, goals)
+            atomic_write(folder / records.GOAL_FILE, goal_doc)
             if lines:
                 atomic_write(folder / records.MESSAGES_FILE, lines)
             _copy_artifacts(parent.dir / records.ARTIFACTS_DIR, folder / records.ARTIFACTS_DIR)

@@ -34,7 +34,7 @@ def is_allowlisted(command: str, allowed: Iterable[str]) -> bool:
     return False
 
 
-async def check_command(ctx: ToolContext, command: str) -> None:
+async def check_command(ctx: ToolContext, command: str, tool: str = "run_command") -> None:
     """Return when `command` may run; raise `ToolFailure` saying why not otherwise."""
     if is_allowlisted(command, ctx.allowed_commands):
         return
@@ -42,7 +42,9 @@ async def check_command(ctx: ToolContext, command: str) -> None:
         raise ToolFailure(
             f"command not allowed: {command} (add it to allowed_commands or approve it)"
         )
-    answer = await ctx.approve(ApprovalRequest(ctx.site, command))
+    scope = ctx.scope
+    turn_id = (scope.session.current_turn_id or "") if scope is not None else ""
+    answer = await ctx.approve(ApprovalRequest(ctx.site, command, tool=tool, turn_id=turn_id))
     if answer == "reject":
         raise ToolFailure(f"command not approved by the user: {command}")
     if answer == "always":

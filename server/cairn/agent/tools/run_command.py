@@ -21,7 +21,7 @@ from pydantic import Field
 from cairn.agent.api import CommandRequest
 from cairn.agent.tools.approval import check_command
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolOutcome, shorten_output
-from cairn.compaction.ledger import is_test_command
+from cairn.files.commands import is_test_command
 
 # Longest a model may ask a command to run.
 MAX_COMMAND_TIMEOUT_S = 1_800.0
