@@ -1,11 +1,16 @@
 /**
- * Readable documents built from the protocol: the last context manifest
- * (`cairn/contextManifest`) as a markdown table, and the trace view (goal
- * tree, context stats, sessions) of the active session.
+ * Readable views built from the protocol: the last context manifest
+ * (`cairn/contextManifest`: per block its source, tokens, and whether it was
+ * included or why it was dropped) and the trace view (goal tree, context
+ * stats, sessions) of the focused session. Both are read-only rendered
+ * Markdown (virtual documents in the Markdown preview): closing them never
+ * asks to save anything.
  */
-import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { ContextStats, GoalTreeView, Manifest, Method, SessionsResult } from './protocol';
+import { VirtualDocuments, showRendered } from './virtualDocs';
+
+const VIEW_FOLDER = 'views';
 
 const PERCENT = 100;
 
@@ -30,7 +35,7 @@ export function renderManifest(manifest: Manifest): string {
     '| ---: | --- | --- | ---: | ---: | --- | --- |',
     ...manifest.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'no'} | ${cell(b.reason)} |`,
+        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'dropped'} | ${cell(b.reason)} |`,
     ),
     '',
     '## Totals',
@@ -80,30 +85,20 @@ export function renderTrace(goals: GoalTreeView, stats: ContextStats | undefined
   return lines.join('\n') + '\n';
 }
 
-async function openMarkdown(content: string): Promise<vscode.TextDocument> {
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
-  await vscode.window.showTextDocument(document, { preview: true });
-  return document;
-}
-
-/** `Cairn: Show Context Manifest` — opens the last manifest of the active session; returns its text. */
-export async function showManifest(client: CairnClient): Promise<string> {
+/** `Cairn: Show Context Manifest` — the last manifest of the focused session, rendered; returns its Markdown. */
+export async function showManifest(client: CairnClient, docs: VirtualDocuments): Promise<string> {
   const manifest = await client.request(Method.contextManifest, {});
-  if (!manifest) {
-    void vscode.window.showInformationMessage('Cairn: no model call yet in this session, so no manifest.');
-    return '';
-  }
   const text = renderManifest(manifest);
-  await openMarkdown(text);
+  await showRendered(docs, VirtualDocuments.uri(VIEW_FOLDER, 'Cairn context manifest.md'), text);
   return text;
 }
 
-/** `Cairn: Show Trace` — the goal tree, context and sessions of the active session; returns its text. */
-export async function showTrace(client: CairnClient): Promise<string> {
+/** `Cairn: Show Trace` — the goal tree, context and sessions of the focused session, rendered; returns its Markdown. */
+export async function showTrace(client: CairnClient, docs: VirtualDocuments): Promise<string> {
   const goals = await client.request(Method.goalTree, {});
   const stats = await client.request(Method.contextStats, { sessionId: goals.sessionId }).catch(() => undefined);
   const sessions = await client.requestRaw(Method.sessions, {});
   const text = renderTrace(goals, stats, sessions);
-  await openMarkdown(text);
+  await showRendered(docs, VirtualDocuments.uri(VIEW_FOLDER, 'Cairn trace.md'), text);
   return text;
 }
