@@ -106,11 +106,10 @@ let busy = false;
 
 const saved = vscode.getState() ?? {};
 if (saved.mode && MODES.includes(saved.mode)) mode.value = saved.mode;
-if (saved.draft) prompt.value = saved.draft;
 
 function saveState(): void {
   const chosen = MODES.find((m) => m === mode.value);
-  vscode.setState({ mode: chosen, draft: prompt.value });
+  vscode.setState({ mode: chosen });
 }
 
 // ---- Markdown -----------------------------------------------------------------
@@ -608,7 +607,6 @@ function accept(index: number): void {
   const cursor = mention.start + inserted.length;
   prompt.setSelectionRange(cursor, cursor);
   hideCompletions();
-  saveState();
 }
 
 // ---- composer ---------------------------------------------------------------
@@ -619,7 +617,6 @@ function submit(): void {
   vscode.postMessage({ type: 'send', text, mode: chosen });
   prompt.value = '';
   hideCompletions();
-  saveState();
 }
 
 /** Completion keys while the list is open; true when the key was used. */
@@ -642,7 +639,6 @@ function completionKey(e: KeyboardEvent): boolean {
 prompt.addEventListener('input', () => {
   selected = 0;
   updateCompletions();
-  saveState();
 });
 prompt.addEventListener('keydown', (e) => {
   if (completionKey(e)) return;

@@ -1,7 +1,7 @@
 /**
  * Markdown for the chat webview: markdown-it with raw HTML disabled (so the
  * model's text can never add markup or scripts; the page's CSP allows only
- * its own script anyway), links made from bare URLs, and code fences
+ * its own script anyway), links made from bare http(s) URLs, and code fences
  * highlighted by highlight.js (the languages an agent's answers mostly use;
  * others are shown plain). The result is HTML the page inserts; every code
  * block gets Copy and Insert buttons there (chat.ts).
@@ -58,6 +58,9 @@ const md: MarkdownIt = new MarkdownIt({
   breaks: false,
   highlight: (code, language) => highlight(code, language),
 });
+
+// Only real URLs become links: "sample.py" is a file name, not the domain of Paraguay.
+md.linkify.set({ fuzzyLink: false });
 
 /** The HTML of a Markdown text (raw HTML in it is shown as text). */
 export function renderMarkdown(text: string): string {

@@ -72,8 +72,6 @@ export type FromWebview =
 /** What the webview keeps across reloads (`vscode.getState()`). */
 export interface WebviewState {
   mode?: Mode;
-  /** The unsent prompt. */
-  draft?: string;
 }
 
 /** One handler per message type; `R` is what a handler returns. */
