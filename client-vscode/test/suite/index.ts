@@ -9,6 +9,9 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
 import { mentions } from '../../src/chat';
+import { applyTextEdits, offsetIn } from '../../src/applyEdit';
+import { transcriptEntries } from '../../src/chatTranscript';
+import { lineCounts } from '../../src/review';
 import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
 import type { CompactResult, Goal, TurnEvent, TurnResult } from '../../src/protocol';
@@ -121,6 +124,35 @@ const tests: TestCase[] = [
     async () => {
       assert.deepStrictEqual(mentions('see @src/a.py, and @b.md. mail me@example.com'), ['src/a.py', 'b.md']);
       assert.deepStrictEqual(mentions('@a.py @a.py'), ['a.py']);
+    },
+  ],
+  [
+    'edits are computed before they are applied, and a transcript becomes the rows the chat shows',
+    async () => {
+      const text = 'a\r\nbb\r\nccc';
+      const edits = [new vscode.TextEdit(new vscode.Range(1, 0, 1, 2), 'B'), new vscode.TextEdit(new vscode.Range(2, 3, 2, 3), '!')];
+      assert.strictEqual(applyTextEdits(text, edits, offsetIn(text)), 'a\r\nB\r\nccc!');
+      assert.deepStrictEqual(lineCounts('x\ny\nz\n', 'x\nY\nY2\nz\n'), { added: 2, removed: 1 });
+      const event = (kind: TurnEvent['kind'], text: string | null = null): TurnEvent => ({
+        sessionId: 's', turnId: 't1', kind, text, tool: null, callId: null, ok: null, detail: null,
+      });
+      const compaction = { sessionId: 's', stage: 'done' as const, kind: 'prune' as const, tokensBefore: 9, tokensAfter: 3, error: null };
+      const rows = transcriptEntries({
+        sessionId: 's',
+        title: 'hello',
+        parentId: null,
+        turns: [
+          {
+            turnId: 't1', message: 'hello', references: ['a.py'], mode: 'plan', startedAt: '2026-01-01T00:00:00Z',
+            finishReason: 'stop', error: null, usage: { inputTokens: 5, outputTokens: 2 },
+            events: [event('text', 'hi'), event('end', 'stop')], compactions: [{ at: 1, event: compaction }],
+            changedFiles: ['a.py'], reverted: true,
+          },
+        ],
+      });
+      assert.deepStrictEqual(rows.map((r) => r.kind), ['user', 'event', 'compaction', 'event', 'result', 'reverted']);
+      const result = rows[4];
+      assert.ok(result.kind === 'result' && result.result.changedFiles[0] === 'a.py');
     },
   ],
   [
