@@ -5,12 +5,12 @@
  * turn ends (stopped, or failed) is answered `reject` and shown as moot.
  */
 import * as vscode from 'vscode';
-import { ApprovalDecision, ApprovalRequest, ApprovalResult } from './protocol';
+import { ApprovalDecision, ApprovalParams, ApprovalResult } from './protocol';
 import { ApprovalState } from './webview/messages';
 
 export interface ApprovalEntry {
   id: string;
-  request: ApprovalRequest;
+  request: ApprovalParams;
   state: ApprovalState;
 }
 
@@ -32,7 +32,7 @@ export class Approvals implements vscode.Disposable {
   }
 
   /** The `cairn/approval` handler: resolves once the user answers. */
-  ask(request: ApprovalRequest): Promise<ApprovalResult> {
+  ask(request: ApprovalParams): Promise<ApprovalResult> {
     const id = `approval-${++this.next}`;
     const entry: ApprovalEntry = { id, request, state: 'pending' };
     return new Promise((resolve) => {

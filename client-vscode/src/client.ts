@@ -26,7 +26,7 @@ import {
 import { CLIENT_ID, CLIENT_NAME, MAX_RESTARTS, MAX_TRANSPORT_ERRORS, RESTART_WINDOW_MS, STDERR_TAIL_LINES } from './constants';
 import { EditApplier, EditReviewer } from './applyEdit';
 import {
-  ApprovalRequest,
+  ApprovalParams,
   ApprovalResult,
   ClientCapability,
   ClientNotifications,
@@ -60,7 +60,7 @@ export type CommandInterceptor = (
 ) => Promise<unknown>;
 
 /** Answers the server's `cairn/approval` requests (the chat asks the user inline). */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalResult>;
+export type ApprovalHandler = (request: ApprovalParams) => Promise<ApprovalResult>;
 
 /** What the client needs from the extension around it. */
 export interface ClientHost {
@@ -410,7 +410,7 @@ export class CairnClient implements vscode.Disposable {
     on(Method.turnEvent, (p) => this.onTurnEvent.fire(p));
     on(Method.compaction, (p) => this.onCompaction.fire(p));
     on(Method.contextStatsChanged, (p) => this.onContextStats.fire(p));
-    client.onRequest(Method.approval, (request: ApprovalRequest): Promise<ApprovalResult> =>
+    client.onRequest(Method.approval, (request: ApprovalParams): Promise<ApprovalResult> =>
       this.approvals ? this.approvals(request) : Promise.resolve({ decision: 'reject' }),
     );
   }

@@ -400,8 +400,8 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const row = tools.get(entry.request.callId);
   if (entry.state === 'pending') {
     const actions = el('div', 'actions');
-    const answer = (decision: 'run' | 'always' | 'reject') => () => vscode.postMessage({ type: 'approve', id: entry.id, decision });
-    actions.appendChild(button('Run', 'primary', answer('run')));
+    const answer = (decision: 'once' | 'always' | 'reject') => () => vscode.postMessage({ type: 'approve', id: entry.id, decision });
+    actions.appendChild(button('Run', 'primary', answer('once')));
     actions.appendChild(button('Always allow in this session', 'secondary', answer('always'), 'Run it, and run this command (with any arguments) without asking for the rest of this session'));
     actions.appendChild(button('Reject', 'secondary', answer('reject')));
     card.appendChild(actions);

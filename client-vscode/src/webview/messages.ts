@@ -10,7 +10,7 @@
  * the same id to replace the shown one. Nothing here touches the DOM or
  * VS Code (both bundles import it).
  */
-import type { ApprovalDecision, ApprovalRequest, CompactionEvent, Mode, TurnEvent, TurnResult } from '../protocol';
+import type { ApprovalDecision, ApprovalParams, CompactionEvent, Mode, TurnEvent, TurnResult } from '../protocol';
 
 /** What became of an approval: waiting, answered (the decision), or moot (the turn ended first). */
 export type ApprovalState = 'pending' | ApprovalDecision | 'expired';
@@ -28,7 +28,7 @@ export type ChatEntry =
   | { kind: 'error'; text: string }
   /** A line from the extension about what it did (a restore, a compaction asked for). */
   | { kind: 'notice'; text: string }
-  | { kind: 'approval'; id: string; request: ApprovalRequest; state: ApprovalState }
+  | { kind: 'approval'; id: string; request: ApprovalParams; state: ApprovalState }
   | { kind: 'review'; id: string; turnId: string | null; path: string; added: number; removed: number; state: ReviewState }
   /** The turn's files were put back to before it (`cairn/restore`). */
   | { kind: 'reverted'; turnIds: string[] };

@@ -406,7 +406,7 @@ const tests: TestCase[] = [
       const shown = api.chat.transcript().find((e) => e.kind === 'approval' && e.id === asked.id);
       assert.ok(shown && shown.kind === 'approval' && shown.state === 'pending', 'the chat shows it, waiting');
       await screenshot('approval-waiting');
-      assert.ok(api.approvals.answer(asked.id, 'run'));
+      assert.ok(api.approvals.answer(asked.id, 'once'));
       const ran = await pending;
       assert.strictEqual(ran.finishReason, 'stop');
       const [end] = events(ran.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'run_command');
