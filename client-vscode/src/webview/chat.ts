@@ -313,10 +313,10 @@ function renderEvent(event: TurnEvent): void {
       renderToolEnd(box, event);
       break;
     case 'retry':
-      box.appendChild(el('div', 'retry', event.text || 'retrying'));
+      box.body.appendChild(el('div', 'retry', event.text || 'retrying'));
       break;
     case 'usage':
-      if (event.usage) box.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
+      if (event.usage) box.body.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
       break;
     case 'error':
       box.hadError = true;
