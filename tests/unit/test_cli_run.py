@@ -33,6 +33,7 @@ def test_run_streams_text_and_activity_and_saves_the_trace(tmp_path: Path) -> No
             reply("", call("read_file", path="notes.md")),
             reply("", call("run_command", command="echo hi")),
             reply("The notes say: remember the milk."),
+            reply("Still here."),
         ],
     )
     done = cairn(tmp_path, "run", "--workspace", str(tmp_path), "--model", model, "read notes")
@@ -45,10 +46,9 @@ def test_run_streams_text_and_activity_and_saves_the_trace(tmp_path: Path) -> No
     [meta] = TraceStore(tmp_path / ".cairn").list()
     assert meta.turns[0].finish_reason == "stop"
 
-    # A new process replays a script from its start: the second run gets its own script.
-    second = write_script(tmp_path, [reply("Still here.")], name="second.jsonl")
+    # The resumed session, in a new process, continues its script where it stopped.
     again = cairn(
-        tmp_path, "run", "-w", str(tmp_path), "--model", second, "--session", meta.id, "more?"
+        tmp_path, "run", "-w", str(tmp_path), "--model", model, "--session", meta.id, "more?"
     )
     assert again.returncode == 0, again.stderr
     assert "Still here." in again.stdout

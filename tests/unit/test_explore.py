@@ -38,7 +38,9 @@ class Overlap:
     async def complete(
         self, model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
     ) -> ModelReply:
-        lane = kw.get("agent")
+        names = kw.get("agent")
+        # A branch's lane is named by its index first, then its trace name and text.
+        lane = names[0] if isinstance(names, tuple) else names
         if lane not in BRANCH_LANES:
             return await self._inner(model, messages, tools, **kw)
         self.lanes_seen.append(lane)

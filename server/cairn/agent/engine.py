@@ -38,7 +38,7 @@ from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
-from cairn.agent.runner import EditorSide, TurnRunner
+from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
 from cairn.errors import InvalidRequestError, NoModelError
@@ -309,7 +309,8 @@ class Engine:
         session = self.session(session_id)
         inputs = self._between_turns(session)
         async with session.turn_lock:
-            return await self.compactor.compact_now(self.scope(session, inputs))
+            with session_cursor(session):
+                return await self.compactor.compact_now(self.scope(session, inputs))
 
     # -- profile and settings ----------------------------------------------------
 

@@ -1,6 +1,8 @@
 """Running one turn in its scope (the main agent's, or an explore branch's).
 
-`TurnRunner.run(scope, user_parts)` takes the session's turn lock,
+`TurnRunner.run(scope, user_parts)` takes the session's turn lock, makes
+the session's scripted-model cursor the active one (unless a parent turn's
+already is: explore branches share their parent session's cursor),
 snapshots the workspace, records the user message (with the focused goal),
 builds the turn's `ToolContext` (the scope, the edit capture, the editor's
 callbacks, the command allowlist: the configured one plus what the user
@@ -13,7 +15,8 @@ carries the explorer when its turn may explore.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
@@ -22,6 +25,7 @@ from cairn.agent.contexts import Contexts
 from cairn.agent.ids import turn_id
 from cairn.agent.recorder import EditCapture
 from cairn.agent.scope import TurnScope
+from cairn.agent.session import Session
 from cairn.agent.snapshot import take_snapshot
 from cairn.agent.tooling import ToolRunner
 from cairn.agent.tools import ToolContext, ToolRegistry
@@ -29,6 +33,7 @@ from cairn.agent.turn import TurnLoop, new_turn, run_loop
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
 from cairn.llm import ModelRuntime
+from cairn.llm.script import ACTIVE_CURSOR
 from cairn.models.events import TurnResult
 from cairn.models.messages import Part
 from cairn.models.profile import ProjectProfile
@@ -55,6 +60,19 @@ class EditorSide:
     apply_edit: EditApplier | None = None
     read_text: TextReader | None = None
     run_command: CommandRunner | None = None
+
+
+@contextmanager
+def session_cursor(session: Session) -> Iterator[None]:
+    """Make `session`'s scripted-model cursor the active one, unless one already is."""
+    if ACTIVE_CURSOR.get() is not None:
+        yield
+        return
+    token = ACTIVE_CURSOR.set(session.script_cursor)
+    try:
+        yield
+    finally:
+        ACTIVE_CURSOR.reset(token)
 
 
 class TurnRunner:
@@ -106,7 +124,8 @@ class TurnRunner:
         async with session.turn_lock:
             session.current_turn_id = turn_id()
             try:
-                return await self._run_locked(scope, user_parts)
+                with session_cursor(session):
+                    return await self._run_locked(scope, user_parts)
             finally:
                 session.current_turn_id = None
 

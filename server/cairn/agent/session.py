@@ -3,8 +3,9 @@
 A `Session` wraps the `Trace` (the record) with the run-time state the
 record does not hold: the lock that keeps turns one at a time, the goal
 folds waiting for the end of the current step, the background compaction
-task and the stall mark. Every message written through `append` carries the
-focused goal and the current turn.
+task, the stall mark and the scripted model's cursor (saved in the trace, so
+a resumed session continues its script). Every message written through
+`append` carries the focused goal and the current turn.
 
 A session keeps its model (`session_model`): a turn runs on the model given
 for it, else on the session's, unless the model setting changed since the
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from cairn.agent.ids import message_id
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
+from cairn.llm.script import ScriptCursor
 from cairn.models.events import GoalTreeView
 from cairn.models.goals import GoalTree
 from cairn.models.messages import (
@@ -79,6 +81,8 @@ class Session:
         self.background: asyncio.Task[CompactionPart | None] | None = None
         # Message count at the last summary attempt (recorded or stalled).
         self.summarised_at: int | None = None
+        # The scripted model's used lines (`scripted/<path>` models only; see cairn.llm.script).
+        self.script_cursor = ScriptCursor(trace)
 
     # -- goals ---------------------------------------------------------------
 

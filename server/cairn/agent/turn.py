@@ -180,7 +180,7 @@ class TurnLoop:
                 built.messages,
                 self.contexts.registry.schemas(scope.tools),
                 on_text=self._on_text,
-                agent=scope.lane,
+                agent=scope.lane or None,
                 on_reasoning=self._on_reasoning,
                 on_retry=self._on_retry,
                 main_model=scope.inputs.main_model,

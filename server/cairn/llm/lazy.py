@@ -5,7 +5,9 @@ level: `load_litellm()` does it once, with the local model cost map (else it
 downloads one), debug banners off, anything it writes to stdout sent to
 stderr (stdout is the LSP channel), the warnings its import raises (pydantic
 schema notices about litellm's own types) silenced, its loggers stripped of
-their own handlers, and the scripted provider registered.
+their own handlers. `prefetch_litellm()` starts that import in a daemon thread,
+so a command that will call a real provider overlaps it with its other work
+(the first call then waits only for what is left of it).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ import sys
 import threading
 import warnings
 from types import ModuleType
-
-from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 # Work litellm defers to its first call and that warns (pydantic notices about litellm's
@@ -34,6 +34,7 @@ LITELLM_LAZY_MODELS = (
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
+_prefetch: threading.Thread | None = None
 
 
 def _silence_loggers() -> None:
@@ -44,14 +45,6 @@ def _silence_loggers() -> None:
             logger.removeHandler(handler)
         logger.addHandler(logging.NullHandler())
         logger.setLevel(logging.WARNING)
-
-
-def _register_scripted(module: ModuleType) -> None:
-    from cairn.llm.scripted import provider
-
-    providers = [p for p in module.custom_provider_map if p.get("provider") != SCRIPTED_PROVIDER]
-    providers.append({"provider": SCRIPTED_PROVIDER, "custom_handler": provider()})
-    setattr(module, "custom_provider_map", providers)  # noqa: B010 (untyped module attribute)
 
 
 def _warm_up() -> None:
@@ -81,9 +74,23 @@ def load_litellm() -> ModuleType:
                 litellm.suppress_debug_info = True
                 setattr(litellm, "set_verbose", False)  # noqa: B010 (not in litellm's stubs)
                 _silence_loggers()
-                _register_scripted(litellm)
             _module = litellm
     return _module
+
+
+def prefetch_litellm() -> None:
+    """Start `load_litellm` in a daemon thread (once); errors surface at the first real call."""
+    global _prefetch
+    with _lock:
+        if _module is not None or _prefetch is not None:
+            return
+        _prefetch = threading.Thread(target=_quiet_load, name="cairn-litellm-import", daemon=True)
+        _prefetch.start()
+
+
+def _quiet_load() -> None:
+    with contextlib.suppress(Exception):
+        load_litellm()
 
 
 def is_loaded() -> bool:

@@ -17,9 +17,13 @@ long (`cairn.llm.explain`). Cancelling the awaiting task stops the call at
 its next chunk and closes the stream.
 
 `scripted/<path>` models resolve `<path>` against the workspace root and
-receive the agent lane (`agent`, "main" by default) through litellm's
-`metadata`. Sleeping and the clock are injectable (`Timing`) so tests can
-assert the waits without waiting.
+are answered by `cairn.llm.scripted` without litellm (so a scripted session
+never waits for litellm's import), through the same retry layer and
+deadlines; `agent` names the call's lane (one name, or several a branch
+answers to; the main agent's by default). Every other model goes through
+litellm; `prefetch` starts its import in the background so it overlaps the
+work before the first call. Sleeping and the clock are injectable (`Timing`)
+so tests can assert the waits without waiting.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from cairn.errors import ContextLengthError, ModelError, NoModelError
 from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
 from cairn.llm.failures import Failure, classify
 from cairn.llm.guide import no_model_message
-from cairn.llm.lazy import load_litellm
+from cairn.llm.lazy import load_litellm, prefetch_litellm
 from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
 from cairn.llm.retry import (
@@ -48,7 +52,8 @@ from cairn.llm.retry import (
     give_up,
     retry_wait,
 )
-from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
+from cairn.llm.script import lane_names
+from cairn.llm.scripted import scripted_stream
 from cairn.llm.stream import StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
@@ -115,6 +120,12 @@ class ModelRuntime:
         """Where key variables are read (the process environment unless one was given)."""
         return self._env if self._env is not None else os.environ
 
+    def prefetch(self, model: str | None = None) -> None:
+        """Start importing litellm in the background unless the model is scripted (or unset)."""
+        name = model or self.settings.model
+        if name and not is_scripted(name):
+            prefetch_litellm()
+
     def resolve_model(self, model: str | None) -> str:
         """`scripted/<relative path>` → `scripted/<absolute path>`; other names unchanged."""
         name = (model or "").strip()
@@ -146,7 +157,7 @@ class ModelRuntime:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         *,
-        agent: str | None = None,
+        agent: str | Sequence[str] | None = None,
         on_text: TextSink | None = None,
         on_reasoning: TextSink | None = None,
         on_retry: RetrySink | None = None,
@@ -159,7 +170,7 @@ class ModelRuntime:
         assert model is not None
         target = self.resolve_model(model)
         setup = self.setup(model, main_model)
-        litellm = await asyncio.to_thread(load_litellm)
+        litellm = None if is_scripted(target) else await asyncio.to_thread(load_litellm)
         call = self._new_call(time_left_s)
         while True:
             call.requests += 1
@@ -258,7 +269,7 @@ class ModelRuntime:
 
     def _max_tokens(self, target: str) -> int:
         """`max_output_tokens`, lowered to the model's own output limit when litellm knows it."""
-        limit = None if target.startswith(SCRIPTED_PROVIDER + "/") else model_max_output(target)
+        limit = None if is_scripted(target) else model_max_output(target)
         wanted = self.settings.max_output_tokens
         return min(wanted, limit) if limit is not None else wanted
 
@@ -268,16 +279,39 @@ class ModelRuntime:
         target: str,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]],
-        agent: str | None,
+        agent: str | Sequence[str] | None,
         accumulator: StreamAccumulator,
         setup: ProviderSetup,
         call: _Call,
     ) -> ModelReply:
-        """One HTTP request, bounded by `model_timeout_s` and by the call's deadline."""
+        """One request (HTTP, or the script's next line), bounded by `model_timeout_s` and
+        by the call's deadline."""
         left = call.deadline_s - self._elapsed(call)
         if left <= 0:
             raise TimeoutError("the call's deadline passed before the request")
         timeout = min(self.settings.model_timeout_s, left)
+        async with asyncio.timeout(left):
+            if litellm is None:
+                stream: Any = scripted_stream(target, messages, tools, lane_names(agent))
+            else:
+                stream = await self._litellm_stream(
+                    litellm, target, messages, tools, setup, timeout
+                )
+            try:
+                await self._drain(stream, accumulator, timeout)
+            finally:
+                await _close(stream)
+        return self._reply(litellm, target, messages, tools, accumulator)
+
+    async def _litellm_stream(
+        self,
+        litellm: Any,
+        target: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        setup: ProviderSetup,
+        timeout: float,
+    ) -> Any:
         request: dict[str, Any] = {
             **request_options(setup, self.env),
             "model": target,
@@ -286,17 +320,10 @@ class ModelRuntime:
             "stream_options": {"include_usage": True},
             "timeout": timeout,
             "max_tokens": self._max_tokens(target),
-            "metadata": {AGENT_METADATA_KEY: agent or MAIN_LANE},
         }
         if tools:
             request["tools"] = list(tools)
-        async with asyncio.timeout(left):
-            stream = await litellm.acompletion(**request)
-            try:
-                await self._drain(stream, accumulator, timeout)
-            finally:
-                await _close(stream)
-        return self._reply(litellm, target, messages, tools, accumulator)
+        return await litellm.acompletion(**request)
 
     async def _drain(self, stream: Any, accumulator: StreamAccumulator, idle_s: float) -> None:
         """Feed every chunk; a stream silent for `idle_s` raises TimeoutError."""
@@ -325,8 +352,7 @@ class ModelRuntime:
         else:
             output = completion_text(text, reasoning, tool_calls)
             input_tokens, output_tokens = count_usage(target, messages, tools, output)
-        scripted = target.startswith(SCRIPTED_PROVIDER + "/")
-        cost = None if scripted else cost_of(litellm, target, input_tokens, output_tokens)
+        cost = None if litellm is None else cost_of(litellm, target, input_tokens, output_tokens)
         finish = accumulator.finish_reason or DEFAULT_FINISH
         if tool_calls and finish == DEFAULT_FINISH:
             finish = TOOL_CALLS_FINISH
@@ -337,6 +363,11 @@ class ModelRuntime:
             usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost),
             finish_reason=finish,
         )
+
+
+def is_scripted(model: str) -> bool:
+    """Whether `model` names the scripted test model (`scripted/<path>`)."""
+    return model.strip().startswith(SCRIPTED_PROVIDER + "/")
 
 
 async def _close(stream: Any) -> None:

@@ -17,6 +17,7 @@ from cairn.models.goals import GoalTree
 from cairn.models.manifest import Manifest
 from cairn.models.messages import MESSAGE_ADAPTER, Message
 from cairn.models.session import SessionMeta
+from cairn.trace.names import check_name
 
 MANIFEST_ADAPTER: TypeAdapter[Manifest] = TypeAdapter(Manifest)
 META_ADAPTER: TypeAdapter[SessionMeta] = TypeAdapter(SessionMeta)
@@ -29,6 +30,11 @@ MANIFESTS_FILE = "manifests.jsonl"
 ARTIFACTS_DIR = "artifacts"
 BRANCHES_DIR = "branches"
 LOCK_FILE = "lock"
+# Names a trace's small documents (`Trace.read_doc`) may not take.
+RESERVED_NAMES = frozenset(
+    {GOAL_FILE, MESSAGES_FILE, META_FILE, MANIFESTS_FILE, ARTIFACTS_DIR, BRANCHES_DIR, LOCK_FILE}
+)
+DOC_SUFFIX = ".json"
 
 T = TypeVar("T")
 
@@ -45,6 +51,17 @@ def load_document(path: Path, adapter: TypeAdapter[T]) -> T | None:
         raise InvalidRequestError(
             f"{path}: not a valid {path.name}: {exc.errors()[0]['msg']}"
         ) from None
+
+
+def check_doc_name(name: str) -> str:
+    """`name` if it may name a trace's small document (`<plain name>.json`, not a record file)."""
+    check_name(name, "document")
+    if name in RESERVED_NAMES or not name.endswith(DOC_SUFFIX):
+        raise InvalidRequestError(
+            f"invalid trace document name {name!r}: use a plain `<name>.json` other than "
+            f"{', '.join(sorted(RESERVED_NAMES))}"
+        )
+    return name
 
 
 def dump_message(message: Message) -> bytes:

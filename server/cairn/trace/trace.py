@@ -1,6 +1,7 @@
 """One recorded session (or explore branch): its folder, records and write lock.
 
-Layout of a trace folder: `meta.json`, `goal.json` (atomic documents),
+Layout of a trace folder: `meta.json`, `goal.json` and small named documents
+such as the scripted model's `script.json` (atomic documents),
 `messages.jsonl`, `manifests.jsonl` (fsynced appends), `artifacts/<id>`
 (content-addressed, written atomically), `branches/<name>/` (child traces
 with the same layout) and `lock`. Reads need no lock; the first write takes
@@ -10,10 +11,12 @@ Messages and manifests are kept in memory after their first load.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import xxhash
 
@@ -189,6 +192,29 @@ class Trace:
             self._begin_write()
             atomic_write(self.dir / records.GOAL_FILE, records.dump_goals(tree))
             self._goals = tree.model_copy(deep=True)
+
+    def read_doc(self, name: str) -> dict[str, Any] | None:
+        """A small JSON document of this trace (e.g. "script.json"), None when absent or unreadable.
+
+        An unreadable document is logged and treated as absent: these documents are
+        run-time state, rewritten whole on the next save."""
+        path = self.dir / records.check_doc_name(name)
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            logger.warning("%s: unreadable document ignored: %s", path, exc)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_doc(self, name: str, data: dict[str, Any]) -> None:
+        """Replace a small JSON document of this trace atomically."""
+        path = self.dir / records.check_doc_name(name)
+        payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._mutex:
+            self._begin_write()
+            atomic_write(path, payload)
 
     # -- artifacts -----------------------------------------------------------
 
