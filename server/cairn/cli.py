@@ -62,11 +62,62 @@ def trace_list(workspace: WorkspaceOpt = Path(".")) -> None:
 def trace_show(
     session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
     workspace: WorkspaceOpt = Path("."),
+    goal: Annotated[
+        str | None, typer.Option("--goal", help="Expand this goal (finished ones too).")
+    ] = None,
+    turn: Annotated[
+        int | None, typer.Option("--turn", help="Show turn N in detail (1 = the first).")
+    ] = None,
+    call: Annotated[
+        int | None, typer.Option("--call", help="Show model call N with its manifest.")
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Whole texts and tool outputs, the turn's patch.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the view as JSON.")] = False,
 ) -> None:
-    """Show a session's goal tree together with its messages."""
+    """Show a session: its turns, its goal tree with steps, and one part in detail on request."""
     from cairn.commands.trace import show_trace
 
-    show_trace(workspace, session_id)
+    show_trace(workspace, session_id, goal=goal, turn=turn, call=call, full=full, as_json=as_json)
+
+
+@trace_app.command("fork")
+def trace_fork(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    at: Annotated[
+        str | None,
+        typer.Option("--at", help="Fork at this message (id or unique prefix); default: the end."),
+    ] = None,
+    workspace: WorkspaceOpt = Path("."),
+) -> None:
+    """Copy a session up to a message, with its goal tree as it was then; print the new id."""
+    from cairn.commands.trace import fork_trace
+
+    fork_trace(workspace, session_id, at)
+
+
+@trace_app.command("delete")
+def trace_delete(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    workspace: WorkspaceOpt = Path("."),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a session: its messages, manifests, artifacts and branches."""
+    from cairn.commands.trace import delete_trace
+
+    delete_trace(workspace, session_id, yes)
+
+
+@trace_app.command("repair")
+def trace_repair(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    workspace: WorkspaceOpt = Path("."),
+) -> None:
+    """Repair a session after a crash: close turns left open, rebuild damaged files."""
+    from cairn.commands.trace import repair_trace
+
+    repair_trace(workspace, session_id)
 
 
 @app.command()

@@ -38,6 +38,8 @@ from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
+from cairn.agent.processes import ProcessGroups
+from cairn.agent.recovery import fork_session, recover
 from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
@@ -45,6 +47,7 @@ from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
+from cairn.goals.replay import mission_of
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.guide import no_model_message
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
@@ -85,6 +88,8 @@ class Engine:
         self.contexts = parts.contexts
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
+        # The process groups of the shell commands running now (killed at once on a signal).
+        self.processes = ProcessGroups()
         self.runner = TurnRunner(
             workspace=self.workspace,
             config=self.config,
@@ -95,6 +100,7 @@ class Engine:
             ignore=parts.ignore,
             profile=self.profiles.get,
             editor=EditorSide(approver, apply_edit, read_text, run_command),
+            processes=self.processes,
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}
@@ -119,12 +125,20 @@ class Engine:
         return session.id
 
     def session(self, session_id: str | None = None) -> Session:
-        """The session `session_id` (the active one when None), opened from its trace once."""
+        """The session `session_id` (the active one when None), opened from its trace once.
+
+        Opening recovers the trace (`cairn.agent.recovery`: turns left open by a dead
+        process closed as interrupted, damaged documents rebuilt), with a log line per repair.
+        """
         wanted = session_id or self.active_session_id
         session = self._sessions.get(wanted)
         if session is None:
             trace = self.store.open(wanted)
-            session = self._sessions.get(trace.id) or Session(trace)
+            session = self._sessions.get(trace.id)
+            if session is None:
+                for note in recover(trace):
+                    self.listener.on_log(f"warning: {note}")
+                session = Session(trace)
             self._sessions[trace.id] = session
         return session
 
@@ -149,7 +163,7 @@ class Engine:
 
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
         source = self.session(session_id)
-        return self.store.fork(source.id, at_message_id).id
+        return fork_session(self.store, source.id, at_message_id).id
 
     def delete_session(self, session_id: str) -> None:
         resolved = self.store.resolve_id(session_id)
@@ -220,7 +234,7 @@ class Engine:
         tree = session.goals()
         if tree.mission or not message.strip():
             return
-        tree.mission = message.strip().splitlines()[0]
+        tree.mission = mission_of(message)
         session.trace.save_goals(tree)
         self.listener.on_goal_tree_changed(session.goal_view())
 
@@ -287,7 +301,7 @@ class Engine:
     ) -> GoalTreeView:
         verb, text = one_verb({"add": add, "done": done, "abandon": abandon, "focus": focus})
         session = self.session(session_id)
-        fold = change_goal(session, self.listener, verb, text)
+        fold = change_goal(session, self.listener, verb, text, by_user=True)
         if fold is not None:
             model = self.model_of(session)
             if session.turn_lock.locked() or model is None:

@@ -76,12 +76,16 @@ class Explorer:
         self.registry = registry
 
     def _seed(self, parent: Session, branch: Session, background: str | None) -> None:
-        branch.trace.save_goals(parent.goals())
+        """The branch's first messages (the background, or the parent's messages), then
+        its plan: the parent's tree, recorded so the branch's own records rebuild it."""
         if background is not None:
             branch.append("user", [TextPart(text=f"{BACKGROUND_HEADER}\n{background}")])
-            return
-        for message in parent.messages():
-            branch.trace.append_message(message)
+        else:
+            for message in parent.messages():
+                branch.trace.append_message(message)
+        tree = parent.goals()
+        branch.record_goal_seed(tree)
+        branch.trace.save_goals(tree)
 
     async def _run_branch(
         self, branch: Session, parent: TurnScope, report: BranchReport

@@ -2,7 +2,10 @@
 
 Callers hand over one verb already checked (`GoalArgs` for the tool,
 `cairn.goals.one_verb` for the editor's request). Every change is saved to
-the trace and followed by `on_goal_tree_changed`. `done` / `abandon` also
+the trace and followed by `on_goal_tree_changed`. Every change is also in the
+messages, so the tree can be replayed to any point (`cairn.goals.replay`):
+the tool's by its result, the user's by a `GoalOpPart` recorded before
+`goal.json` is saved. `done` / `abandon` also
 yield a `PendingFold` for the goal that was focused, which the caller folds
 right away or at the end of the current step. The `goal` tool answers with
 a one-line summary of the change ("added 3.1, 3.2", "done 2: <summary>",
@@ -20,11 +23,15 @@ from cairn.models.goals import GoalTree
 
 
 def change_goal(
-    session: Session, listener: SafeListener, verb: GoalVerb, text: str
+    session: Session, listener: SafeListener, verb: GoalVerb, text: str, *, by_user: bool = False
 ) -> PendingFold | None:
-    """Apply one verb, save, notify; the fold to make when a goal was finished."""
+    """Apply one verb, save, notify; the fold to make when a goal was finished.
+
+    `by_user`: the change comes from the editor, and is recorded as a message first."""
     before = session.goals()
     after = apply_verb(before, verb, text)
+    if by_user:
+        session.record_goal_op(verb, text)
     session.trace.save_goals(after)
     listener.on_goal_tree_changed(session.goal_view())
     fold_verb: FoldVerb | None = (

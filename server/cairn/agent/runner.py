@@ -23,6 +23,7 @@ from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
 from cairn.agent.ids import turn_id
+from cairn.agent.processes import ProcessGroups
 from cairn.agent.recorder import EditCapture
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
@@ -90,6 +91,7 @@ class TurnRunner:
         ignore: IgnoreRules,
         profile: Callable[[], ProjectProfile],
         editor: EditorSide,
+        processes: ProcessGroups,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -100,6 +102,7 @@ class TurnRunner:
         self.ignore = ignore
         self.profile = profile
         self.editor = editor
+        self.processes = processes
 
     def _tool_context(self, scope: TurnScope, capture: EditCapture) -> ToolContext:
         editor = self.editor
@@ -116,6 +119,7 @@ class TurnRunner:
             scope=scope,
             allowed_commands=allowed_commands(self.config.current, self.profile(), session_allowed),
             interactive=editor.approver is not None,
+            processes=self.processes,
         )
 
     async def run(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:

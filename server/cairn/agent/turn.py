@@ -166,6 +166,7 @@ class TurnLoop:
         built.manifest.call_id = new_id("call")
         if retry is not None:
             built.manifest.retry_of, built.manifest.retry_reason = retry
+        built.manifest.turn_id = scope.session.current_turn_id
         scope.session.trace.append_manifest(built.manifest)
         scope.listener.on_context_stats(built.stats)
         return built

@@ -5,9 +5,10 @@ level: `load_litellm()` does it once, with the local model cost map (else it
 downloads one), debug banners off, anything it writes to stdout sent to
 stderr (stdout is the LSP channel), the warnings its import raises (pydantic
 schema notices about litellm's own types) silenced, its loggers stripped of
-their own handlers. `prefetch_litellm()` starts that import in a daemon thread,
-so a command that will call a real provider overlaps it with its other work
-(the first call then waits only for what is left of it).
+their own handlers. `litellm_future()` runs that import in a daemon thread
+(`prefetch_litellm()` starts it early, so a command that will call a real
+provider overlaps it with its other work: the first call then waits only for
+what is left of it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import sys
 import threading
 import warnings
+from concurrent.futures import Future
 from types import ModuleType
 
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
@@ -33,8 +35,9 @@ LITELLM_LAZY_MODELS = (
 )
 
 _lock = threading.Lock()
+_future_lock = threading.Lock()
 _module: ModuleType | None = None
-_prefetch: threading.Thread | None = None
+_future: Future[ModuleType] | None = None
 
 
 def _silence_loggers() -> None:
@@ -78,19 +81,32 @@ def load_litellm() -> ModuleType:
     return _module
 
 
+def litellm_future() -> Future[ModuleType]:
+    """`load_litellm` running in a daemon thread (started on the first call), as a future.
+
+    Awaiting it (`asyncio.wrap_future`) never keeps the process alive: a cancelled
+    caller or an exiting process does not wait for the import to finish, as it
+    would for a thread of asyncio's default executor."""
+    global _future
+    with _future_lock:
+        if _future is None:
+            _future = Future()
+            threading.Thread(
+                target=_load_into, args=(_future,), name="cairn-litellm-import", daemon=True
+            ).start()
+        return _future
+
+
+def _load_into(future: Future[ModuleType]) -> None:
+    try:
+        future.set_result(load_litellm())
+    except BaseException as exc:
+        future.set_exception(exc)
+
+
 def prefetch_litellm() -> None:
-    """Start `load_litellm` in a daemon thread (once); errors surface at the first real call."""
-    global _prefetch
-    with _lock:
-        if _module is not None or _prefetch is not None:
-            return
-        _prefetch = threading.Thread(target=_quiet_load, name="cairn-litellm-import", daemon=True)
-        _prefetch.start()
-
-
-def _quiet_load() -> None:
-    with contextlib.suppress(Exception):
-        load_litellm()
+    """Start importing litellm in the background; errors surface at the first real call."""
+    litellm_future()
 
 
 def is_loaded() -> bool:

@@ -41,7 +41,7 @@ from cairn.errors import ContextLengthError, ModelError, NoModelError
 from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
 from cairn.llm.failures import Failure, classify
 from cairn.llm.guide import no_model_message
-from cairn.llm.lazy import load_litellm, prefetch_litellm
+from cairn.llm.lazy import litellm_future, prefetch_litellm
 from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
 from cairn.llm.retry import (
@@ -170,7 +170,7 @@ class ModelRuntime:
         assert model is not None
         target = self.resolve_model(model)
         setup = self.setup(model, main_model)
-        litellm = None if is_scripted(target) else await asyncio.to_thread(load_litellm)
+        litellm = None if is_scripted(target) else await asyncio.wrap_future(litellm_future())
         call = self._new_call(time_left_s)
         while True:
             call.requests += 1
