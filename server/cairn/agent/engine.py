@@ -50,14 +50,17 @@ from cairn.goals import one_verb
 from cairn.goals.replay import mission_of
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.guide import no_model_message
+from cairn.models.base import utc_now
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import FilePart, Message, Part, TextPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.settings import Mode, Settings, SettingsRef
+from cairn.trace.rebuild import open_turns
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
+CANCELLED_AT_ONCE = "cancelled by the user (exited at once)"
 
 
 class Engine:
@@ -164,6 +167,16 @@ class Engine:
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
         source = self.session(session_id)
         return fork_session(self.store, source.id, at_message_id).id
+
+    def record_cancelled(self, session_id: str) -> None:
+        """End the session's open turns `cancelled` now, for a front end exiting at once
+        (the turn's own cancellation did not get to run). No-op when none is open."""
+        session = self.session(session_id)
+        for turn in open_turns(session.meta()):
+            turn.ended_at = utc_now()
+            turn.finish_reason = "cancelled"
+            turn.error = CANCELLED_AT_ONCE
+            session.save_turn(turn)
 
     def delete_session(self, session_id: str) -> None:
         resolved = self.store.resolve_id(session_id)

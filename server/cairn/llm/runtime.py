@@ -59,6 +59,7 @@ from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings, SettingsRef, shared
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_max_output
+from cairn.tokens.model_info import is_scripted_model as is_scripted
 
 TOOL_CALLS_FINISH = "tool_calls"
 DEFAULT_FINISH = "stop"
@@ -363,11 +364,6 @@ class ModelRuntime:
             usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens, cost=cost),
             finish_reason=finish,
         )
-
-
-def is_scripted(model: str) -> bool:
-    """Whether `model` names the scripted test model (`scripted/<path>`)."""
-    return model.strip().startswith(SCRIPTED_PROVIDER + "/")
 
 
 async def _close(stream: Any) -> None:
