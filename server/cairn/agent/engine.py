@@ -43,6 +43,7 @@ from cairn.agent.recovery import fork_session, recover
 from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
+from cairn.agent.snapshot import TurnPatches, workspace_snapshots
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
@@ -104,6 +105,11 @@ class Engine:
             profile=self.profiles.get,
             editor=EditorSide(approver, apply_edit, read_text, run_command),
             processes=self.processes,
+            patches=TurnPatches(
+                self.workspace,
+                parts.ignore,
+                workspace_snapshots(self.store.root, self.workspace.root),
+            ),
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}

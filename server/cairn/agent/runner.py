@@ -14,7 +14,6 @@ carries the explorer when its turn may explore.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from cairn.agent.processes import ProcessGroups
 from cairn.agent.recorder import EditCapture
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
-from cairn.agent.snapshot import take_snapshot
+from cairn.agent.snapshot import TurnPatches
 from cairn.agent.tooling import ToolRunner
 from cairn.agent.tools import ToolContext, ToolRegistry
 from cairn.agent.turn import TurnLoop, new_turn, run_loop
@@ -92,6 +91,7 @@ class TurnRunner:
         profile: Callable[[], ProjectProfile],
         editor: EditorSide,
         processes: ProcessGroups,
+        patches: TurnPatches,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -103,6 +103,7 @@ class TurnRunner:
         self.profile = profile
         self.editor = editor
         self.processes = processes
+        self.patches = patches
 
     def _tool_context(self, scope: TurnScope, capture: EditCapture) -> ToolContext:
         editor = self.editor
@@ -135,7 +136,7 @@ class TurnRunner:
 
     async def _run_locked(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
         session = scope.session
-        snapshot = await asyncio.to_thread(take_snapshot, self.workspace.root)
+        snapshot = await self.patches.start(scope.read_only)
         user = session.append("user", user_parts)
         turn = new_turn(session, user, snapshot, scope.inputs.model)
         session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
@@ -156,6 +157,7 @@ class TurnRunner:
             tools=tools,
             step_limit=self.config.current.step_limit,
             deadline_s=self.config.current.turn_deadline_s,
+            patches=self.patches,
         )
 
         def on_cancel() -> None:
