@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,7 +109,7 @@ async def test_a_turn_that_changes_nothing_has_no_patch(project: Path) -> None:
 async def test_the_users_change_during_the_turn_is_in_the_patch(project: Path) -> None:
     engine = make_engine(project, [reply("", call("list_dir")), reply("ok")])
 
-    async def edit_between(*args: object, **kwargs: object) -> object:
+    async def edit_between(*args: Any, **kwargs: Any) -> Any:
         (project / "app.py").write_text("x = 'edited by the user'\n")
         return await inner(*args, **kwargs)
 
