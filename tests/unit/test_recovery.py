@@ -14,6 +14,11 @@ import pytest
 
 from cairn.agent.engine import Engine
 from cairn.agent.recovery import recover
+from cairn.agent.session import Session
+from cairn.goals import apply_verb
+from cairn.goals.replay import replay_goals
+from cairn.models.messages import TextPart
+from cairn.models.session import Turn, TurnRecord
 from cairn.trace import TraceStore
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply, write_script
 
@@ -116,6 +121,14 @@ def _sessions(traces: Path) -> list[Path]:
     return [p for p in traces.iterdir() if not p.name.startswith(".")]
 
 
+def _has_turn(meta: Path) -> bool:
+    """meta.json records a turn (read while another process may be replacing it)."""
+    try:
+        return bool(json.loads(meta.read_bytes()).get("turns"))
+    except (OSError, ValueError):
+        return False
+
+
 def _has_tool_result(messages: Path) -> bool:
     return messages.exists() and b'"role":"tool"' in messages.read_bytes()
 
@@ -178,11 +191,9 @@ async def test_a_turn_another_process_is_running_is_left_open(tmp_path: Path) ->
     process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL)
     traces = tmp_path / ".cairn" / "traces"
     try:
-        _wait_for(
-            lambda: any((p / "messages.jsonl").exists() for p in _sessions(traces)),
-            "the running turn",
-        )
+        _wait_for(lambda: _sessions(traces), "the session")
         [folder] = _sessions(traces)
+        _wait_for(lambda: _has_turn(folder / "meta.json"), "the running turn in meta.json")
         trace = TraceStore(tmp_path / ".cairn").open(folder.name)
         assert trace.writer_pid() == str(process.pid)
         assert recover(trace) == []
@@ -190,3 +201,59 @@ async def test_a_turn_another_process_is_running_is_left_open(tmp_path: Path) ->
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def _open_turn(root: Path, *, save_meta: bool) -> tuple[str, str]:
+    """A session whose process died in a turn: the turn's start is in the journal (and in
+    meta.json when `save_meta`); the session id and the turn id."""
+    trace = TraceStore(root / ".cairn").create("crash", model="scripted/x.jsonl")
+    session = Session(trace)
+    session.current_turn_id = "t-crash"
+    user = session.append("user", [TextPart(text="add a goal")])
+    turn = Turn(id="t-crash", user_message_id=user.id, model="scripted/x.jsonl")
+    if save_meta:
+        session.start_turn(turn, user.text())
+    else:
+        trace.append_record(TurnRecord(turn=turn))
+    trace.close()
+    return trace.id, turn.id
+
+
+def test_a_turn_start_in_the_journal_but_not_in_meta_json_is_adopted_and_closed(
+    tmp_path: Path,
+) -> None:
+    session_id, turn_id = _open_turn(tmp_path, save_meta=False)
+    trace = TraceStore(tmp_path / ".cairn").open(session_id)
+    assert trace.meta().turns == [], "the kill came between the journal and meta.json"
+
+    notes = recover(trace)
+    assert any("lacked the journal's record of turn(s) t-crash" in n for n in notes), notes
+    assert any(f"turn {turn_id} never ended" in n for n in notes), notes
+    trace.close()
+    again = TraceStore(tmp_path / ".cairn").open(session_id)
+    assert [(t.id, t.finish_reason) for t in again.meta().turns] == [(turn_id, "interrupted")]
+    assert recover(again) == []
+
+
+def test_a_goal_json_ahead_of_the_records_after_a_crash_is_rolled_back(tmp_path: Path) -> None:
+    session_id, _ = _open_turn(tmp_path, save_meta=True)
+    trace = TraceStore(tmp_path / ".cairn").open(session_id)
+    # The goal tool saved the tree, and the process died before its result was recorded.
+    trace.save_goals(apply_verb(trace.goals(), "add", "Never recorded"))
+
+    notes = recover(trace)
+    assert any("goal.json did not match the recorded goal operations" in n for n in notes)
+    assert trace.goals() == replay_goals(trace.messages()).tree
+    assert trace.goals().goals == [] and trace.goals().mission == "add a goal"
+    trace.close()
+
+
+def test_goal_json_is_left_alone_when_no_turn_was_interrupted(tmp_path: Path) -> None:
+    session_id, _ = _open_turn(tmp_path, save_meta=True)
+    trace = TraceStore(tmp_path / ".cairn").open(session_id)
+    recover(trace)
+    # A tree changed outside any turn (nothing was killed) is the truth, not a crash leftover.
+    trace.save_goals(apply_verb(trace.goals(), "add", "Outside a turn"))
+    assert recover(trace) == []
+    assert [g.description for g in trace.goals().goals] == ["Outside a turn"]
+    trace.close()

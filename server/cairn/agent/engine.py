@@ -48,7 +48,6 @@ from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
-from cairn.goals.replay import mission_of
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.guide import no_model_message
 from cairn.models.base import utc_now
@@ -249,14 +248,6 @@ class Engine:
             parts.append(FilePart(path=self.workspace.relative(path), hash=digest))
         return parts
 
-    def _set_mission(self, session: Session, message: str) -> None:
-        tree = session.goals()
-        if tree.mission or not message.strip():
-            return
-        tree.mission = mission_of(message)
-        session.trace.save_goals(tree)
-        self.listener.on_goal_tree_changed(session.goal_view())
-
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
         self.runtime.check(chosen, chosen)
@@ -281,7 +272,6 @@ class Engine:
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(chosen, mode, message, references, fix)
-        self._set_mission(session, message)
         self.files.refresh_all()
         scope = self.scope(session, inputs)
         return await self.runner.run(scope, self._user_parts(message, references))

@@ -19,7 +19,9 @@ from cairn.agent.listener import SafeListener
 from cairn.agent.session import PendingFold, Session
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import GoalVerb, apply_verb, iter_goals, render_tree
+from cairn.goals.replay import mission_of
 from cairn.models.goals import GoalTree
+from cairn.models.messages import Message
 
 
 def change_goal(
@@ -40,6 +42,17 @@ def change_goal(
     if fold_verb is None or before.current_id is None:
         return None
     return PendingFold(goal_id=before.current_id, verb=fold_verb, summary=text.strip())
+
+
+def set_mission(session: Session, listener: SafeListener, user: Message) -> None:
+    """A session's first turn sets the mission from its message (once the message is
+    recorded: the same rule `replay_goals` follows, so the two always agree)."""
+    tree = session.goals()
+    mission = mission_of(user.text())
+    if tree.mission or not mission:
+        return
+    session.trace.save_goals(tree.model_copy(update={"mission": mission}))
+    listener.on_goal_tree_changed(session.goal_view())
 
 
 def describe_change(before: GoalTree, after: GoalTree, verb: GoalVerb, text: str) -> str:

@@ -7,7 +7,10 @@ After a crash (a SIGKILL, a power cut) or a damaged file, `recover(trace)`:
 - rebuilds an unreadable `goal.json` from the goal operations recorded in
   `messages.jsonl` (`cairn.goals.replay_goals`);
 - writes back the `meta.json` the trace rebuilt from `journal.jsonl` and the
-  messages when it could not read it.
+  messages when it could not read it;
+- after a crash (a turn it closed), makes `goal.json` agree with the goal
+  operations in the messages: a process killed between saving the tree and
+  recording the operation leaves them one step apart, and the records win.
 
 Each repair is one line of the returned notes (shown as warnings). With
 `write=False` nothing is written: the notes say what a repair would do, and
@@ -26,16 +29,17 @@ from cairn.goals.replay import replay_goals
 from cairn.models.goals import GoalTree
 from cairn.models.session import SessionMeta, TurnRecord
 from cairn.trace import Trace, TraceStore
-from cairn.trace.rebuild import close_interrupted
+from cairn.trace.rebuild import close_interrupted, open_turns, reconcile
 from cairn.trace.records import GOAL_FILE, META_FILE, DamagedRecordError
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
 
 
 def goals_of(trace: Trace) -> tuple[GoalTree, str | None]:
-    """The goal tree, rebuilt from the messages when `goal.json` is unreadable (with a note)."""
+    """The goal tree as a repair leaves it, and a note when that is not `goal.json`'s:
+    rebuilt from the messages when `goal.json` is unreadable, or after a crash."""
     try:
-        return trace.goals(), None
+        tree = trace.goals()
     except DamagedRecordError as exc:
         replay = replay_goals(trace.messages())
         note = (
@@ -45,11 +49,34 @@ def goals_of(trace: Trace) -> tuple[GoalTree, str | None]:
         if replay.skipped:
             note += f" ({replay.skipped} no longer applied and were skipped)"
         return replay.tree, note
+    if trace.writer_pid() is None and open_turns(_reconciled(trace)[0]):
+        return _tree_after_crash(trace, tree)
+    return tree, None
+
+
+def _tree_after_crash(trace: Trace, tree: GoalTree) -> tuple[GoalTree, str | None]:
+    """The replayed tree (and a note) when it differs from `goal.json` in a trace whose
+    messages record every operation (one with a journal, written by this version)."""
+    if not trace.journal():
+        return tree, None
+    replay = replay_goals(trace.messages())
+    if replay.skipped or replay.tree == tree:
+        return tree, None
+    note = f"{trace.id}: {GOAL_FILE} did not match the recorded goal operations; rebuilt from them"
+    return replay.tree, note
+
+
+def _reconciled(trace: Trace) -> tuple[SessionMeta, list[str]]:
+    """`meta.json` with what the journal recorded after it was last saved (see `reconcile`)."""
+    meta = trace.meta()
+    if META_FILE in trace.damaged or not trace.journal():
+        return meta, []
+    return meta, reconcile(meta, trace.rebuilt_meta())
 
 
 def meta_of(trace: Trace) -> SessionMeta:
     """The metadata as a repair would leave it: open turns of a dead process `interrupted`."""
-    meta = trace.meta()
+    meta, _ = _reconciled(trace)
     if trace.writer_pid() is None:
         close_interrupted(meta, trace.messages())
     return meta
@@ -57,9 +84,14 @@ def meta_of(trace: Trace) -> SessionMeta:
 
 def _recover_one(trace: Trace, write: bool) -> list[str]:
     notes: list[str] = []
-    meta = trace.meta()
-    meta_damaged = META_FILE in trace.damaged
-    if meta_damaged:
+    meta, reconciled = _reconciled(trace)
+    if reconciled:
+        notes.append(
+            f"{trace.id}: {META_FILE} lacked the journal's record of turn(s) "
+            f"{', '.join(reconciled)}; updated"
+        )
+    meta_damaged = META_FILE in trace.damaged or bool(reconciled)
+    if META_FILE in trace.damaged:
         notes.append(
             f"{trace.id}: {META_FILE} is unreadable ({trace.damaged[META_FILE]}); "
             "rebuilt from journal.jsonl and messages.jsonl"
@@ -72,6 +104,7 @@ def _recover_one(trace: Trace, write: bool) -> list[str]:
     for turn in closed:
         ended = turn.ended_at.strftime(TIME_FORMAT) if turn.ended_at else "?"
         notes.append(f"{trace.id}: turn {turn.id} never ended; closed as interrupted at {ended}")
+
     if not write or not (meta_damaged or goal_note or closed):
         return notes
     if holder is not None:

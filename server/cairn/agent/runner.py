@@ -3,10 +3,11 @@
 `TurnRunner.run(scope, user_parts)` takes the session's turn lock, makes
 the session's scripted-model cursor the active one (unless a parent turn's
 already is: explore branches share their parent session's cursor),
-snapshots the workspace, records the user message (with the focused goal),
-builds the turn's `ToolContext` (the scope, the edit capture, the editor's
-callbacks, the command allowlist: the configured one plus what the user
-allowed for the session) and runs the `TurnLoop`. Explore branches come through the same
+snapshots the workspace, records the user message (with the focused goal;
+the session's first one sets its mission), builds the turn's `ToolContext`
+(the scope, the edit capture, the editor's callbacks, the command
+allowlist: the configured one plus what the user allowed for the session)
+and runs the `TurnLoop`. Explore branches come through the same
 path with a `branch_scope`: read-only tools and no edit capture, their own
 model lane, no compaction. The runner knows nothing of explore: a scope
 carries the explorer when its turn may explore.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
+from cairn.agent.goal_ops import set_mission
 from cairn.agent.ids import turn_id
 from cairn.agent.processes import ProcessGroups
 from cairn.agent.recorder import EditCapture
@@ -138,6 +140,7 @@ class TurnRunner:
         session = scope.session
         snapshot = await self.patches.start(scope.read_only)
         user = session.append("user", user_parts)
+        set_mission(session, scope.listener, user)
         turn = new_turn(session, user, snapshot, scope.inputs.model)
         session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
         if turn.switched_from is not None:

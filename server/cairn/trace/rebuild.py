@@ -6,9 +6,11 @@ origin, every turn's start and end record, usage outside turns) into the
 older trace's journal lacks (a turn's user message and start time, the title,
 the last update). It is what a damaged or missing `meta.json` is replaced by.
 
-`open_turns` / `close_interrupted` find the turns that started but never
-ended (the process was killed, or crashed) and end them `interrupted`, at the
-time of the last record they left.
+`reconcile` brings a readable `meta.json` in line with the journal after a
+crash between the two writes of a turn's start or end (the journal is
+written first). `open_turns` / `close_interrupted` find the turns that
+started but never ended (the process was killed, or crashed) and end them
+`interrupted`, at the time of the last record they left.
 """
 
 from __future__ import annotations
@@ -88,6 +90,27 @@ def meta_from_records(
         usage=usage,
         turns=ordered,
     )
+
+
+def reconcile(meta: SessionMeta, rebuilt: SessionMeta) -> list[str]:
+    """Adopt (in place) what the records know and `meta` lacks: a turn whose start was
+    recorded but not saved, an end recorded but not saved; the turn ids changed.
+
+    `rebuilt` is `meta_from_records` of a trace with a journal (only then are the
+    records complete, usage included)."""
+    known = {turn.id: turn for turn in meta.turns}
+    changed: list[str] = []
+    for turn in rebuilt.turns:
+        mine = known.get(turn.id)
+        if mine is None or (mine.finish_reason is None and turn.finish_reason is not None):
+            known[turn.id] = turn
+            changed.append(turn.id)
+    if changed:
+        meta.turns = sorted(known.values(), key=lambda t: t.started_at)
+        meta.usage = rebuilt.usage
+        meta.updated_at = max(meta.updated_at, rebuilt.updated_at)
+        meta.model = rebuilt.model or meta.model
+    return changed
 
 
 def open_turns(meta: SessionMeta) -> list[Turn]:
