@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cairn.agent.api import Approval, ApprovalRequest
 from cairn.agent.engine import Engine
 from cairn.agent.snapshot import dirty_hash
 from cairn.models.session import Turn
@@ -32,10 +33,16 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-async def _turn(root: Path, lines: list[dict[str, object]], engine: Engine | None = None) -> Turn:
+async def _turn(
+    root: Path,
+    lines: list[dict[str, object]],
+    engine: Engine | None = None,
+    **settings: Any,
+) -> Turn:
     own = engine is None
+    options: dict[str, Any] = {"model": write_script(root, lines), "allowed_commands": []}
     engine = engine or Engine(
-        [root], Settings(model=write_script(root, lines), allowed_commands=[]), approver=_yes
+        [root], Settings.model_validate({**options, **settings}), approver=_yes
     )
     try:
         result = await engine.turn("change things")
@@ -45,8 +52,8 @@ async def _turn(root: Path, lines: list[dict[str, object]], engine: Engine | Non
             engine.close()
 
 
-async def _yes(command: str) -> bool:
-    return True
+async def _yes(request: ApprovalRequest) -> Approval:
+    return "once"
 
 
 def _patch(root: Path, turn: Turn) -> str:
@@ -98,6 +105,23 @@ async def test_secret_and_ignored_files_stay_out_of_the_patch(project: Path) -> 
     patch = _patch(project, turn)
     assert "notes.txt" in patch
     assert ".env" not in patch and "build/x" not in patch
+
+
+async def test_the_users_secret_paths_and_exemptions_apply_to_the_patch(project: Path) -> None:
+    command = (
+        "mkdir -p conf tests/fixtures && echo token=1 > conf/prod.ini"
+        " && echo fixture > tests/fixtures/server.key && echo y > notes.txt"
+    )
+    turn = await _turn(
+        project,
+        [reply("", call("run_command", command=command)), reply("ok")],
+        secret_paths=["conf/*.ini"],
+        secret_path_exemptions=["tests/fixtures/*.key"],
+    )
+    patch = _patch(project, turn)
+    assert "notes.txt" in patch
+    assert "conf/prod.ini" not in patch and "token=1" not in patch
+    assert "diff --git a/tests/fixtures/server.key" in patch
 
 
 async def test_a_turn_that_changes_nothing_has_no_patch(project: Path) -> None:

@@ -107,7 +107,7 @@ class Engine:
             patches=TurnPatches(
                 self.workspace,
                 parts.ignore,
-                workspace_snapshots(self.store.root, self.workspace.root),
+                workspace_snapshots(self.store.root, self.workspace),
             ),
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)

@@ -10,7 +10,8 @@ their files.
 The turn's patch is the unified diff from that tree to a snapshot taken when
 the turn ends: every change to the workspace during the turn, whatever made
 it (`edit_file`, a `run_command`, the user), untracked files included,
-`.cairn/` and secret files never. It is stored as the turn's `patch`
+`.cairn/` and secret files never (the workspace's secret rules, the user's lists
+included). It is stored as the turn's `patch`
 artifact (git's format: `diff --git` headers, `/dev/null` for added and
 deleted files, no renames; binary files as a `Binary files … differ` line,
 their bytes in the start tree). Without git, the patch is the diff of the
@@ -30,8 +31,9 @@ from pathlib import Path
 
 import xxhash
 
-from cairn.files.guard import SECRET_DIR_NAMES, SECRET_EXEMPT_NAMES, SECRET_NAME_PATTERNS, is_secret
+from cairn.files.guard import secret_rule
 from cairn.files.ignore import IgnoreRules, has_always_ignored_part
+from cairn.files.secrets import SECRET_DIR_NAMES, SECRET_EXEMPT_NAMES, SECRET_NAME_PATTERNS
 from cairn.files.workspace import Workspace
 from cairn.trace.snapshots import SnapshotError, Snapshots, exclude_lines
 
@@ -121,7 +123,9 @@ def buffer_overlays(workspace: Workspace, ignore: IgnoreRules) -> dict[str, byte
             relative = path.relative_to(root).as_posix()
         except ValueError:
             continue
-        if has_always_ignored_part(relative) or is_secret(path) or ignore.is_ignored(path):
+        if has_always_ignored_part(relative) or ignore.is_ignored(path):
+            continue
+        if secret_rule(workspace, path) is not None:
             continue
         overlays[relative] = buffer.text.encode("utf-8")
     return overlays
@@ -195,11 +199,24 @@ class TurnPatches:
         return edit_log.patch()
 
 
-def workspace_snapshots(store_root: Path, workspace_root: Path) -> Snapshots:
-    """The snapshot repository of a workspace, excluding its trace directory and secret files."""
+def workspace_snapshots(store_root: Path, workspace: Workspace) -> Snapshots:
+    """The snapshot repository of a workspace, excluding its trace directory and secret files
+    (the workspace's secret rules as they are at each snapshot: built-ins and the user's)."""
+    root = workspace.root
     try:
-        trace_dir = store_root.relative_to(workspace_root).as_posix()
+        trace_dir = store_root.relative_to(root).as_posix()
     except ValueError:  # the traces live outside the workspace
         trace_dir = TRACE_DIR_OUTSIDE
-    excludes = exclude_lines(trace_dir, SECRET_NAME_PATTERNS, SECRET_EXEMPT_NAMES, SECRET_DIR_NAMES)
-    return Snapshots(store_root, workspace_root, excludes)
+
+    def excludes() -> list[str]:
+        secrets = workspace.secrets
+        return exclude_lines(
+            trace_dir,
+            SECRET_NAME_PATTERNS,
+            SECRET_EXEMPT_NAMES,
+            SECRET_DIR_NAMES,
+            allow=secrets.allow,
+            deny=secrets.deny,
+        )
+
+    return Snapshots(store_root, root, excludes)

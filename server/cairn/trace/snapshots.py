@@ -11,8 +11,10 @@ repository; it only needs `git` on PATH.
 not ignore (the workspace's `.gitignore` files apply), untracked files
 included — as a tree and returns its id. `overlays` replace the disk's bytes
 of some files (the editor's unsaved buffers). Excluded whatever the ignore
-files say: the trace directory, `EXCLUDED_DIRS`, secret files (the
-`secret_patterns` given) and files over `MAX_FILE_BYTES`. `diff(before,
+files say: the trace directory, `EXCLUDED_DIRS`, secret files (the rules
+`exclude_lines` is given: the built-in ones and the user's lists; read
+again before every snapshot, so a changed setting applies to the next one)
+and files over `MAX_SNAPSHOT_FILE_BYTES`. `diff(before,
 after)` is the unified diff between two trees in git's format (`diff --git`
 headers, `new file mode` / `deleted file mode`, `/dev/null` sides, no
 renames): text files line by line; a binary file appears as a `Binary files
@@ -26,14 +28,14 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 SNAPSHOTS_DIR = "snapshots"
 LOCK_NAME = "cairn.lock"
 GIT_TIMEOUT_S = 60.0
 # Larger files are left out of snapshots (and so of patches).
-MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_SNAPSHOT_FILE_BYTES = 8 * 1024 * 1024
 # Folders never snapshotted (besides the trace directory and git's own `.git`).
 EXCLUDED_DIRS = ("node_modules", ".venv", "__pycache__")
 REGULAR_MODE = "100644"
@@ -75,21 +77,34 @@ def exclude_lines(
     secret_names: Iterable[str],
     secret_exempt: Iterable[str],
     secret_dirs: Iterable[str],
+    *,
+    allow: Iterable[str] = (),
+    deny: Iterable[str] = (),
 ) -> list[str]:
-    """The snapshot repository's `info/exclude`: what is never snapshotted."""
+    """The snapshot repository's `info/exclude`: what is never snapshotted.
+
+    The built-in secret names and folders, their exempt names, then the user's
+    exemptions (`allow`) and secret paths (`deny`), both gitignore patterns: the
+    last matching line wins, so the user's lists override the built-ins and
+    `deny` overrides everything (a file in an excluded folder stays excluded)."""
     lines = [f"/{trace_dir.strip('/')}/", *(f"{name}/" for name in EXCLUDED_DIRS)]
     lines += [_any_case(p) for p in secret_names]
     lines += [f"{_any_case(d)}/" for d in secret_dirs]
     lines += [f"!{_any_case(name)}" for name in secret_exempt]
+    lines += [f"!{pattern.lstrip('!')}" for pattern in allow if pattern.strip()]
+    lines += [pattern for pattern in deny if pattern.strip()]
     return lines
 
 
 class Snapshots:
     """Takes and compares snapshots of one workspace folder."""
 
-    def __init__(self, store_root: Path, workspace_root: Path, excludes: list[str]) -> None:
+    def __init__(
+        self, store_root: Path, workspace_root: Path, excludes: Callable[[], list[str]]
+    ) -> None:
         self.git_dir = store_root / SNAPSHOTS_DIR
         self.work_tree = workspace_root
+        # The exclude lines (`exclude_lines`), asked for before every snapshot.
         self.excludes = excludes
 
     def _git(self, *args: str, data: bytes | None = None) -> bytes:
@@ -124,7 +139,7 @@ class Snapshots:
     def _write_excludes(self, too_large: Iterable[str]) -> None:
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
-        text = "\n".join([*self.excludes, *(_literal(p) for p in too_large)]) + "\n"
+        text = "\n".join([*self.excludes(), *(_literal(p) for p in too_large)]) + "\n"
         path = info / "exclude"
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
@@ -139,7 +154,7 @@ class Snapshots:
                 size = (self.work_tree / name).lstat().st_size
             except OSError:
                 continue
-            if size > MAX_FILE_BYTES:
+            if size > MAX_SNAPSHOT_FILE_BYTES:
                 large.append(name)
         return large
 
