@@ -12,6 +12,7 @@ The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.agent.api import ToolCallEvent
@@ -33,6 +34,16 @@ def malformed_outcome(call: ToolCall) -> ToolOutcome:
 
 def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def refusal(name: str, offered: Sequence[str], known: Sequence[str], scope: TurnScope) -> str:
+    """Why a tool the model called is not run: unknown, or not offered where it was called
+    (a read-only explore branch, or the turn's mode)."""
+    available = ", ".join(offered)
+    if name not in known:
+        return f"unknown tool {name!r} (available: {available})"
+    where = "in a read-only explore branch" if scope.read_only else f"in {scope.inputs.mode} mode"
+    return f"tool {name!r} is not available {where} (available: {available})"
 
 
 @dataclass
@@ -65,10 +76,8 @@ class ToolRunner:
             return malformed_outcome(call)
         offered = self.scope.tools
         if call.name not in offered:
-            available = ", ".join(offered)
-            mode = self.scope.inputs.mode
             return ToolOutcome.failure(
-                f"tool {call.name!r} is not available in {mode} mode (available: {available})"
+                refusal(call.name, offered, self.registry.names(), self.scope)
             )
         return await self.registry.run(call.name, call.arguments, self.ctx)
 
