@@ -64,6 +64,25 @@ def test_yes_approves_commands(tmp_path: Path) -> None:
     assert "✓ run_command: $ echo approved-run" in done.stderr
 
 
+def test_a_failing_command_is_shown_failed_and_explore_shows_its_branches(tmp_path: Path) -> None:
+    model = write_script(
+        tmp_path,
+        [
+            reply("", call("run_command", command="echo broken; exit 3")),
+            reply("", call("explore", branches=["Look at A", "Look at B"], background="x")),
+            reply("A is fine.\nMore detail.", agent="0"),
+            reply("B holds the bug.", agent="1"),
+            reply("done"),
+        ],
+    )
+    done = cairn(tmp_path, "run", "-w", str(tmp_path), "--model", model, "--yes", "check")
+    assert done.returncode == 0, done.stderr
+    assert "✗ run_command: $ echo broken; exit 3 (exit code 3)" in done.stderr
+    assert "  ✓ explore\n" in done.stderr and '{"branches"' not in done.stderr
+    assert "    ✓ Look at A: A is fine.\n" in done.stderr
+    assert "    ✓ Look at B: B holds the bug.\n" in done.stderr
+
+
 def test_model_error_exits_non_zero_with_one_line(tmp_path: Path) -> None:
     model = write_script(tmp_path, [{"error": "auth"}])
     done = cairn(tmp_path, "run", "-w", str(tmp_path), "--model", model, "hello")

@@ -18,6 +18,7 @@ resume. Exit code: 0 when the turn ended normally (`stop`), 1 otherwise,
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # imported when used: the first line is printed before them
     from cairn.models.manifest import ContextStats
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
+EXPLORE_TOOL = "explore"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 MODES: tuple[Mode, ...] = ("build", "plan", "review")
@@ -78,7 +80,9 @@ class TerminalListener:
             self._activity(f"→ {event.tool}")
         elif event.kind == "toolEnd":
             mark = "✓" if event.ok else "✗"
-            self._activity(f"  {mark} {event.tool}: {event.text or ''}".rstrip())
+            # An explore's result is JSON for the model: its branches are shown instead.
+            text = "" if event.tool == EXPLORE_TOOL and event.ok else event.text or ""
+            self._activity(f"  {mark} {event.tool}: {text}" if text else f"  {mark} {event.tool}")
         elif event.kind == "retry":
             self._activity(f"↻ {event.text}", whole=True)
         elif event.kind == "usage" and event.usage is not None:
@@ -108,7 +112,29 @@ class TerminalListener:
         self._activity(message, whole=True)
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
-        return None  # tool activity is printed from the toolStart / toolEnd turn events
+        """Tool activity is printed from the turn events; an explore's branches here."""
+        result = event.result
+        if result is None or result.name != EXPLORE_TOOL:
+            return
+        for line in branch_lines(result.output):
+            self._activity(line)
+
+
+def branch_lines(output: str) -> list[str]:
+    """One line per explore branch (its status and the first line of its conclusion)."""
+    try:
+        branches = json.loads(output).get("branches", [])
+    except (ValueError, AttributeError):
+        return []
+    lines: list[str] = []
+    for branch in branches if isinstance(branches, list) else []:
+        if not isinstance(branch, dict):
+            continue
+        mark = "✓" if branch.get("status") == "completed" else "✗"
+        said = str(branch.get("conclusion") or branch.get("error") or "").strip()
+        first = said.splitlines()[0] if said else "(no conclusion)"
+        lines.append(f"    {mark} {branch.get('branch', '?')}: {first}")
+    return lines
 
 
 def usage_line(usage: TokenUsage, requests: int = 1) -> str:
