@@ -27,6 +27,7 @@ COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}
 MANIFEST_KEYS = {
     "sessionId",
     "callId",
+    "turnId",
     "model",
     "availableInput",
     "usedInput",
