@@ -31,6 +31,19 @@ async def test_a_resumed_session_continues_its_script_in_a_new_engine(tmp_path: 
     assert (again.finish_reason, again.text) == ("stop", "second answer")
 
 
+async def test_a_rewritten_script_starts_again_for_a_resumed_session(tmp_path: Path) -> None:
+    model = write_script(tmp_path, [reply("old answer")])
+    engine = Engine([tmp_path], Settings(model=model))
+    try:
+        first = await engine.turn("one")
+        write_script(tmp_path, [reply("new first"), reply("new second")])
+        again = await engine.turn("two", session_id=first.session_id)
+        third = await engine.turn("three", session_id=first.session_id)
+    finally:
+        engine.close()
+    assert (first.text, again.text, third.text) == ("old answer", "new first", "new second")
+
+
 async def test_each_session_has_its_own_cursor(tmp_path: Path) -> None:
     engine = make_engine(tmp_path, [reply("line one"), reply("line two")])
     try:

@@ -14,7 +14,8 @@ its trace name and its text); it gets the first line of the file, in file
 order, that is not used yet and whose `agent` is one of those names. The
 used lines are a `ScriptCursor`: one per session, saved in the session's
 trace (`script.json`), so a resumed session — in a new process too —
-continues its script where it stopped. The cursor of the session whose turn
+continues its script where it stopped (a script keyed by its path and its
+content: a rewritten file starts again). The cursor of the session whose turn
 is running is `ACTIVE_CURSOR` (set by the turn runner; explore branches and
 compaction calls started in the turn inherit it); a call outside any turn
 uses the process's own cursor.
@@ -22,6 +23,7 @@ uses the process's own cursor.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Sequence
 from contextvars import ContextVar
@@ -36,7 +38,9 @@ MAIN_LANE = "main"
 COMPACTION_LANE = "compaction"
 # The trace document holding a session's cursor.
 CURSOR_DOC = "script.json"
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+# Hex digits of a script's content digest in its cursor key.
+KEY_DIGEST_CHARS = 16
 
 ScriptedErrorName = Literal[
     "rate_limit", "server_error", "unavailable", "timeout", "connection", "auth", "bad_request"
@@ -116,8 +120,17 @@ class CursorStore(Protocol):
     def write_doc(self, name: str, data: dict[str, Any]) -> None: ...
 
 
+def script_key(path: Path, lines: Sequence[tuple[int, ScriptLine]]) -> str:
+    """A script's key in a cursor: its absolute path and a digest of its replies, so the
+    lines used of one version of a file are not held against a rewritten one."""
+    digest = hashlib.sha256()
+    for number, line in lines:
+        digest.update(f"{number}:{line.model_dump_json()}\n".encode())
+    return f"{path}#{digest.hexdigest()[:KEY_DIGEST_CHARS]}"
+
+
 class ScriptCursor:
-    """The line numbers of each script (by absolute path) that a session has used."""
+    """The line numbers of each script (by path and content, `script_key`) a session used."""
 
     def __init__(self, store: CursorStore | None = None) -> None:
         self._store = store
@@ -149,7 +162,7 @@ class ScriptCursor:
         The call number counts the lane's used lines, this call included; the line is None
         when the lane has no line left.
         """
-        key = str(path)
+        key = script_key(path, lines)
         with self._lock:
             used = self._load().setdefault(key, set())
             mine = [(number, line) for number, line in lines if line.agent in lane]
@@ -160,11 +173,6 @@ class ScriptCursor:
                     self._save()
                     return line, call
             return None, call
-
-    def used(self, path: Path) -> set[int]:
-        """The line numbers of `path` used so far."""
-        with self._lock:
-            return set(self._load().get(str(path), set()))
 
     def reset(self) -> None:
         """Forget every used line (the saved document is rewritten on the next call)."""
