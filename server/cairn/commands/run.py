@@ -198,10 +198,7 @@ def status_line(settings: Settings, model: str | None, session_id: str | None) -
     """The first line `cairn run` prints, before the engine is built."""
     session = f"session {session_id}" if session_id else "new session"
     likely = likely_model(settings, model, session_id)
-    if likely is not None:
-        shown = f"model {likely}"
-    else:
-        shown = "the session's model" if session_id else "no model set"
+    shown = f"model {likely}" if likely is not None else "the session's model"
     loading = "" if likely is None or is_scripted_model(likely) else " (and loading litellm)"
     return f"cairn · {settings.mode} mode · {shown} · {session} · preparing the context{loading}…"
 
@@ -266,6 +263,11 @@ def run_turn(
     if not workspace.is_dir():
         raise InvalidRequestError(f"workspace not found: {workspace}")
     settings = run_settings(workspace, mode)
+    if session_id is None and likely_model(settings, model, session_id) is None:
+        from cairn.errors import NoModelError
+        from cairn.llm.guide import no_model_message
+
+        raise NoModelError(no_model_message(os.environ))  # before any line or session
     _say(status_line(settings, model, session_id))
     likely = likely_model(settings, model, session_id) or settings.model
     if likely and not is_scripted_model(likely):
