@@ -12,6 +12,7 @@ import pytest
 
 import cairn.profile.store as profile_module
 from cairn.files.ignore import IgnoreRules
+from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
 from cairn.models.profile import ProjectProfile
 from cairn.profile.scan import read_git_head
 from cairn.profile.store import PROFILE_DOC, SCANNED_KEY, ProfileManager, merge3
@@ -36,9 +37,11 @@ class ScanCounter:
         self._scan = profile_module.scan_profile
         monkeypatch.setattr(profile_module, "scan_profile", self)
 
-    def __call__(self, folder: Path, ignore: IgnoreRules) -> ProjectProfile:
+    def __call__(
+        self, folder: Path, ignore: IgnoreRules, secrets: SecretPaths = DEFAULT_SECRET_PATHS
+    ) -> ProjectProfile:
         self.calls += 1
-        return self._scan(folder, ignore)
+        return self._scan(folder, ignore, secrets)
 
 
 @pytest.fixture
