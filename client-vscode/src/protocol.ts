@@ -154,6 +154,7 @@ export interface GoalTreeView {
 export interface Manifest {
   sessionId: string;
   callId: string | null;
+  turnId: string | null;
   model: string;
   availableInput: number;
   usedInput: number;

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cairn.errors import InvalidRequestError, UnknownSessionError
+from cairn.models.goals import GoalTree
 from cairn.models.session import SessionMeta, Usage
 from cairn.trace import records
 from cairn.trace.files import atomic_write, fsync_dir
@@ -77,12 +78,14 @@ class TraceStore:
                 shutil.rmtree(entry, ignore_errors=True)
 
     def _session_ids(self) -> list[str]:
+        """Every session folder: one with a `meta.json`, or a journal to rebuild it from."""
         if not self.traces_dir.is_dir():
             return []
         return [
             p.name
             for p in self.traces_dir.iterdir()
-            if not p.name.startswith(".") and (p / records.META_FILE).is_file()
+            if not p.name.startswith(".")
+            and ((p / records.META_FILE).is_file() or (p / records.JOURNAL_FILE).is_file())
         ]
 
     def _trace(self, session_id: str) -> Trace:
@@ -111,16 +114,16 @@ class TraceStore:
         """Every session's metadata, most recently updated first.
 
         `updated_at` is the later of the saved value and the last message append.
-        A session whose `meta.json` cannot be read is logged and left out.
+        A session whose `meta.json` cannot be read is listed with the metadata its
+        records describe (logged; `cairn trace repair` writes it back).
         """
         metas: list[SessionMeta] = []
         for session_id in self._session_ids():
             folder = self.traces_dir / session_id
             try:
                 meta = records.META_ADAPTER.validate_json((folder / records.META_FILE).read_bytes())
-            except (OSError, ValidationError) as exc:
-                logger.warning("%s: unreadable meta.json skipped: %s", folder, exc)
-                continue
+            except (OSError, ValidationError):
+                meta = self._trace(session_id).meta()
             meta.updated_at = _aware(meta.updated_at)
             messages = folder / records.MESSAGES_FILE
             if messages.exists():
@@ -164,9 +167,18 @@ class TraceStore:
             trace = branch
         return trace
 
-    def fork(self, session_id: str, at_message_id: str | None = None) -> Trace:
+    def fork(
+        self, session_id: str, at_message_id: str | None = None, goals: GoalTree | None = None
+    ) -> Trace:
         """A new session with the parent's messages up to and including `at_message_id`
-        (all of them when None), its goal tree and its artifacts. The parent is untouched."""
+        (all of them when None), its artifacts and the goal tree `goals`: the tree as it
+        was at that message (`cairn.goals.replay_goals`), which a fork at a message must
+        be given; a fork of the whole session takes the parent's current tree when None.
+        The parent is untouched."""
+        if at_message_id is not None and goals is None:
+            raise InvalidRequestError(
+                "a fork at a message needs the goal tree of that moment (replay_goals)"
+            )
         parent = self.open(session_id)
         messages = parent.messages()
         if at_message_id is not None:
@@ -193,10 +205,10 @@ class TraceStore:
             turns=turns,
         )
         lines = b"".join(records.dump_message(m) + b"\n" for m in messages)
-        goals = records.dump_goals(parent.goals())
+        tree = records.dump_goals(goals if goals is not None else parent.goals())
 
         def populate(folder: Path) -> None:
-            atomic_write(folder / records.GOAL_FILE, goals)
+            atomic_write(folder / records.GOAL_FILE, tree)
             if lines:
                 atomic_write(folder / records.MESSAGES_FILE, lines)
             _copy_artifacts(parent.dir / records.ARTIFACTS_DIR, folder / records.ARTIFACTS_DIR)

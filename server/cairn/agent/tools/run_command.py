@@ -3,9 +3,11 @@
 When the editor offers a terminal (`ctx.run_in_editor`, an ACP client's
 `terminal/*`), the command runs there, so the user watches it live. Else it
 runs here in its own process group (so a timeout or a cancelled turn kills
-it and everything it started), with stdin closed and stderr merged into
-stdout. The whole output is stored as a `log` artifact; the model reads the
-exit code and the output (head and tail when long).
+it and everything it started; the group is registered in `ctx.processes`
+while it runs, so a front end stopping at once can kill it too), with stdin
+closed and stderr merged into stdout. The whole output is stored as a `log`
+artifact; the model reads the exit code and the output (head and tail when
+long).
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ class RunCommand(Tool[RunCommandArgs]):
             start_new_session=True,
         )
         assert process.stdout is not None
+        ctx.processes.add(process.pid)
         timed_out = False
         try:
             async with asyncio.timeout(timeout):
@@ -110,6 +113,7 @@ class RunCommand(Tool[RunCommandArgs]):
             if process.returncode is None:
                 _kill_group(process)
                 await process.wait()
+            ctx.processes.discard(process.pid)
         ctx.refresh_files()
         return self._outcome(
             ctx, args.command, capture.text(), process.returncode, timed_out, timeout
