@@ -13,6 +13,10 @@ Every resolve and every read of a workspace file goes through here:
   `O_NONBLOCK` and checks the opened descriptor again (`fstat`), so a file
   swapped for a FIFO between the check and the open is refused too, and
   never reads more than the limit even when the file grows meanwhile.
+- `read_sample_bounded` reads a text file of any size by streaming, opened
+  the same way, and keeps only a bounded sample of it (head, tail, error
+  lines: `cairn.files.sampling`), reading at most `MAX_STREAM_BYTES`; this
+  is how a file over the read limit is excerpted instead of refused.
 
 `UnsafeFileError` is an `OSError`, so every caller that already skips an
 unreadable file skips these too; its `problem` says why, for refusals shown
@@ -21,16 +25,23 @@ to the user or the model.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from cairn.files.sampling import LineSample, LineSampler, SampleShape
 
 # Largest file (bytes) handed to the model whole, and the default bound of every read.
 MAX_FILE_BYTES = 1024 * 1024
 # Bytes read per system call while reading a file.
 READ_CHUNK_BYTES = 256 * 1024
+# Most bytes of one file streamed into a sample (the rest is said to be unread).
+MAX_STREAM_BYTES = 256 * 1024 * 1024
 
 Problem = Literal["link_loop", "special", "too_large"]
 
@@ -110,6 +121,18 @@ def _too_large(path: Path, size: int, max_bytes: int) -> UnsafeFileError:
     return UnsafeFileError(path, "too_large", f"too large ({size} bytes > {max_bytes})")
 
 
+def _open_regular(path: Path) -> int:
+    """A descriptor of the regular file `path`, opened without blocking on a FIFO."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)  # swapped for a FIFO since the stat
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: bool = False) -> bytes:
     """The bytes of the regular file `path`, refused when larger than `max_bytes`.
 
@@ -120,13 +143,11 @@ def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: boo
     size = regular_file_size(path)
     if size > max_bytes and not head:
         raise _too_large(path, size, max_bytes)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = _open_regular(path)
     try:
         info = os.fstat(fd)
-        refuse_special(path, info.st_mode)  # swapped for a FIFO since the stat
         if info.st_size > max_bytes and not head:
             raise _too_large(path, info.st_size, max_bytes)
-        os.set_blocking(fd, True)
         chunks: list[bytes] = []
         wanted = max_bytes if head else max_bytes + 1
         while wanted > 0:
@@ -146,3 +167,43 @@ def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: boo
 def read_text_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """`read_bytes_bounded` decoded as UTF-8 (undecodable bytes replaced)."""
     return read_bytes_bounded(path, max_bytes).decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class StreamedSample:
+    """A bounded sample of a file read by streaming, and how much of it was read."""
+
+    sample: LineSample
+    size: int
+    read_bytes: int
+
+    @property
+    def complete(self) -> bool:
+        """True when the whole file was read (not stopped at `MAX_STREAM_BYTES`)."""
+        return self.read_bytes >= self.size
+
+
+def read_sample_bounded(
+    path: Path,
+    shape: SampleShape,
+    is_error: Callable[[str], bool],
+    max_bytes: int = MAX_STREAM_BYTES,
+) -> StreamedSample:
+    """A sample of the regular text file `path` (UTF-8, undecodable bytes replaced), read
+    by streaming: memory bounded by `shape`, at most `max_bytes` read."""
+    size = regular_file_size(path)
+    sampler = LineSampler(shape, is_error)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    read = 0
+    fd = _open_regular(path)
+    try:
+        while read < max_bytes:
+            chunk = os.read(fd, min(READ_CHUNK_BYTES, max_bytes - read))
+            if not chunk:
+                break
+            read += len(chunk)
+            sampler.feed(decoder.decode(chunk))
+    finally:
+        os.close(fd)
+    sampler.feed(decoder.decode(b"", final=True))
+    return StreamedSample(sample=sampler.finish(), size=max(size, read), read_bytes=read)

@@ -23,9 +23,9 @@ from cairn.agent.tools.base import (
     ToolOutcome,
 )
 from cairn.agent.tools.paths import display, guard, read_current
-from cairn.context.excerpt import ARTIFACT_REF_PREFIX, clip_line
+from cairn.context.excerpt import ARTIFACT_REF_PREFIX
 from cairn.errors import InvalidRequestError
-from cairn.files.text import content_hash
+from cairn.files.text import clip_line, content_hash
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
