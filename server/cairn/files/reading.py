@@ -16,7 +16,8 @@ Every resolve and every read of a workspace file goes through here:
 - `read_sample_bounded` reads a text file of any size by streaming, opened
   the same way, and keeps only a bounded sample of it (head, tail, error
   lines: `cairn.files.sampling`), reading at most `MAX_STREAM_BYTES`; this
-  is how a file over the read limit is excerpted instead of refused.
+  is how a file over the read limit is excerpted instead of refused;
+  `read_lines_bounded` streams one range of lines out of such a file.
 
 `UnsafeFileError` is an `OSError`, so every caller that already skips an
 unreadable file skips these too; its `problem` says why, for refusals shown
@@ -29,8 +30,8 @@ import codecs
 import errno
 import os
 import stat
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -183,6 +184,24 @@ class StreamedSample:
         return self.read_bytes >= self.size
 
 
+def _stream_text(path: Path, max_bytes: int) -> Iterator[tuple[str, int]]:
+    """The decoded text of a regular file in pieces, with the bytes read so far; at most
+    `max_bytes` are read."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    read = 0
+    fd = _open_regular(path)
+    try:
+        while read < max_bytes:
+            chunk = os.read(fd, min(READ_CHUNK_BYTES, max_bytes - read))
+            if not chunk:
+                break
+            read += len(chunk)
+            yield decoder.decode(chunk), read
+    finally:
+        os.close(fd)
+    yield decoder.decode(b"", final=True), read
+
+
 def read_sample_bounded(
     path: Path,
     shape: SampleShape,
@@ -193,17 +212,63 @@ def read_sample_bounded(
     by streaming: memory bounded by `shape`, at most `max_bytes` read."""
     size = regular_file_size(path)
     sampler = LineSampler(shape, is_error)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     read = 0
-    fd = _open_regular(path)
-    try:
-        while read < max_bytes:
-            chunk = os.read(fd, min(READ_CHUNK_BYTES, max_bytes - read))
-            if not chunk:
-                break
-            read += len(chunk)
-            sampler.feed(decoder.decode(chunk))
-    finally:
-        os.close(fd)
-    sampler.feed(decoder.decode(b"", final=True))
+    for piece, seen in _stream_text(path, max_bytes):
+        sampler.feed(piece)
+        read = seen
     return StreamedSample(sample=sampler.finish(), size=max(size, read), read_bytes=read)
+
+
+@dataclass
+class LineRange:
+    """Lines `start`.. (1-based) of a file read by streaming, each cut after `max_chars`
+    characters (`lengths` holds their whole lengths), and the file's line count."""
+
+    start: int
+    end: int | None
+    max_chars: int
+    lines: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    total: int = 0
+    complete: bool = True
+    _held: int = 0
+
+    def add(self, text: str, length: int) -> None:
+        """Count one more line of the file; keep it when it is wanted and there is room."""
+        self.total += 1
+        number = self.total
+        if number < self.start or (self.end is not None and number > self.end):
+            return
+        if not self.complete or (self.lines and self._held + len(text) + 1 > self.max_chars):
+            self.complete = False
+            return
+        self.lines.append(text)
+        self.lengths.append(length)
+        self._held += len(text) + 1
+
+
+def read_lines_bounded(
+    path: Path, start: int, end: int | None, max_chars: int, max_bytes: int = MAX_STREAM_BYTES
+) -> LineRange:
+    """Lines `start`..`end` (1-based, inclusive; `end` None: to the end) of the regular
+    text file `path`, read by streaming and holding at most `max_chars` characters of
+    them (whole lines, at least one, each cut after `max_chars`); `total` counts every
+    line of the first `max_bytes`."""
+    regular_file_size(path)
+    found = LineRange(start=start, end=end, max_chars=max_chars)
+    partial: list[str] = []
+    kept = 0
+    length = 0
+    for piece, _seen in _stream_text(path, max_bytes):
+        pieces = piece.split("\n")
+        for index, part in enumerate(pieces):
+            if kept < max_chars:
+                partial.append(part[: max_chars - kept])
+                kept += len(partial[-1])
+            length += len(part)
+            if index < len(pieces) - 1:
+                found.add("".join(partial), length)
+                partial, kept, length = [], 0, 0
+    if length:
+        found.add("".join(partial), length)
+    return found

@@ -67,6 +67,8 @@ class LineSample:
         return self.kept[index].length
 
     def _start(self, index: int) -> int:
+        if index <= 0:
+            return 0
         if index >= self.total:
             return self.total_chars
         kept = self.kept.get(index)
