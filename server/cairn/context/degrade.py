@@ -203,12 +203,13 @@ def _one_line_form(ladder: _Ladder, what: TextKind) -> Candidate | None:
 def degrade_section(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
     """The first form of the ladder for what the section holds that fits `limit`, or None."""
     ladder = _Ladder(candidate, limit, ctx)
-    what = text_kind(candidate.block.ref, candidate.body, candidate.block.kind)
-    smallest = one_line(candidate, what, ctx.pending_id())
+    # Measured with the longest kind word, before the content is even looked at.
+    smallest = one_line(candidate, "generated", ctx.pending_id())
     smallest_tokens = with_body(candidate, smallest, ctx.count, "").block.tokens
     if smallest_tokens > limit:  # not even one line fits: nothing parsed, nothing stored
         ctx.tried = f"no smaller form fits: its one-line form needs {smallest_tokens}"
         return None
+    what = text_kind(candidate.block.ref, candidate.body, candidate.block.kind)
     chosen: Candidate | None = None
     if what == "code":
         forms = ctx.outlines.get(candidate.body, candidate.block.ref or "")
