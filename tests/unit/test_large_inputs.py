@@ -168,3 +168,14 @@ def test_a_streamed_sample_renders_the_same_excerpt_as_the_whole_text(tmp_path: 
     assert excerpt_of(sample.sample, shape, ref=ref) == excerpt_of(
         TextLines(text.splitlines()), shape, ref=ref
     )
+
+
+def test_a_streamed_excerpt_follows_the_file_when_it_changes(root: Path) -> None:
+    path = root / "grow.log"
+    path.write_text(log_text(2 * MAX_FILE_BYTES))
+    workspace = Workspace([root])
+    (first,) = reference_blocks(workspace, ["@grow.log"], ignore=None, count=len)
+    with path.open("a") as log:
+        log.write("2026-12-01 11:00:00 FATAL disk full on /var\n")
+    (second,) = reference_blocks(workspace, ["@grow.log"], ignore=None, count=len)
+    assert "disk full" not in first.text and "disk full" in second.text

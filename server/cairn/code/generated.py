@@ -85,9 +85,7 @@ def code_refusal(name: str, data: bytes) -> CodeRefusal | None:
 
 def text_refusal(name: str, text: str) -> CodeRefusal | None:
     """`code_refusal` for decoded text: lines measured in characters, the header in UTF-8."""
-    if _MINIFIED_NAME.search(name) or _long_lines(
-        len(text), text.count("\n"), text.endswith("\n")
-    ):
+    if _MINIFIED_NAME.search(name) or _long_lines(len(text), text.count("\n"), text.endswith("\n")):
         return "minified"
     if is_generated(text[:GENERATED_HEAD_BYTES].encode("utf-8", "surrogatepass")):
         return "generated"

@@ -124,9 +124,7 @@ def _where(artifact_id: str | None) -> str:
     return f"in artifact {artifact_id}" if artifact_id else "not stored (dry run)"
 
 
-def _reason(
-    form: str, tokens: int, limit: int, artifact_id: str | None, tried: list[str]
-) -> str:
+def _reason(form: str, tokens: int, limit: int, artifact_id: str | None, tried: list[str]) -> str:
     where = f"; full text in artifact {artifact_id}" if artifact_id else ""
     steps = f" (tried {', '.join(tried)} tokens)" if len(tried) > 1 else ""
     return f"degraded to {form}: needs {tokens} tokens, {limit} allowed{steps}{where}"

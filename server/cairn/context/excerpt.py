@@ -93,9 +93,7 @@ class TextLines:
     def __init__(self, lines: Sequence[str], errors: Sequence[int] | None = None) -> None:
         self._lines = lines
         self._errors = (
-            [i for i, line in enumerate(lines) if is_error_line(line)]
-            if errors is None
-            else errors
+            [i for i, line in enumerate(lines) if is_error_line(line)] if errors is None else errors
         )
 
     @property

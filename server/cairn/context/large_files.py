@@ -9,11 +9,16 @@ range naming the `read_file(path, start_line, end_line)` call that shows it
 (the file itself holds exactly these lines, so no artifact is needed), with a
 closing note on the file's size and line count. A file the guard refuses for
 any other reason (secret, binary, outside) stays refused: `guard_large` runs
-every check but the size.
+every check but the size. The excerpt of a file is remembered while its
+size, modification time and inode stay the same (`EXCERPT_MEMO_ENTRIES`
+files), as every call of a turn gathers the same references again.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from cairn.context.excerpt import ERROR_CONTEXT_LINES, ExcerptShape, excerpt_of, is_error_line
@@ -30,6 +35,8 @@ STREAM_TAIL_LINES = 60
 STREAM_MAX_ERRORS = 60
 # ... each line cut after this many characters (the file keeps it whole).
 STREAM_MAX_LINE_CHARS = 500
+# Files whose excerpt is remembered (keyed by path, size, mtime and inode).
+EXCERPT_MEMO_ENTRIES = 32
 STREAM_EXCERPT = ExcerptShape(STREAM_HEAD_LINES, STREAM_TAIL_LINES, STREAM_MAX_ERRORS)
 STREAM_SAMPLE = SampleShape(
     STREAM_HEAD_LINES,
@@ -64,9 +71,36 @@ def large_file_note(rel: str, size: int, total_lines: int, read_bytes: int) -> s
     )
 
 
+_Key = tuple[str, str, int, int, int]
+_memo: OrderedDict[_Key, str] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
 def large_file_excerpt(path: Path, rel: str) -> str:
     """The head, error lines (with context) and tail of the file over the read limit at
-    `path` (shown as `rel`), with a closing note; read once, by streaming."""
+    `path` (shown as `rel`), with a closing note; read by streaming, once per version."""
+    info = os.stat(path)
+    key = (str(path), rel, info.st_size, info.st_mtime_ns, info.st_ino)
+    with _memo_lock:
+        known = _memo.get(key)
+        if known is not None:
+            _memo.move_to_end(key)
+            return known
+    text = _excerpt(path, rel)
+    with _memo_lock:
+        _memo[key] = text
+        while len(_memo) > EXCERPT_MEMO_ENTRIES:
+            _memo.popitem(last=False)
+    return text
+
+
+def forget_excerpts() -> None:
+    """Forget every remembered excerpt (the next read streams the file again)."""
+    with _memo_lock:
+        _memo.clear()
+
+
+def _excerpt(path: Path, rel: str) -> str:
     streamed = read_sample_bounded(path, STREAM_SAMPLE, is_error_line)
     sample = streamed.sample
     body = excerpt_of(sample, STREAM_EXCERPT, ref=rel, max_line_chars=STREAM_MAX_LINE_CHARS)
