@@ -145,15 +145,23 @@ def token_lines(figures: Figures) -> list[str]:
     ]
 
 
+def source_line(figures: Figures) -> str:
+    total = sum(figures.by_source.values()) or 1
+    parts = sorted(figures.by_source.items(), key=lambda item: -item[1])
+    shares = ", ".join(f"{source} {tokens / total * 100:.0f}%" for source, tokens in parts)
+    return f"Cairn's main-call input by block source (manifests): {shares}."
+
+
 def commit() -> str:
+    """The commit of the engine code measured: the last one that touched `server/`."""
     result = subprocess.run(
-        ["git", "log", "-1", "--format=%h %s"],
+        ["git", "log", "-1", "--format=%h", "--", "server"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
-    return result.stdout.strip()[:90] or "unknown"
+    return result.stdout.strip() or "unknown"
 
 
 def report(figures: Figures, command: str, window: int) -> str:
@@ -167,7 +175,7 @@ def report(figures: Figures, command: str, window: int) -> str:
     ]
     load = os.getloadavg()
     lines = [
-        f"## Context quality over a long session (issue 12), commit {commit()}",
+        f"## Context quality over a long session (issue 12), server/ at commit {commit()}",
         "",
         f"Command: `{command}`  ",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f} / {load[1]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.  ",
@@ -176,6 +184,8 @@ def report(figures: Figures, command: str, window: int) -> str:
         *share_table(figures),
         "",
         *token_lines(figures),
+        "",
+        source_line(figures),
         "",
         "Targets:",
         *target_lines(figures),

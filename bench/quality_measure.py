@@ -75,6 +75,8 @@ class Figures:
     cairn_compaction: int = 0
     opencode: Replay | None = None
     shape: dict[str, int] = field(default_factory=dict)
+    # Tokens of included blocks per source, summed over every manifest.
+    by_source: dict[str, int] = field(default_factory=dict)
 
     @property
     def cairn_total(self) -> int:
@@ -244,6 +246,12 @@ def measure(run: SessionRun, session: Session) -> Figures:
         main_index += 1
     figures.points.append(point("last call", main_index, run.main[-1], facts, run))
     figures.over_budget_manifests = sum(m.used_input > m.available_input for m in run.manifests)
+    for manifest in run.manifests:
+        for block in manifest.blocks:
+            if block.included:
+                figures.by_source[block.source] = (
+                    figures.by_source.get(block.source, 0) + block.tokens
+                )
     figures.opencode = opencode_replay(run, session)
     counts = run.marker_counts()
     figures.shape = {
