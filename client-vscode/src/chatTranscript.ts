@@ -7,6 +7,8 @@ import { MAX_TRANSCRIPT_EVENTS } from './constants';
 import { Transcript, TranscriptTurn } from './protocol';
 import { ChatEntry } from './webview/messages';
 
+const INTERRUPTED = 'interrupted: the process running this turn ended before the turn did';
+
 function turnEntries(sessionId: string, turn: TranscriptTurn): ChatEntry[] {
   const entries: ChatEntry[] = [
     { kind: 'user', text: turn.message, mode: turn.mode, references: turn.references },
@@ -30,10 +32,11 @@ function turnEntries(sessionId: string, turn: TranscriptTurn): ChatEntry[] {
       result: {
         sessionId,
         turnId: turn.turnId,
-        finishReason: turn.finishReason,
+        // An interrupted turn (its process died) is shown as failed, with why.
+        finishReason: turn.finishReason === 'interrupted' ? 'error' : turn.finishReason,
         text: '',
         usage: turn.usage,
-        error: turn.error,
+        error: turn.finishReason === 'interrupted' ? (turn.error ?? INTERRUPTED) : turn.error,
         changedFiles: turn.changedFiles,
       },
     });

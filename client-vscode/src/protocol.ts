@@ -203,6 +203,7 @@ export interface GoalTreeView {
 export interface Manifest {
   sessionId: string;
   callId: string | null;
+  turnId: string | null;
   model: string;
   availableInput: number;
   usedInput: number;
@@ -360,7 +361,7 @@ export interface TranscriptTurn {
   references: string[];
   mode: Mode | null;
   startedAt: string;
-  finishReason: FinishReason | null;
+  finishReason: 'stop' | 'cancelled' | 'error' | 'stepLimit' | 'interrupted' | null;
   error: string | null;
   usage: TokenUsage;
   events: TurnEvent[];

@@ -7,6 +7,8 @@ never as a traceback. Implementations are imported lazily so that `cairn
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -25,6 +27,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 DEFAULT_SERVE_PORT = 2087
+# The exit code of a command stopped by Ctrl-C (128 + SIGINT).
+INTERRUPTED_EXIT = 130
 
 trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
@@ -62,11 +66,62 @@ def trace_list(workspace: WorkspaceOpt = Path(".")) -> None:
 def trace_show(
     session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
     workspace: WorkspaceOpt = Path("."),
+    goal: Annotated[
+        str | None, typer.Option("--goal", help="Expand this goal (finished ones too).")
+    ] = None,
+    turn: Annotated[
+        int | None, typer.Option("--turn", help="Show turn N in detail (1 = the first).")
+    ] = None,
+    call: Annotated[
+        int | None, typer.Option("--call", help="Show model call N with its manifest.")
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Whole texts and tool outputs, the turn's patch.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the view as JSON.")] = False,
 ) -> None:
-    """Show a session's goal tree together with its messages."""
+    """Show a session: its turns, its goal tree with steps, and one part in detail on request."""
     from cairn.commands.trace import show_trace
 
-    show_trace(workspace, session_id)
+    show_trace(workspace, session_id, goal=goal, turn=turn, call=call, full=full, as_json=as_json)
+
+
+@trace_app.command("fork")
+def trace_fork(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    at: Annotated[
+        str | None,
+        typer.Option("--at", help="Fork at this message (id or unique prefix); default: the end."),
+    ] = None,
+    workspace: WorkspaceOpt = Path("."),
+) -> None:
+    """Copy a session up to a message, with its goal tree as it was then; print the new id."""
+    from cairn.commands.trace import fork_trace
+
+    fork_trace(workspace, session_id, at)
+
+
+@trace_app.command("delete")
+def trace_delete(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    workspace: WorkspaceOpt = Path("."),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a session: its messages, manifests, artifacts and branches."""
+    from cairn.commands.trace import delete_trace
+
+    delete_trace(workspace, session_id, yes)
+
+
+@trace_app.command("repair")
+def trace_repair(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    workspace: WorkspaceOpt = Path("."),
+) -> None:
+    """Repair a session after a crash: close turns left open, rebuild damaged files."""
+    from cairn.commands.trace import repair_trace
+
+    repair_trace(workspace, session_id)
 
 
 @app.command()
@@ -180,43 +235,65 @@ def _fast_serve(args: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the app, turning every error into one line on stderr."""
+    """Console entry point: run the app, turning every error into one line on stderr.
+
+    As the process's entry point (`argv` None) it then exits at once (`exit_now`):
+    everything is written and flushed by then, and tearing down the interpreter's
+    objects one by one would only make the user wait (about 0.2-1 s)."""
     args = sys.argv[1:] if argv is None else argv
+    code = run_cli(args)
+    if argv is None:
+        exit_now(code)
+    if code != 0:
+        sys.exit(code)
+
+
+def exit_now(code: int) -> None:
+    """Flush the standard streams and end the process without interpreter teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(code)
+
+
+def run_cli(args: list[str]) -> int:
+    """Run one command; its exit code (every error printed as one line)."""
     if args[:1] == ["serve"] and _fast_serve(args[1:]):
-        return
+        return 0
     if args == ["acp"]:  # as `serve`: no typer parsing before the client's first message
         from cairn.commands.acp import acp as _acp
 
         _acp()
-        return
+        return 0
     command = typer.main.get_command(app)
     try:
         # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
-        code = command.main(args=argv, prog_name="cairn", standalone_mode=False)
+        code = command.main(args=args, prog_name="cairn", standalone_mode=False)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except NoArgsIsHelpError as exc:
         sys.stderr.write(exc.format_message() + "\n")
-        sys.exit(2)
+        return 2
     except ClickException as exc:
         sys.stderr.write(f"error: {exc.format_message()}\n")
-        sys.exit(exc.exit_code or 2)
+        return exc.exit_code or 2
     except typer.Abort:
         sys.stderr.write("error: aborted\n")
-        sys.exit(130)
+        return INTERRUPTED_EXIT
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
-        sys.exit(130)
+        return INTERRUPTED_EXIT
     except CairnError as exc:
         sys.stderr.write(f"error: {exc}\n")
-        sys.exit(1)
+        return 1
     except OSError as exc:
         sys.stderr.write(
             f"error: {exc.strerror or exc}: {exc.filename or ''}\n".replace(": \n", "\n")
         )
-        sys.exit(1)
+        return 1
     except Exception as exc:  # last resort: never a traceback for the user
         sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n")
-        sys.exit(2)
-    if isinstance(code, int) and code != 0:
-        sys.exit(code)
+        return 2
+    return code if isinstance(code, int) else 0

@@ -29,6 +29,7 @@ CACHE_KEYS = {"predictedCached", "cachedInput", "cacheWriteInput", "lastBreak"}
 MANIFEST_KEYS = {
     "sessionId",
     "callId",
+    "turnId",
     "model",
     "availableInput",
     "usedInput",

@@ -33,6 +33,7 @@ def test_run_streams_text_and_activity_and_saves_the_trace(tmp_path: Path) -> No
             reply("", call("read_file", path="notes.md")),
             reply("", call("run_command", command="echo hi")),
             reply("The notes say: remember the milk."),
+            reply("Still here."),
         ],
     )
     done = cairn(tmp_path, "run", "--workspace", str(tmp_path), "--model", model, "read notes")
@@ -45,10 +46,9 @@ def test_run_streams_text_and_activity_and_saves_the_trace(tmp_path: Path) -> No
     [meta] = TraceStore(tmp_path / ".cairn").list()
     assert meta.turns[0].finish_reason == "stop"
 
-    # A new process replays a script from its start: the second run gets its own script.
-    second = write_script(tmp_path, [reply("Still here.")], name="second.jsonl")
+    # The resumed session, in a new process, continues its script where it stopped.
     again = cairn(
-        tmp_path, "run", "-w", str(tmp_path), "--model", second, "--session", meta.id, "more?"
+        tmp_path, "run", "-w", str(tmp_path), "--model", model, "--session", meta.id, "more?"
     )
     assert again.returncode == 0, again.stderr
     assert "Still here." in again.stdout
@@ -62,6 +62,25 @@ def test_yes_approves_commands(tmp_path: Path) -> None:
     done = cairn(tmp_path, "run", "-w", str(tmp_path), "--model", model, "--yes", "echo")
     assert done.returncode == 0, done.stderr
     assert "✓ run_command: $ echo approved-run" in done.stderr
+
+
+def test_a_failing_command_is_shown_failed_and_explore_shows_its_branches(tmp_path: Path) -> None:
+    model = write_script(
+        tmp_path,
+        [
+            reply("", call("run_command", command="echo broken; exit 3")),
+            reply("", call("explore", branches=["Look at A", "Look at B"], background="x")),
+            reply("A is fine.\nMore detail.", agent="0"),
+            reply("B holds the bug.", agent="1"),
+            reply("done"),
+        ],
+    )
+    done = cairn(tmp_path, "run", "-w", str(tmp_path), "--model", model, "--yes", "check")
+    assert done.returncode == 0, done.stderr
+    assert "✗ run_command: $ echo broken; exit 3 (exit code 3)" in done.stderr
+    assert "  ✓ explore\n" in done.stderr and '{"branches"' not in done.stderr
+    assert "    ✓ Look at A: A is fine.\n" in done.stderr
+    assert "    ✓ Look at B: B holds the bug.\n" in done.stderr
 
 
 def test_model_error_exits_non_zero_with_one_line(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.agent.recovery import fork_session
 from cairn.goals import apply_goal
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message, TextPart, ToolCallPart
@@ -59,11 +60,11 @@ def test_list_of_an_empty_workspace(workspace: Path) -> None:
 def test_list_shows_sessions_newest_first(workspace: Path) -> None:
     store = TraceStore(workspace / ".cairn")
     first = _record(store, "first session")
-    child = store.fork(first.id, at_message_id="a1")
+    child = fork_session(store, first.id, at_message_id="a1")
     done = _cairn("trace", "list", "--workspace", str(workspace))
     assert done.returncode == 0, done.stderr
     header, *rows = done.stdout.splitlines()
-    assert header.split() == ["ID", "TITLE", "TURNS", "UPDATED", "PARENT"]
+    assert header.split() == ["ID", "TITLE", "TURNS", "LAST", "UPDATED", "PARENT"]
     assert [r.split()[0] for r in rows] == [child.id, first.id]
     assert rows[0].rstrip().endswith(first.id)
     assert "first session" in rows[1] and rows[1].rstrip().endswith("-")

@@ -101,6 +101,7 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
     assert set(wire) == {
         "sessionId",
         "callId",
+        "turnId",
         "model",
         "availableInput",
         "usedInput",

@@ -90,7 +90,7 @@ def test_pruned_tool_results_are_shown_as_stubs() -> None:
     tool = next(m for m in messages if m["role"] == "tool")
     assert tool["content"] == prune_stub(count(output), "art-7")
     assert tool["content"] == (
-        f"[output pruned: {count(output)} tokens, artifact art-7; read_file/artifact to see it]"
+        f'[output pruned: {count(output)} tokens; read_file("artifact:art-7") shows it again]'
     )
 
 

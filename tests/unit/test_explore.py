@@ -38,7 +38,9 @@ class Overlap:
     async def complete(
         self, model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
     ) -> ModelReply:
-        lane = kw.get("agent")
+        names = kw.get("agent")
+        # A branch's lane is named by its index first, then its trace name and text.
+        lane = names[0] if isinstance(names, tuple) else names
         if lane not in BRANCH_LANES:
             return await self._inner(model, messages, tools, **kw)
         self.lanes_seen.append(lane)
@@ -152,3 +154,35 @@ async def test_cancelling_the_parent_cancels_every_branch(project: Path) -> None
         assert branch.meta().turns[-1].finish_reason == "cancelled"
     assert len(session.trace.branches()) == 2
     engine.close()
+
+
+def _results(messages: Sequence[Any]) -> list[ToolResultPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolResultPart)]
+
+
+async def test_refusals_say_why_a_tool_is_not_run(project: Path) -> None:
+    engine = make_engine(
+        project,
+        [
+            reply("", call("no_such_tool")),
+            reply("", call("explore", branches=["Run the tests"], background="app.py")),
+            reply("", call("run_command", command="true"), agent="Run the tests"),
+            reply("Could not run them here.", agent="0"),
+            reply("Done."),
+        ],
+    )
+    try:
+        result = await engine.turn("look around")
+        assert result.finish_reason == "stop"
+        session = engine.session(result.session_id)
+        [unknown] = [r for r in _results(session.messages()) if r.name == "no_such_tool"]
+        assert not unknown.ok
+        assert unknown.output.startswith("error: unknown tool 'no_such_tool' (available: ")
+        branch = session.trace.existing_branch("explore1-0")
+        assert branch is not None
+        [refused] = [r for r in _results(branch.messages()) if r.name == "run_command"]
+        assert not refused.ok
+        assert "not available in a read-only explore branch" in refused.output
+        assert "build mode" not in refused.output
+    finally:
+        engine.close()

@@ -61,15 +61,16 @@ def test_focus_marks_the_path_in_progress(planned: GoalTree) -> None:
     }
 
 
-def test_focus_elsewhere_returns_old_path_to_pending(planned: GoalTree) -> None:
+def test_focus_elsewhere_keeps_started_goals_in_progress(planned: GoalTree) -> None:
     tree = apply_goal(apply_goal(planned, focus="2.1"), focus="3")
     assert _status(tree) == {
         "1": "pending",
-        "2": "pending",
-        "2.1": "pending",
+        "2": "in_progress",
+        "2.1": "in_progress",
         "2.2": "pending",
         "3": "in_progress",
     }
+    assert tree.current_id == "3"
 
 
 def test_focus_accepts_surrounding_spaces(planned: GoalTree) -> None:

@@ -37,7 +37,7 @@ def test_importing_cairn_llm_and_tools_does_not_import_litellm(tmp_path: Path) -
     assert result.returncode == 0, result.stderr.decode()
 
 
-def test_a_scripted_call_prints_nothing_on_stdout(tmp_path: Path) -> None:
+def test_a_scripted_call_prints_nothing_on_stdout_and_never_imports_litellm(tmp_path: Path) -> None:
     (tmp_path / "script.jsonl").write_text(
         json.dumps({"text": "hello", "toolCalls": [{"name": "goal", "arguments": "{bad"}]})
         + "\n"
@@ -60,7 +60,7 @@ def test_a_scripted_call_prints_nothing_on_stdout(tmp_path: Path) -> None:
                 await runtime.complete("scripted/script.jsonl", [{"role": "user", "content": "hi"}], [])
             except ModelError as exc:
                 sys.stderr.write(f"expected: {exc}\\n")
-            assert "litellm" in sys.modules
+            assert "litellm" not in sys.modules, "the scripted model never needs litellm"
 
         asyncio.run(main())
         """,

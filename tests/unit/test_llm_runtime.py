@@ -11,9 +11,8 @@ import pytest
 
 from cairn.errors import ModelError
 from cairn.llm import ModelRuntime, Timing, reset_scripts
-from cairn.llm.lazy import load_litellm
 from cairn.llm.retry import BACKOFF_FACTOR
-from cairn.llm.scripted import provider
+from cairn.llm.scripted import open_streams
 from cairn.settings import Settings
 from cairn.tokens.counter import count_tokens
 
@@ -36,7 +35,6 @@ class Sleeps:
 
 @pytest.fixture(autouse=True)
 def _fresh_scripts() -> None:
-    load_litellm()
     reset_scripts()
 
 
@@ -249,7 +247,7 @@ async def test_cancellation_mid_stream_stops_and_closes_the_stream(tmp_path: Pat
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
-    assert provider().open_streams == 0
+    assert open_streams() == 0
     delivered = len(received)
     await asyncio.sleep(0.2)
     assert len(received) == delivered

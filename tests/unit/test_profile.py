@@ -11,6 +11,7 @@ import pytest
 from cairn.files.ignore import IgnoreRules
 from cairn.files.text import content_hash
 from cairn.models.profile import ProjectProfile
+from cairn.profile.detect import plain_suite, python_command
 from cairn.profile.store import scan_profile
 
 FIXTURES = Path(__file__).resolve().parents[1] / "workspaces"
@@ -148,3 +149,35 @@ def test_pytest_is_found_from_config_or_test_folder(
     write(tmp_path, "requirements.txt", "requests\n")
     write(tmp_path, config)
     assert scan(tmp_path).test_suites == {"pytest": command}
+
+
+@pytest.mark.parametrize("layout", ["tests/test_intervals.py", "test_intervals.py"])
+def test_a_plain_project_with_test_files_gets_a_suite(tmp_path: Path, layout: str) -> None:
+    write(tmp_path, "intervals.py", "def merge(xs):\n    return xs\n")
+    write(tmp_path, layout, "import unittest\n")
+    # pytest is importable here (it runs this test), so it is the runner.
+    assert scan(tmp_path).test_suites == {"pytest": f"{python_command()} -m pytest"}
+
+
+def test_a_plain_project_without_test_files_gets_none(tmp_path: Path) -> None:
+    write(tmp_path, "intervals.py")
+    write(tmp_path, "tests/helpers.py")
+    assert scan(tmp_path).test_suites == {}
+
+
+@pytest.mark.parametrize(
+    ("folder", "package", "command"),
+    [
+        ("", False, "python3 -m unittest"),
+        ("tests", False, "python3 -m unittest discover -s tests"),
+        ("tests", True, "python3 -m unittest discover -s tests -t ."),
+    ],
+)
+def test_without_pytest_a_plain_project_runs_unittest(
+    folder: str, package: bool, command: str
+) -> None:
+    assert plain_suite("python3", folder, package, has_pytest=False) == ("unittest", command)
+    assert plain_suite("python3", folder, package, has_pytest=True) == (
+        "pytest",
+        "python3 -m pytest",
+    )

@@ -37,7 +37,6 @@ FORBIDDEN = (
     "HOSTILE-IGNORED-CONTENT",
     "HOSTILE-TMP-CONTENT",
     "HOSTILE-OUTSIDE-SECRET",
-    "request served",
     "IHDR",
 )
 
@@ -84,7 +83,6 @@ HOSTILE_REFS = {
     "@ignored": "ignored",
     "@scratch.tmp": "ignored",
     "@logo.png": "binary file",
-    "@server.log": "too large",
     "@missing.py": "not found",
 }
 

@@ -96,11 +96,19 @@ def test_higher_priority_wins_and_the_drop_reason_names_the_numbers() -> None:
     selection = select([low, high, middle], 100, DegradeContext(words))
     dropped, kept_high, kept_middle = (c.block for c in selection.candidates)
     assert kept_high.included and kept_middle.included and not dropped.included
-    assert dropped.reason == "over budget: needs 40 tokens, 20 left"
+    assert dropped.reason is not None
+    assert dropped.reason.startswith("over budget: needs 40 tokens, 20 left; no smaller form fits")
 
 
-def test_a_block_over_its_share_is_dropped_even_if_it_would_fit() -> None:
+def test_a_block_over_its_share_is_not_kept_whole_even_if_it_would_fit() -> None:
     selection = select([_section(50, 60)], 100, DegradeContext(words))
+    block = selection.candidates[0].block
+    assert block.included and block.tokens <= share_limit(100)
+    assert block.reason is not None and block.reason.startswith("degraded to one line")
+
+
+def test_a_block_whose_smallest_form_is_over_its_share_is_dropped() -> None:
+    selection = select([_section(50, 30)], 40, DegradeContext(words))
     block = selection.candidates[0].block
     assert not block.included
     assert block.reason is not None and "over its share" in block.reason
@@ -136,12 +144,15 @@ def test_code_over_its_share_degrades_to_an_outline_with_the_artifact_id() -> No
     assert block.tokens == words(block.text) + SECTION_OVERHEAD_TOKENS <= share_limit(400)
 
 
-def test_code_without_an_outline_is_dropped_with_a_reason() -> None:
+def test_text_without_an_outline_gets_its_one_line_form_not_a_silent_drop() -> None:
     candidate = section(
         "buffer", 60, None, "word " * 500, count=words, ref="notes.unknownext", kind="code"
     )
     selection = select([candidate], 400, DegradeContext(words, store_artifact=Store()))
-    assert not selection.candidates[0].block.included
+    block = selection.candidates[0].block
+    assert block.included and block.artifact_id == "art1"
+    assert block.text.count("\n") == 0 and "notes.unknownext" in block.text
+    assert block.reason is not None and block.reason.startswith("degraded to one line")
 
 
 def test_log_degrades_to_head_tail_and_error_lines() -> None:

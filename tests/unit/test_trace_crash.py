@@ -7,6 +7,16 @@ proves that: the trace still loads; every acknowledged message is there, in
 order, with at most the one in-flight message beyond them and nothing else
 lost; goal.json is a complete old or new version; the lock is free and a new
 writer can append after whatever torn tail the crash left.
+
+The session loop does the same with a session's real writes (turn starts and
+ends in the journal and meta.json, the user's and the model's goal
+operations, messages) and proves what recovery promises after each kill:
+the killed turn is closed as interrupted at its last message, meta.json
+agrees with the journal, goal.json with the recorded goal operations, and
+the session goes on.
+
+Both loops run `SLOW_ITERATIONS` kills in the `slow` marker and a handful
+(`CI_ITERATIONS`) in every run.
 """
 
 from __future__ import annotations
@@ -21,11 +31,20 @@ from pathlib import Path
 
 import pytest
 
-from cairn.models.goals import GoalTree
-from cairn.models.messages import Message, TextPart
+from cairn.agent.goal_ops import change_goal, set_mission
+from cairn.agent.listener import SafeListener
+from cairn.agent.recovery import recover
+from cairn.agent.session import Session
+from cairn.goals import apply_verb
+from cairn.goals.replay import replay_goals
+from cairn.models.base import utc_now
+from cairn.models.goals import GoalTree, GoalVerb
+from cairn.models.messages import Message, TextPart, ToolResultPart
+from cairn.models.session import Turn
 from cairn.trace import TraceStore, files
 
-ITERATIONS = 200
+SLOW_ITERATIONS = 200
+CI_ITERATIONS = 8
 ITERATIONS_PER_TRACE = 20
 MAX_ACKS_BEFORE_KILL = 8
 MAX_KILL_DELAY_S = 0.002
@@ -122,9 +141,13 @@ def _write_after_crash(root: Path, session_id: str, prefix: str) -> str:
     return marker
 
 
-@pytest.mark.slow
+@pytest.mark.parametrize(
+    "iterations",
+    [pytest.param(SLOW_ITERATIONS, marks=pytest.mark.slow), CI_ITERATIONS],
+    ids=["slow", "ci"],
+)
 def test_sigkilled_writer_never_loses_acknowledged_records(
-    tmp_path: Path, record_property: Callable[[str, object], None]
+    tmp_path: Path, record_property: Callable[[str, object], None], iterations: int
 ) -> None:
     root = tmp_path / ".cairn"
     store = TraceStore(root)
@@ -133,7 +156,7 @@ def test_sigkilled_writer_never_loses_acknowledged_records(
     expected: list[str] = []
     version = 0
     torn_tails = 0
-    for iteration in range(ITERATIONS):
+    for iteration in range(iterations):
         if iteration % ITERATIONS_PER_TRACE == 0:
             trace = store.create(f"crash {iteration}")
             trace.save_goals(_goal_tree(0))
@@ -202,3 +225,122 @@ def test_atomic_write_keeps_the_mode_of_an_existing_file(tmp_path: Path) -> None
     assert target.read_bytes() == b"new\n"
     assert target.stat().st_mode & 0o777 == 0o750
     assert [p.name for p in tmp_path.iterdir()] == ["script.sh"]
+
+
+SESSION_SEED = 20_261_201
+SESSION_ITERATIONS_PER_TRACE = 25
+MAX_SESSION_ACKS_BEFORE_KILL = 6
+MODEL = "scripted/crash.jsonl"
+
+
+def _model_goal_op(session: Session, verb: GoalVerb, text: str, call_id: str) -> None:
+    """What the `goal` tool does: save the tree, then record its result."""
+    session.trace.save_goals(apply_verb(session.goals(), verb, text))
+    data = {"goal": {verb: text}}
+    part = ToolResultPart(call_id=call_id, name="goal", output="ok", ok=True, data=data)
+    session.append("tool", [part], use_focus=False)
+
+
+def _session_writer(root: Path, session_id: str, prefix: str, ack: int) -> None:
+    """The child: turns with goal operations by the model and the user, forever."""
+    session = Session(TraceStore(root).open(session_id))
+    listener = SafeListener(None)
+    step = 0
+    while True:
+        turn_id = f"{prefix}-t{step}"
+        session.current_turn_id = turn_id
+        user = session.append("user", [TextPart(text=f"turn {turn_id}")])
+        set_mission(session, listener, user)
+        turn = Turn(id=turn_id, user_message_id=user.id, model=MODEL)
+        session.start_turn(turn, user.text())
+        os.write(ack, f"T {turn_id}\n".encode())
+        _model_goal_op(session, "add", f"goal of {turn_id}", f"{turn_id}-c0")
+        new_id = session.goals().goals[-1].id
+        change_goal(session, listener, "focus", new_id, by_user=True)
+        session.append("assistant", [TextPart(text="x" * 500)])
+        _model_goal_op(session, "done", f"done in {turn_id}", f"{turn_id}-c1")
+        turn.ended_at = utc_now()
+        turn.finish_reason = "stop"
+        session.save_turn(turn)
+        session.current_turn_id = None
+        os.write(ack, f"E {turn_id}\n".encode())
+        step += 1
+
+
+def _run_session_and_kill(
+    root: Path, session_id: str, prefix: str, rng: random.Random
+) -> list[str]:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            _session_writer(root, session_id, prefix, write_end)
+        except BaseException:
+            os.write(write_end, f"X {traceback.format_exc()!r}\n".encode())
+        finally:
+            os._exit(1)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        wanted = rng.randrange(MAX_SESSION_ACKS_BEFORE_KILL + 1)
+        acks: list[str] = []
+        while len(acks) < wanted:
+            line = pipe.readline()
+            if not line:
+                break
+            acks.append(line.decode().strip())
+        time.sleep(rng.random() * MAX_KILL_DELAY_S)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        acks.extend(line.decode().strip() for line in pipe.read().splitlines())
+    errors = [a for a in acks if a.startswith("X ")]
+    assert not errors, errors
+    return acks
+
+
+def _check_recovered(root: Path, session_id: str, acks: list[str]) -> None:
+    """After `recover`: every turn ended, the right way; meta, journal and goals agree."""
+    trace = TraceStore(root).open(session_id)
+    recover(trace)
+    trace.close()
+    fresh = TraceStore(root).open(session_id)
+    meta = fresh.meta()
+    assert not fresh.damaged
+    messages = fresh.messages()
+    ended = {a[2:] for a in acks if a.startswith("E ")}
+    started = {a[2:] for a in acks if a.startswith("T ")}
+    turns = {t.id: t for t in meta.turns}
+    assert started <= set(turns), "an acknowledged turn start was lost"
+    for turn in meta.turns:
+        assert turn.finish_reason in ("stop", "interrupted"), turn
+        if turn.id in ended:
+            assert turn.finish_reason == "stop"
+        if turn.finish_reason == "interrupted":
+            times = [m.created_at for m in messages if m.turn_id == turn.id]
+            assert turn.ended_at == max([turn.started_at, *times])
+    assert [t.id for t in fresh.rebuilt_meta().turns] == [t.id for t in meta.turns]
+    assert fresh.rebuilt_meta().usage == meta.usage
+    assert fresh.goals() == replay_goals(messages).tree, "goal.json disagrees with the records"
+    assert recover(fresh) == [], "a second recovery found more to do"
+    fresh.close()
+
+
+@pytest.mark.parametrize(
+    "iterations",
+    [pytest.param(SLOW_ITERATIONS, marks=pytest.mark.slow), CI_ITERATIONS],
+    ids=["slow", "ci"],
+)
+def test_sigkilled_session_is_recovered_consistently(tmp_path: Path, iterations: int) -> None:
+    root = tmp_path / ".cairn"
+    store = TraceStore(root)
+    rng = random.Random(SESSION_SEED)
+    session_id = ""
+    for iteration in range(iterations):
+        if iteration % SESSION_ITERATIONS_PER_TRACE == 0:
+            trace = store.create(f"session crash {iteration}", model=MODEL)
+            trace.close()
+            session_id = trace.id
+        acks = _run_session_and_kill(root, session_id, f"s{iteration}", rng)
+        _check_recovered(root, session_id, acks)
+    for meta in store.list():
+        assert all(t.finish_reason is not None for t in meta.turns)

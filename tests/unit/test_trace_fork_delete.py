@@ -46,14 +46,15 @@ def parent(store: TraceStore) -> Trace:
 
 def test_fork_at_a_message(store: TraceStore, parent: Trace) -> None:
     before = _snapshot(parent.dir)
-    child = store.fork(parent.id, at_message_id="m2")
+    then = GoalTree(mission="as it was at m2")
+    child = store.fork(parent.id, at_message_id="m2", goals=then)
     assert child.id != parent.id
     assert [m.id for m in child.messages()] == ["m0", "m1", "m2"]
     meta = child.meta()
     assert (meta.parent_id, meta.fork_message_id, meta.title) == (parent.id, "m2", "parent")
     assert [t.id for t in meta.turns] == ["t1"]
     assert meta.usage.input_tokens == 10
-    assert child.goals() == parent.goals()
+    assert child.goals() == then
     assert child.artifact_ids() == parent.artifact_ids()
     artifact = parent.artifact_ids()[0]
     assert child.read_artifact(artifact) == b"a large tool output"
@@ -62,7 +63,7 @@ def test_fork_at_a_message(store: TraceStore, parent: Trace) -> None:
 
 def test_forked_session_is_independent(store: TraceStore, parent: Trace) -> None:
     before = _snapshot(parent.dir)
-    child = store.fork(parent.id, at_message_id="m1")
+    child = store.fork(parent.id, at_message_id="m1", goals=GoalTree())
     child.append_message(Message(id="m2", role="user", parts=[TextPart(text="other")]))
     child.save_goals(GoalTree(mission="changed"))
     child.close()
@@ -74,6 +75,7 @@ def test_forked_session_is_independent(store: TraceStore, parent: Trace) -> None
 def test_fork_without_a_message_copies_everything(store: TraceStore, parent: Trace) -> None:
     child = store.fork(parent.id[:-3])  # a unique prefix is enough
     assert [m.id for m in child.messages()] == [f"m{i}" for i in range(5)]
+    assert child.goals() == parent.goals()
     assert child.meta().fork_message_id == "m4"
     assert store.list()[0].id == child.id
 
@@ -87,9 +89,14 @@ def test_fork_of_an_empty_session(store: TraceStore) -> None:
 def test_fork_at_unknown_message_is_refused(store: TraceStore, parent: Trace) -> None:
     sessions = len(store.list())
     with pytest.raises(InvalidRequestError, match="message 'nope' is not in session"):
-        store.fork(parent.id, at_message_id="nope")
+        store.fork(parent.id, at_message_id="nope", goals=GoalTree())
     assert len(store.list()) == sessions
     assert not any(p.name.startswith(".tmp") for p in store.traces_dir.iterdir())
+
+
+def test_fork_at_a_message_needs_the_tree_of_that_moment(store: TraceStore, parent: Trace) -> None:
+    with pytest.raises(InvalidRequestError, match="goal tree of that moment"):
+        store.fork(parent.id, at_message_id="m2")
 
 
 def test_fork_of_unknown_session(store: TraceStore) -> None:

@@ -41,10 +41,13 @@ from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
+from cairn.agent.processes import ProcessGroups
+from cairn.agent.recovery import fork_session, recover
 from cairn.agent.restore import checkpoint, fork_before, restore_files
-from cairn.agent.runner import EditorSide, TurnRunner
+from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
+from cairn.agent.snapshot import TurnPatches, workspace_snapshots
 from cairn.agent.transcript import build_transcript
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
@@ -54,6 +57,7 @@ from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
 from cairn.llm.guide import no_model_message
 from cairn.llm.preflight import check_model
+from cairn.models.base import utc_now
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
     CompactResult,
@@ -68,10 +72,12 @@ from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
 from cairn.settings import Mode, Settings, SettingsRef
+from cairn.trace.rebuild import open_turns
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
 FORK_TITLE = "{title} (fork)"
 RUNNING_TURN = "a turn is running in session {session}; stop it first"
+CANCELLED_AT_ONCE = "cancelled by the user (exited at once)"
 
 
 class Engine:
@@ -102,6 +108,8 @@ class Engine:
         self.contexts = parts.contexts
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
+        # The process groups of the shell commands running now (killed at once on a signal).
+        self.processes = ProcessGroups()
         self.runner = TurnRunner(
             workspace=self.workspace,
             config=self.config,
@@ -112,6 +120,12 @@ class Engine:
             ignore=parts.ignore,
             profile=self.profiles.get,
             editor=EditorSide(approver, apply_edit, read_text, run_command),
+            processes=self.processes,
+            patches=TurnPatches(
+                self.workspace,
+                parts.ignore,
+                workspace_snapshots(self.store.root, self.workspace),
+            ),
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}
@@ -138,12 +152,20 @@ class Engine:
         return session.id
 
     def session(self, session_id: str | None = None) -> Session:
-        """The session `session_id` (the active one when None), opened from its trace once."""
+        """The session `session_id` (the active one when None), opened from its trace once.
+
+        Opening recovers the trace (`cairn.agent.recovery`: turns left open by a dead
+        process closed as interrupted, damaged documents rebuilt), with a log line per repair.
+        """
         wanted = session_id or self.active_session_id
         session = self._sessions.get(wanted)
         if session is None:
             trace = self.store.open(wanted)
-            session = self._sessions.get(trace.id) or Session(trace)
+            session = self._sessions.get(trace.id)
+            if session is None:
+                for note in recover(trace):
+                    self.listener.on_log(f"warning: {note}")
+                session = Session(trace)
             self._sessions[trace.id] = session
         return session
 
@@ -169,7 +191,17 @@ class Engine:
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
         source = self.session(session_id)
         title = FORK_TITLE.format(title=source.meta().title) if source.meta().title else ""
-        return self.store.fork(source.id, at_message_id, title=title).id
+        return fork_session(self.store, source.id, at_message_id, title=title).id
+
+    def record_cancelled(self, session_id: str) -> None:
+        """End the session's open turns `cancelled` now, for a front end exiting at once
+        (the turn's own cancellation did not get to run). No-op when none is open."""
+        session = self.session(session_id)
+        for turn in open_turns(session.meta()):
+            turn.ended_at = utc_now()
+            turn.finish_reason = "cancelled"
+            turn.error = CANCELLED_AT_ONCE
+            session.save_turn(turn)
 
     def delete_session(self, session_id: str) -> None:
         pending = self._sessions.get(session_id)
@@ -241,14 +273,6 @@ class Engine:
             parts.append(FilePart(path=self.workspace.relative(path), hash=digest))
         return parts
 
-    def _set_mission(self, session: Session, message: str) -> None:
-        tree = session.goals()
-        if (tree.mission and not session.never_answered()) or not message.strip():
-            return
-        tree.mission = message.strip().splitlines()[0]
-        session.trace.save_goals(tree)
-        self.listener.on_goal_tree_changed(session.goal_view())
-
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
         self.runtime.check(chosen, chosen)
@@ -275,7 +299,6 @@ class Engine:
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(chosen, mode, message, references, fix)
-        self._set_mission(session, message)
         self.files.refresh_all()
         scope = self.scope(session, inputs)
         return await self.runner.run(scope, self._user_parts(message, references))
@@ -345,7 +368,7 @@ class Engine:
     ) -> GoalTreeView:
         verb, text = one_verb({"add": add, "done": done, "abandon": abandon, "focus": focus})
         session = self.session(session_id)
-        fold = change_goal(session, self.listener, verb, text)
+        fold = change_goal(session, self.listener, verb, text, by_user=True)
         if fold is not None:
             model = self.model_of(session)
             if session.turn_lock.locked() or model is None:
@@ -367,7 +390,8 @@ class Engine:
         session = self.session(session_id)
         inputs = self._between_turns(session)
         async with session.turn_lock:
-            return await self.compactor.compact_now(self.scope(session, inputs))
+            with session_cursor(session):
+                return await self.compactor.compact_now(self.scope(session, inputs))
 
     # -- profile and settings ----------------------------------------------------
 

@@ -8,8 +8,9 @@ text when given, else from a copy of the parent's messages, then gets the
 branch's instruction. Branches run through the same `TurnRunner` as the
 main agent, concurrently, at most `settings.explore_concurrency` at once,
 each in a `branch_scope`: read-only tools, no compaction, no nested explore.
-Branch `i` reads the scripted model's lane `str(i)` (DESIGN §2.6 allows
-"branch index or name"; the index is always a valid, unique lane). A failing
+Branch `i` reads the scripted model's lane by any of its names (DESIGN §2.6:
+"branch index or name"): its index `str(i)`, its trace name
+(`explore<k>-<i>`) or its text. A failing
 branch does not fail the others; cancelling the parent cancels every branch.
 The parent gets one JSON tool result with, per branch, its conclusion (final
 text), evidence (files it read), tokens used and status, and one
@@ -75,12 +76,16 @@ class Explorer:
         self.registry = registry
 
     def _seed(self, parent: Session, branch: Session, background: str | None) -> None:
-        branch.trace.save_goals(parent.goals())
+        """The branch's first messages (the background, or the parent's messages), then
+        its plan: the parent's tree, recorded so the branch's own records rebuild it."""
         if background is not None:
             branch.append("user", [TextPart(text=f"{BACKGROUND_HEADER}\n{background}")])
-            return
-        for message in parent.messages():
-            branch.trace.append_message(message)
+        else:
+            for message in parent.messages():
+                branch.trace.append_message(message)
+        tree = parent.goals()
+        branch.record_goal_seed(tree)
+        branch.trace.save_goals(tree)
 
     async def _run_branch(
         self, branch: Session, parent: TurnScope, report: BranchReport
@@ -94,7 +99,8 @@ class Explorer:
             user_message=instruction,
             parent_model=given.main_model,
         )
-        scope = branch_scope(branch, inputs, str(report.index), self.registry, parent.session.id)
+        lane = (str(report.index), report.trace.rpartition("/")[2], report.branch)
+        scope = branch_scope(branch, inputs, lane, self.registry, parent.session.id)
         parts: list[Part] = [TextPart(text=instruction)]
         return await self.runner.run(scope, parts)
 

@@ -11,9 +11,10 @@ turns created is deleted. The turns are then marked `reverted`, so their
 patches are never undone twice.
 
 Conversation: a fork of the session with the messages before the turn's
-user message, the goal tree as it was when the turn started (its mission
-cleared when the turn was the session's first: the mission came from that
-prompt), titled after its parent.
+user message and the goal tree as it was when the turn started, replayed
+from the goal operations of those messages (`cairn.agent.recovery.
+fork_session`; no mission when the turn was the session's first: the
+mission came from that prompt), titled after its parent.
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from pathlib import Path
 
 from cairn.agent.api import CallSite, EditApplier
 from cairn.agent.recorder import current_text
+from cairn.agent.recovery import fork_session
 from cairn.agent.session import Session
 from cairn.errors import CairnError, InvalidRequestError
 from cairn.files.patches import PatchConflict, parse_patch, undo_patch
 from cairn.files.workspace import Workspace
-from cairn.models.goals import GoalTree
 from cairn.models.session import Turn
 from cairn.trace import TraceStore
 from cairn.trace.files import atomic_write
-from cairn.trace.records import GOALS_ADAPTER
 
 FORK_TITLE = "{title} (before turn {number})"
 UNTITLED = "session"
@@ -108,23 +108,8 @@ async def restore_files(
     return sorted(texts)
 
 
-def _start_goals(session: Session, point: Checkpoint) -> GoalTree | None:
-    artifact = point.turn.start_goals_artifact_id
-    if artifact is None:
-        return None
-    tree = GOALS_ADAPTER.validate_json(session.trace.read_artifact(artifact))
-    if point.number == 1:
-        tree.mission = ""
-    return tree
-
-
 def fork_before(store: TraceStore, session: Session, point: Checkpoint) -> str:
     """A new session with the conversation before the turn; its id."""
     title = FORK_TITLE.format(title=session.meta().title or UNTITLED, number=point.number)
-    fork = store.fork(
-        session.id,
-        before_message_id=point.turn.user_message_id,
-        title=title,
-        goals=_start_goals(session, point),
-    )
-    return fork.id
+    before = point.turn.user_message_id
+    return fork_session(store, session.id, before_message_id=before, title=title).id

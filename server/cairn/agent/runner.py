@@ -1,10 +1,13 @@
 """Running one turn in its scope (the main agent's, or an explore branch's).
 
-`TurnRunner.run(scope, user_parts)` takes the session's turn lock,
-snapshots the workspace, records the user message (with the focused goal),
-builds the turn's `ToolContext` (the scope, the edit capture, the editor's
-callbacks, the command allowlist: the configured one plus what the user
-allowed for the session) and runs the `TurnLoop`. Explore branches come through the same
+`TurnRunner.run(scope, user_parts)` takes the session's turn lock, makes
+the session's scripted-model cursor the active one (unless a parent turn's
+already is: explore branches share their parent session's cursor),
+snapshots the workspace, records the user message (with the focused goal;
+the session's first one sets its mission), builds the turn's `ToolContext`
+(the scope, the edit capture, the editor's callbacks, the command
+allowlist: the configured one plus what the user allowed for the session)
+and runs the `TurnLoop`. Explore branches come through the same
 path with a `branch_scope`: read-only tools and no edit capture, their own
 model lane, no compaction. The runner knows nothing of explore: a scope
 carries the explorer when its turn may explore.
@@ -12,31 +15,31 @@ carries the explorer when its turn may explore.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
 from cairn.agent.compactor import Compactor
 from cairn.agent.contexts import Contexts
+from cairn.agent.goal_ops import set_mission
 from cairn.agent.ids import turn_id
+from cairn.agent.processes import ProcessGroups
 from cairn.agent.recorder import EditCapture
 from cairn.agent.scope import TurnScope
-from cairn.agent.snapshot import take_snapshot
+from cairn.agent.session import Session
+from cairn.agent.snapshot import TurnPatches
 from cairn.agent.tooling import ToolRunner
 from cairn.agent.tools import ToolContext, ToolRegistry
 from cairn.agent.turn import TurnLoop, new_turn, run_loop
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
 from cairn.llm import ModelRuntime
+from cairn.llm.script import ACTIVE_CURSOR
 from cairn.models.events import TurnResult
 from cairn.models.messages import Part
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Settings, SettingsRef
-from cairn.trace.records import dump_goals
-
-# The goal tree at each turn's start is kept as an artifact of this kind.
-GOALS_ARTIFACT_KIND = "goals"
 
 
 def allowed_commands(
@@ -61,6 +64,19 @@ class EditorSide:
     run_command: CommandRunner | None = None
 
 
+@contextmanager
+def session_cursor(session: Session) -> Iterator[None]:
+    """Make `session`'s scripted-model cursor the active one, unless one already is."""
+    if ACTIVE_CURSOR.get() is not None:
+        yield
+        return
+    token = ACTIVE_CURSOR.set(session.script_cursor)
+    try:
+        yield
+    finally:
+        ACTIVE_CURSOR.reset(token)
+
+
 class TurnRunner:
     """Runs the turns of one engine's sessions."""
 
@@ -76,6 +92,8 @@ class TurnRunner:
         ignore: IgnoreRules,
         profile: Callable[[], ProjectProfile],
         editor: EditorSide,
+        processes: ProcessGroups,
+        patches: TurnPatches,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -86,6 +104,8 @@ class TurnRunner:
         self.ignore = ignore
         self.profile = profile
         self.editor = editor
+        self.processes = processes
+        self.patches = patches
 
     def _tool_context(self, scope: TurnScope, capture: EditCapture) -> ToolContext:
         editor = self.editor
@@ -102,6 +122,7 @@ class TurnRunner:
             scope=scope,
             allowed_commands=allowed_commands(self.config.current, self.profile(), session_allowed),
             interactive=editor.approver is not None,
+            processes=self.processes,
         )
 
     async def run(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
@@ -110,16 +131,17 @@ class TurnRunner:
         async with session.turn_lock:
             session.current_turn_id = turn_id()
             try:
-                return await self._run_locked(scope, user_parts)
+                with session_cursor(session):
+                    return await self._run_locked(scope, user_parts)
             finally:
                 session.current_turn_id = None
 
     async def _run_locked(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
         session = scope.session
-        snapshot = await asyncio.to_thread(take_snapshot, self.workspace.root)
-        goals = session.trace.write_artifact(dump_goals(session.goals()), GOALS_ARTIFACT_KIND)
+        snapshot = await self.patches.start(scope.read_only)
         user = session.append("user", user_parts)
-        turn = new_turn(session, user, snapshot, scope.inputs.model, scope.inputs.mode, goals)
+        set_mission(session, scope.listener, user)
+        turn = new_turn(session, user, snapshot, scope.inputs.model, scope.inputs.mode)
         session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
         if turn.switched_from is not None:
             scope.listener.on_log(f"model: {turn.model} (this session used {turn.switched_from})")
@@ -138,6 +160,7 @@ class TurnRunner:
             tools=tools,
             step_limit=self.config.current.step_limit,
             deadline_s=self.config.current.turn_deadline_s,
+            patches=self.patches,
         )
 
         def on_cancel() -> None:

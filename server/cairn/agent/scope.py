@@ -48,8 +48,9 @@ class TurnScope:
     listener: SafeListener
     # The tools offered to the model in this turn, in the order it sees them.
     tools: tuple[str, ...]
-    # The scripted-model lane: None for the main agent, the branch index for explore.
-    lane: str | None = None
+    # The names of the scripted model's lane: none for the main agent; an explore
+    # branch's index, trace name and text (a script line may use any of them).
+    lane: tuple[str, ...] = ()
     # No edits and no goal changes (explore branches).
     read_only: bool = False
     # Whether compaction runs before the turn's model calls.
@@ -101,7 +102,11 @@ def main_scope(
 
 
 def branch_scope(
-    session: Session, inputs: TurnInputs, lane: str, registry: ToolRegistry, parent_id: str
+    session: Session,
+    inputs: TurnInputs,
+    lane: tuple[str, ...],
+    registry: ToolRegistry,
+    parent_id: str,
 ) -> TurnScope:
     """The scope of an explore branch: read-only tools, its own lane, no compaction; the
     editor's callbacks (reads) serve it as the parent session `parent_id`."""

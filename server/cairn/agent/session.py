@@ -3,8 +3,9 @@
 A `Session` wraps the `Trace` (the record) with the run-time state the
 record does not hold: the lock that keeps turns one at a time, the goal
 folds waiting for the end of the current step and those the cache-break
-policy deferred, the background compaction task, the stall mark and the
-prompt-cache state (`SessionCache`). Every message written through
+policy deferred, the background compaction task, the stall mark, the
+prompt-cache state (`SessionCache`) and the scripted model's cursor (saved
+in the trace, so a resumed session continues its script). Every message written through
 `append` carries the focused goal and the current turn.
 
 A session keeps its model (`session_model`): a turn runs on the model given
@@ -24,20 +25,20 @@ from cairn.agent.cache_state import SessionCache
 from cairn.agent.ids import message_id
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
+from cairn.llm.script import ScriptCursor
 from cairn.models.events import GoalTreeView
-from cairn.models.goals import GoalTree
+from cairn.models.goals import GoalTree, GoalVerb
 from cairn.models.messages import (
     CompactionPart,
+    GoalOpPart,
     Message,
     Part,
     Role,
     SubtaskPart,
     ToolCallPart,
 )
-from cairn.models.session import SessionMeta, Turn, Usage
+from cairn.models.session import SessionMeta, Turn, TurnRecord, Usage, UsageRecord, title_of
 from cairn.trace import Trace
-
-TITLE_MAX_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -67,14 +68,6 @@ class DeferredFold:
     part: CompactionPart
 
 
-def title_of(message: str) -> str:
-    """A session title from its first message: the first line, shortened at a word."""
-    line = message.strip().splitlines()[0] if message.strip() else ""
-    if len(line) <= TITLE_MAX_CHARS:
-        return line
-    return line[:TITLE_MAX_CHARS].rsplit(" ", 1)[0] + "…"
-
-
 class Session:
     """A session of the engine: the trace plus run-time state."""
 
@@ -92,6 +85,8 @@ class Session:
         # Message count at the last summary attempt (recorded or stalled).
         self.summarised_at: int | None = None
         self.cache = SessionCache()
+        # The scripted model's used lines (`scripted/<path>` models only; see cairn.llm.script).
+        self.script_cursor = ScriptCursor(trace)
 
     # -- goals ---------------------------------------------------------------
 
@@ -145,6 +140,15 @@ class Session:
         """Record a compaction marker (a system message the context builder applies)."""
         return self.append("system", [part], goal_id=goal_id, use_focus=False)
 
+    def record_goal_op(self, verb: GoalVerb, text: str) -> Message:
+        """Record the user's change to the goal tree (before `goal.json` is saved)."""
+        return self.append("system", [GoalOpPart(verb=verb, text=text)], use_focus=False)
+
+    def record_goal_seed(self, tree: GoalTree) -> Message:
+        """Record the plan an explore branch starts from."""
+        part = GoalOpPart(verb="seed", tree=tree, by="harness")
+        return self.append("system", [part], use_focus=False)
+
     # -- meta ----------------------------------------------------------------
 
     def meta(self) -> SessionMeta:
@@ -159,8 +163,9 @@ class Session:
         )
 
     def start_turn(self, turn: Turn, title: str, configured_model: str | None = None) -> None:
-        """Record a turn's start; the first prompt (or the first after failed ones)
-        titles the session; its model becomes the session's (a switch is noted on it)."""
+        """Record a turn's start (journal first, then meta); the first prompt (or the
+        first after failed ones) titles the session; its model becomes the session's (a
+        switch is noted on it)."""
         retitle = self.never_answered()
         meta = self.trace.meta()
         if (not meta.title or retitle) and title:
@@ -170,17 +175,17 @@ class Session:
                 turn.switched_from = meta.model
             meta.model = turn.model
             meta.configured_model = configured_model
+        self.trace.append_record(TurnRecord(turn=turn))
         meta.turns.append(turn)
         meta.updated_at = turn.started_at
         self.trace.save_meta(meta)
 
-    def save_turn(self, turn: Turn, extra_usage: Usage | None = None) -> None:
-        """Replace the turn's record in meta and add its usage to the session totals."""
+    def save_turn(self, turn: Turn) -> None:
+        """Record a turn's end: replace its record in meta and add its usage to the totals."""
+        self.trace.append_record(TurnRecord(turn=turn))
         meta = self.trace.meta()
         meta.turns = [turn if t.id == turn.id else t for t in meta.turns]
         meta.usage = meta.usage.add(turn.usage)
-        if extra_usage is not None:
-            meta.usage = meta.usage.add(extra_usage)
         meta.updated_at = turn.ended_at or meta.updated_at
         self.trace.save_meta(meta)
 
@@ -192,6 +197,8 @@ class Session:
             self.trace.save_meta(meta)
 
     def add_usage(self, usage: Usage) -> None:
+        """Usage spent outside the turn's own calls (a compaction call)."""
+        self.trace.append_record(UsageRecord(usage=usage))
         meta = self.trace.meta()
         meta.usage = meta.usage.add(usage)
         self.trace.save_meta(meta)

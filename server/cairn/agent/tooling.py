@@ -8,12 +8,14 @@ the call, so a goal fold never separates a call from its result. The files
 a successful call edited join the scope's files in play and its edit log.
 The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 `on_tool_call` with the recorded parts (and, at the end, the call's edits).
+A `toolEnd` is `ok` when the call succeeded: a command that exited non-zero
+ran, but is shown as failed, its exit code in the event's text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +59,38 @@ def event_detail(text: str) -> str:
     return f"{text[:MAX_EVENT_DETAIL_CHARS]}\n[… {dropped} more characters in the trace]"
 
 
+def exit_code_of(outcome: ToolOutcome) -> int | None:
+    """The exit code a command-running tool reported in its data, if any."""
+    data = outcome.data if isinstance(outcome.data, dict) else {}
+    code = data.get("exit_code")
+    return code if isinstance(code, int) else None
+
+
+def succeeded(outcome: ToolOutcome) -> bool:
+    """Whether the call did what was asked: it ran, and a command it ran exited 0.
+
+    (The recorded result's `ok` says only that the tool ran; the `toolEnd` event's
+    `ok` is this, so a failing test run is shown as failed.)"""
+    return outcome.ok and exit_code_of(outcome) in (None, 0)
+
+
+def activity_text(outcome: ToolOutcome) -> str:
+    """The `toolEnd` event's text: the output's first line, and a non-zero exit code."""
+    code = exit_code_of(outcome)
+    line = first_line(outcome.output)
+    return f"{line} (exit code {code})" if code not in (None, 0) else line
+
+
+def refusal(name: str, offered: Sequence[str], known: Sequence[str], scope: TurnScope) -> str:
+    """Why a tool the model called is not run: unknown, or not offered where it was called
+    (a read-only explore branch, or the turn's mode)."""
+    available = ", ".join(offered)
+    if name not in known:
+        return f"unknown tool {name!r} (available: {available})"
+    where = "in a read-only explore branch" if scope.read_only else f"in {scope.inputs.mode} mode"
+    return f"tool {name!r} is not available {where} (available: {available})"
+
+
 @dataclass
 class ToolRunner:
     """Runs one turn's tool calls with its `ToolContext` and records them in the session."""
@@ -93,10 +127,8 @@ class ToolRunner:
             return malformed_outcome(call)
         offered = self.scope.tools
         if call.name not in offered:
-            available = ", ".join(offered)
-            mode = self.scope.inputs.mode
             return ToolOutcome.failure(
-                f"tool {call.name!r} is not available in {mode} mode (available: {available})"
+                refusal(call.name, offered, self.registry.names(), self.scope)
             )
         return await self.registry.run(call.name, call.arguments, self.ctx)
 
@@ -132,7 +164,7 @@ class ToolRunner:
         )
         subtasks, session.pending_subtasks = session.pending_subtasks, []
         session.append("tool", [part, *subtasks], goal_id=assistant.goal_id, use_focus=False)
-        self._event("toolEnd", call, outcome.ok, first_line(outcome.output), outcome.output)
+        self._event("toolEnd", call, succeeded(outcome), activity_text(outcome), outcome.output)
         done = edits if outcome.ok else []
         self._call_event(ToolCallEvent(session.id, turn, recorded, part, tuple(done)))
         return part

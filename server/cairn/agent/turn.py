@@ -5,9 +5,9 @@ A turn ends when the model answers without tool calls (`stop`), after
 reply with malformed tool-call JSON or a spent `turn_deadline_s` (`error`,
 with a message), or when the awaiting task is cancelled (`cancelled`: the
 text streamed so far is recorded, the turn is saved, and the cancellation
-propagates). The turn record keeps its start snapshot (and the goal tree at
-its start), model, mode, usage, finish reason and the patch of every file it
-edited. Everything the turn shares
+propagates). The turn record keeps its start snapshot, model, mode, usage,
+finish reason and its patch: every change to the workspace between the start
+snapshot and its end (`cairn.agent.snapshot`). Everything the turn shares
 with its tools and the compactor is in its `TurnScope`.
 
 Each retry of a model request is shown as a `retry` event, each finished
@@ -34,7 +34,7 @@ from cairn.agent.ids import new_id
 from cairn.agent.overflow import recover
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
-from cairn.agent.snapshot import StartSnapshot
+from cairn.agent.snapshot import StartSnapshot, TurnPatches
 from cairn.agent.tooling import ToolRunner
 from cairn.context.builder import BuiltContext
 from cairn.errors import BudgetError, CairnError, ContextLengthError, ModelError
@@ -70,6 +70,7 @@ class TurnLoop:
     step_limit: int
     # The most seconds the turn's model calls may take together (`turn_deadline_s`).
     deadline_s: float
+    patches: TurnPatches
     usage: Usage = field(default_factory=Usage)
     model_time_s: float = 0.0
     texts: list[str] = field(default_factory=list)
@@ -172,6 +173,7 @@ class TurnLoop:
         built.manifest.call_id = new_id("call")
         if retry is not None:
             built.manifest.retry_of, built.manifest.retry_reason = retry
+        built.manifest.turn_id = scope.session.current_turn_id
         return built
 
     async def _request(self, built: BuiltContext) -> ModelReply:
@@ -187,7 +189,7 @@ class TurnLoop:
                 built.messages,
                 self.contexts.registry.schemas(scope.tools),
                 on_text=self._on_text,
-                agent=scope.lane,
+                agent=scope.lane or None,
                 on_reasoning=self._on_reasoning,
                 on_retry=self._on_retry,
                 main_model=scope.inputs.main_model,
@@ -276,7 +278,6 @@ def new_turn(
     snapshot: StartSnapshot,
     model: str | None,
     mode: Mode,
-    goals_artifact_id: str | None,
 ) -> Turn:
     turn_id = session.current_turn_id
     assert turn_id is not None
@@ -285,15 +286,14 @@ def new_turn(
         user_message_id=user_message.id,
         start_head=snapshot.head,
         start_dirty_hash=snapshot.dirty_hash,
+        start_tree=snapshot.tree,
         model=model,
         mode=mode,
-        start_goals_artifact_id=goals_artifact_id,
     )
 
 
-def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
+def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome, patch: str) -> TurnResult:
     """Save the turn's end (patch, usage, reason), tell the listener, and build the result."""
-    patch = loop.scope.edit_log.patch()
     if patch:
         turn.patch_artifact_id = loop.session.trace.write_artifact(patch, PATCH_ARTIFACT_KIND)
     turn.ended_at = utc_now()
@@ -319,6 +319,14 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome) -> TurnResult:
     )
 
 
+async def turn_patch(loop: TurnLoop, turn: Turn) -> str:
+    """The turn's whole patch; what the edit log knows if a second cancel interrupts it."""
+    try:
+        return await loop.patches.patch(turn.start_tree, loop.scope.edit_log)
+    except asyncio.CancelledError:
+        return loop.scope.edit_log.patch()
+
+
 async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) -> TurnResult:
     """Run the loop to its end; on cancellation record the partial output, then re-raise."""
     try:
@@ -326,9 +334,10 @@ async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) ->
     except asyncio.CancelledError:
         loop.record_partial()
         on_cancel()
-        finish_turn(loop, turn, TurnOutcome("cancelled", "cancelled by the user"))
+        patch = await turn_patch(loop, turn)
+        finish_turn(loop, turn, TurnOutcome("cancelled", "cancelled by the user"), patch)
         raise
     if loop.compactor is not None:
         # Goals the user finished while the last step ran are folded now.
         loop.compactor.flush_folds(loop.scope)
-    return finish_turn(loop, turn, outcome)
+    return finish_turn(loop, turn, outcome, await turn_patch(loop, turn))

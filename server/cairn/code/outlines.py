@@ -3,6 +3,9 @@
     L1-40  class Store:
       L3-9  def get(self, key):
 
+`outline_forms` gives, from one parse, both the full outline and its top-level entries
+only (the coarser form of a file whose full outline is itself too large).
+
 Each entry shows the real source line that holds the definition's name (the first line of
 its signature), with leading whitespace replaced by the nesting indentation. Used as the
 smaller faithful form of a file too large for its share of the context, and by the
@@ -12,6 +15,7 @@ repository map.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tree_sitter import Tree
 
@@ -75,3 +79,32 @@ def outline(text: str, path: str) -> str | None:
 def outline_from_tree(tree: Tree, language: str, text: str) -> str:
     """The outline of `text` already parsed into `tree`."""
     return render_outline(find_definitions(tree, language), text.split("\n"))
+
+
+@dataclass(frozen=True)
+class OutlineForms:
+    """A file's outline at two depths: every definition, and the top-level ones only."""
+
+    full: str
+    top_level: str
+    definitions: int
+    top_level_definitions: int
+
+
+def outline_forms(text: str, path: str) -> OutlineForms | None:
+    """Both outlines of `text` (the content of `path`) from one parse; None when the
+    language is unknown."""
+    language = language_for_path(path)
+    if language is None:
+        return None
+    tree = new_parser(language).parse(text.encode(TEXT_ENCODING, ENCODE_ERRORS))
+    definitions = find_definitions(tree, language)
+    rows = text.split("\n")
+    depths = nesting_depths(definitions)
+    top = [d for d, depth in zip(definitions, depths, strict=True) if depth == 0]
+    return OutlineForms(
+        full=render_outline(definitions, rows),
+        top_level=render_outline(top, rows),
+        definitions=len(definitions),
+        top_level_definitions=len(top),
+    )

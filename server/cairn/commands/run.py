@@ -1,31 +1,53 @@
 """`cairn run "message"`: one headless turn, streamed to the terminal; the trace is saved.
 
-The model's text goes to stdout; tool activity, retries, each call's tokens
-and cost, compaction, errors and the final goal tree go to stderr (tool
-lines are shortened to the terminal, errors and retries are shown whole).
+The model's text goes to stdout; a first status line (printed before the
+engine is even imported), tool activity, retries, each call's tokens and
+cost, compaction, errors and the final goal tree go to stderr (tool lines
+are shortened to the terminal, errors and retries are shown whole).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
-when stdin is a TTY (yes, always for this session, or no); `--yes` approves them all; without a TTY and without
-`--yes` they are refused. Exit code: 0 when the turn ended normally
-(`stop`), 1 otherwise.
+when stdin is a TTY (yes, always for this session, or no); `--yes` approves
+them all; without a TTY and without `--yes` they are refused. A real
+provider's litellm import starts at once in the background. Ctrl-C, SIGTERM
+and SIGHUP cancel the turn (`cairn.commands.signals`): the running command's
+process group is killed, the turn is recorded `cancelled`, and the line says
+how to resume. Exit code: 0 when the turn ended normally (`stop`), 1
+otherwise, 128 + N when signal N cancelled it (130, 143, 129).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
 import sys
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
-from cairn.agent.engine import Engine
+from cairn.commands.signals import TurnSignals, exit_code, signal_name
 from cairn.errors import InvalidRequestError
-from cairn.models.events import CompactionEvent, GoalTreeView, TokenUsage, TurnEvent
-from cairn.models.manifest import ContextStats
 from cairn.settings import Mode, Settings, load_settings, with_flags
+from cairn.tokens.model_info import is_scripted_model
+
+if TYPE_CHECKING:  # imported when used: the first line is printed before them
+    from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
+    from cairn.agent.engine import Engine
+    from cairn.models.events import (
+        CompactionEvent,
+        GoalTreeView,
+        TokenUsage,
+        TurnEvent,
+        TurnResult,
+    )
+    from cairn.models.manifest import ContextStats
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
 ALWAYS_ANSWERS = frozenset({"a", "always"})
+EXPLORE_TOOL = "explore"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 MODES: tuple[Mode, ...] = ("build", "plan", "review")
@@ -59,7 +81,9 @@ class TerminalListener:
             self._activity(f"→ {event.tool}")
         elif event.kind == "toolEnd":
             mark = "✓" if event.ok else "✗"
-            self._activity(f"  {mark} {event.tool}: {event.text or ''}".rstrip())
+            # An explore's result is JSON for the model: its branches are shown instead.
+            text = "" if event.tool == EXPLORE_TOOL and event.ok else event.text or ""
+            self._activity(f"  {mark} {event.tool}: {text}" if text else f"  {mark} {event.tool}")
         elif event.kind == "retry":
             self._activity(f"↻ {event.text}", whole=True)
         elif event.kind == "usage" and event.usage is not None:
@@ -89,7 +113,29 @@ class TerminalListener:
         self._activity(message, whole=True)
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
-        return None  # tool activity is printed from the toolStart / toolEnd turn events
+        """Tool activity is printed from the turn events; an explore's branches here."""
+        result = event.result
+        if result is None or result.name != EXPLORE_TOOL:
+            return
+        for line in branch_lines(result.output):
+            self._activity(line)
+
+
+def branch_lines(output: str) -> list[str]:
+    """One line per explore branch (its status and the first line of its conclusion)."""
+    try:
+        branches = json.loads(output).get("branches", [])
+    except (ValueError, AttributeError):
+        return []
+    lines: list[str] = []
+    for branch in branches if isinstance(branches, list) else []:
+        if not isinstance(branch, dict):
+            continue
+        mark = "✓" if branch.get("status") == "completed" else "✗"
+        said = str(branch.get("conclusion") or branch.get("error") or "").strip()
+        first = said.splitlines()[0] if said else "(no conclusion)"
+        lines.append(f"    {mark} {branch.get('branch', '?')}: {first}")
+    return lines
 
 
 def usage_line(usage: TokenUsage, requests: int = 1) -> str:
@@ -115,7 +161,7 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
 
     async def ask(request: ApprovalRequest) -> Approval:
         prompt = f"Run `{request.command}`? [y]es / [a]lways in this session / [N]o "
-        answer = (await asyncio.to_thread(input, prompt)).strip().lower()
+        answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:
             return "always"
         return "once" if answer in APPROVE_ANSWERS else "reject"
@@ -123,10 +169,85 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     return ask
 
 
+def ask_in_background(prompt: str) -> Future[str]:
+    """`input(prompt)` in a daemon thread: a cancelled turn never waits for the answer."""
+    future: Future[str] = Future()
+
+    def read() -> None:
+        try:
+            future.set_result(input(prompt))
+        except BaseException as exc:  # EOF, a closed terminal
+            future.set_exception(exc)
+
+    threading.Thread(target=read, name="cairn-approval", daemon=True).start()
+    return future
+
+
 def run_settings(workspace: Path, mode: str) -> Settings:
     if mode not in MODES:
         raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
     return with_flags(load_settings(workspace), {"mode": mode})
+
+
+def likely_model(settings: Settings, model: str | None, session_id: str | None) -> str | None:
+    """The model the turn will most likely run on, known before the engine is built:
+    `--model`, else (a new session) the setting; None for a resumed session (its own)."""
+    if model:
+        return model
+    return None if session_id else settings.model
+
+
+def status_line(settings: Settings, model: str | None, session_id: str | None) -> str:
+    """The first line `cairn run` prints, before the engine is built."""
+    session = f"session {session_id}" if session_id else "new session"
+    likely = likely_model(settings, model, session_id)
+    shown = f"model {likely}" if likely is not None else "the session's model"
+    loading = "" if likely is None or is_scripted_model(likely) else " (and loading litellm)"
+    return f"cairn · {settings.mode} mode · {shown} · {session} · preparing the context{loading}…"
+
+
+def resume_hint(session_id: str) -> str:
+    return f'resume with: cairn run --session {session_id} "…"'
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """The turn was cancelled by a signal."""
+
+    signum: int
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def _cancelled_line(session_id: str, signum: int) -> str:
+    how = "" if signum == signal.SIGINT else f" ({signal_name(signum)})"
+    return f"turn cancelled{how} — {resume_hint(session_id)}"
+
+
+async def _turn(
+    engine: Engine, message: str, session_id: str, model: str | None
+) -> TurnResult | Interrupted:
+    """Run the turn; a signal cancels it (see `cairn.commands.signals`)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(engine.turn(message, session_id=session_id, model=model))
+
+    def hard_exit(code: int) -> None:
+        """A second Ctrl-C: record the cancel if the turn has not yet, and exit now."""
+        engine.processes.kill_all()
+        engine.record_cancelled(session_id)
+        _say(_cancelled_line(session_id, signal.SIGINT))
+        os._exit(code)
+
+    with TurnSignals(loop, task, engine.processes.kill_all, hard_exit) as signals:
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if signals.received is None:
+                raise
+            return Interrupted(signals.received)
 
 
 def run_turn(
@@ -138,10 +259,26 @@ def run_turn(
     mode: str,
     yes: bool,
 ) -> None:
-    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes."""
+    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes.
+
+    Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
+    signal N cancelled it."""
     if not workspace.is_dir():
         raise InvalidRequestError(f"workspace not found: {workspace}")
     settings = run_settings(workspace, mode)
+    if session_id is None and likely_model(settings, model, session_id) is None:
+        from cairn.errors import NoModelError
+        from cairn.llm.guide import no_model_message
+
+        raise NoModelError(no_model_message(os.environ))  # before any line or session
+    _say(status_line(settings, model, session_id))
+    likely = likely_model(settings, model, session_id) or settings.model
+    if likely and not is_scripted_model(likely):
+        from cairn.llm.lazy import prefetch_litellm
+
+        prefetch_litellm()
+    from cairn.agent.engine import Engine  # the heavy part: after the first line
+
     listener = TerminalListener()
     engine = Engine(
         [workspace],
@@ -150,13 +287,18 @@ def run_turn(
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
     try:
-        result = asyncio.run(engine.turn(message, session_id=session_id, model=model))
-        view = engine.goal_tree(result.session_id)
+        engine.check_turn(session_id, model)  # no model, no key: fail before a session exists
+        session = engine.session(session_id)
+        outcome = asyncio.run(_turn(engine, message, session.id, model))
+        view = engine.goal_tree(session.id)
     finally:
         engine.close()
     if view.tree.goals:
         sys.stderr.write(view.rendered.rstrip() + "\n")
-    cost = f" · ${result.usage.cost:.4f}" if result.usage.cost is not None else ""
-    sys.stderr.write(f"session {result.session_id} · turn {result.finish_reason}{cost}\n")
-    if result.finish_reason != "stop":
+    if isinstance(outcome, Interrupted):
+        _say(_cancelled_line(session.id, outcome.signum))
+        raise SystemExit(exit_code(outcome.signum))
+    cost = f" · ${outcome.usage.cost:.4f}" if outcome.usage.cost is not None else ""
+    _say(f"session {outcome.session_id} · turn {outcome.finish_reason}{cost}")
+    if outcome.finish_reason != "stop":
         raise SystemExit(1)

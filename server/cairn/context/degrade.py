@@ -1,23 +1,34 @@
-"""Faithful smaller forms of blocks that do not fit their share of the budget.
+"""Faithful smaller forms of blocks that do not fit their share of the budget: a ladder.
 
-Nothing is ever cut at an arbitrary point (DESIGN §2.3). A block too large for
-its share is replaced by:
-- kind "code": the tree-sitter outline (signatures with line ranges, from
-  `cairn.code.outline`), the full text stored as an artifact whose id the
-  block names; no outline for the language → no degraded form;
-- kind "log": the first and last lines plus every error-looking line in
-  between (whole lines, with their line numbers; `context.excerpt`, the one
-  shortener), the full text stored as an artifact;
-- kind "message" (a history block): each large tool output in it becomes such
-  a log excerpt, largest first, until the block fits (the artifact the tool
-  already stored is reused);
-- anything else: no degraded form (the selection drops it with a reason).
+Nothing is ever cut at an arbitrary point (DESIGN §2.3). A block too large
+for its share climbs down a ladder of smaller forms and keeps the first that
+fits; the full text goes to an artifact (stored only for the form kept) and
+the manifest reason names every form tried. What the block is comes from
+its content (`context.kinds`), wherever it came from:
+
+- code: the tree-sitter outline (signatures with line ranges) → the
+  top-level outline (classes and functions of the file, not their members)
+  → one line;
+- a log or command output: head, error lines with context and tail
+  (`context.excerpt`, the one shortener; fewer lines until it fits) → one line;
+- minified or generated code: one line (an outline of it says nothing);
+- other text: head, error lines and tail → one line;
+- one line: the path, size, line count and the artifact id (`one_line`);
+- a history block ("message"): each large tool output becomes an excerpt,
+  largest first, until the block fits (the artifact the tool already stored
+  is reused); history has no one-line form (older messages go first instead).
+
+A block that cannot fit in any form costs nothing: its one-line form is
+measured first, and when even that is over the limit no outline is parsed
+and no artifact is written. Outlines are memoised by content hash
+(`OutlineMemo`), so an unchanged file is parsed once, not once per build.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cairn.context.blocks import (
     Candidate,
@@ -27,7 +38,12 @@ from cairn.context.blocks import (
     with_messages,
 )
 from cairn.context.excerpt import ExcerptShape, fitting_excerpt
+from cairn.context.kinds import TextKind, text_kind
+from cairn.context.outline_memo import OUTLINES, OutlineMemo
 from cairn.files.text import content_hash
+
+if TYPE_CHECKING:
+    from cairn.code.outlines import OutlineForms
 
 StoreArtifact = Callable[[str, str], str]
 
@@ -39,16 +55,24 @@ LOG_MAX_ERROR_LINES = 60
 LOG_EXCERPT = ExcerptShape(LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES)
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
+_KIB = 1024
+# What an artifact id will look like in a form measured before it is stored (its
+# real id is as long: a kind, a dash and a 128-bit hex digest).
+_PENDING_ID = "text-" + "0f" * 16
 
 
 @dataclass
 class DegradeContext:
-    """What degradation needs: the counter, where full texts go, and a memo of stored texts."""
+    """What degradation needs: the counter, where full texts go, a memo of stored texts
+    and of outlines."""
 
     count: Count
     store_artifact: StoreArtifact | None = None
     # content version → artifact id, so one text is stored once per session.
     stored: dict[str, str] = field(default_factory=dict)
+    outlines: OutlineMemo = field(default_factory=lambda: OUTLINES)
+    # The forms the last `degrade` call tried, for the reason of a block it could not fit.
+    tried: str = ""
 
     def store(self, text: str, kind: str) -> str | None:
         """The artifact id holding `text` (stored on first use), or None without a store."""
@@ -62,44 +86,93 @@ class DegradeContext:
         self.stored[key] = artifact_id
         return artifact_id
 
+    def pending_id(self) -> str | None:
+        """A stand-in for the id a text will get, to measure a form before storing it."""
+        return None if self.store_artifact is None else _PENDING_ID
+
+
+@dataclass
+class _Ladder:
+    """One block's way down: the forms tried so far and their sizes."""
+
+    candidate: Candidate
+    limit: int
+    ctx: DegradeContext
+    tried: list[str] = field(default_factory=list)
+
+    def keep(self, form: str, body: str | None, kind: str) -> Candidate | None:
+        """The block with `body` (made with the stand-in id) when it fits; stored then."""
+        if body is None:
+            self.tried.append(f"{form} (none)")
+            return None
+        pending = self.ctx.pending_id()
+        smaller = with_body(self.candidate, body, self.ctx.count, "")
+        if smaller.block.tokens > self.limit:
+            self.tried.append(f"{form} {smaller.block.tokens}")
+            return None
+        artifact_id = self.ctx.store(self.candidate.body, kind)
+        if pending and artifact_id:
+            body = body.replace(pending, artifact_id)
+        self.tried.append(f"{form} {self.ctx.count(body)}")
+        reason = _reason(form, self.candidate.block.tokens, self.limit, artifact_id, self.tried)
+        chosen = with_body(self.candidate, body, self.ctx.count, reason)
+        chosen.block.artifact_id = artifact_id
+        return chosen if chosen.block.tokens <= self.limit else None
+
 
 def _where(artifact_id: str | None) -> str:
     return f"in artifact {artifact_id}" if artifact_id else "not stored (dry run)"
 
 
-def _reason(form: str, tokens: int, limit: int, artifact_id: str | None) -> str:
+def _reason(form: str, tokens: int, limit: int, artifact_id: str | None, tried: list[str]) -> str:
     where = f"; full text in artifact {artifact_id}" if artifact_id else ""
-    return f"degraded to {form}: needs {tokens} tokens, {limit} allowed{where}"
+    steps = f" (tried {', '.join(tried)} tokens)" if len(tried) > 1 else ""
+    return f"degraded to {form}: needs {tokens} tokens, {limit} allowed{steps}{where}"
 
 
-def _outline_of(text: str, path: str) -> str | None:
-    try:
-        from cairn.code import outline
-    except ImportError:
-        return None
-    try:
-        return outline(text, path)
-    except Exception:
-        return None
+def _size(chars: int) -> str:
+    return f"{chars} B" if chars < _KIB else f"{chars / _KIB:.1f} KiB"
 
 
-def degrade_code(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
-    """The outline form of a code block, or None when there is no outline or it does not fit."""
-    path = candidate.block.ref or ""
-    outlined = _outline_of(candidate.body, path)
-    if not outlined:
-        return None
-    lines = candidate.body.count("\n") + 1
-    artifact_id = ctx.store(candidate.body, "text")
-    how = f'read_file("{path}", start_line, end_line) shows any range' if path else ""
-    note = (
-        f"[Outline only: the full text ({candidate.block.tokens} tokens, {lines} lines) is"
-        f" {_where(artifact_id)}{'; ' + how if how else ''}.]"
+def one_line(candidate: Candidate, what: TextKind, artifact_id: str | None) -> str:
+    """The smallest form of a block: what and where it is, how large, where its text is."""
+    body = candidate.body
+    lines = body.count("\n") + 1
+    name = candidate.block.ref or candidate.block.source
+    hint = (
+        f'; read_file("{candidate.block.ref}", start_line, end_line) shows any range'
+        if candidate.block.ref and candidate.block.source in ("reference", "buffer")
+        else ""
     )
-    reason = _reason("outline", candidate.block.tokens, limit, artifact_id)
-    smaller = with_body(candidate, f"{outlined.rstrip()}\n{note}", ctx.count, reason)
-    smaller.block.artifact_id = artifact_id
-    return smaller if smaller.block.tokens <= limit else None
+    return (
+        f"[{name}: {what}, {_size(len(body.encode('utf-8', 'surrogatepass')))}, {lines} lines,"
+        f" {candidate.block.tokens} tokens; not shown (over its share of the context);"
+        f" the full text is {_where(artifact_id)}{hint}]"
+    )
+
+
+def _outline_note(candidate: Candidate, coarse: str, artifact_id: str | None) -> str:
+    path = candidate.block.ref or ""
+    lines = candidate.body.count("\n") + 1
+    how = f'; read_file("{path}", start_line, end_line) shows any range' if path else ""
+    return (
+        f"[{coarse} only: the full text ({candidate.block.tokens} tokens, {lines} lines) is"
+        f" {_where(artifact_id)}{how}.]"
+    )
+
+
+def _code_forms(ladder: _Ladder, forms: OutlineForms) -> Candidate | None:
+    candidate = ladder.candidate
+    if not forms.full:
+        ladder.tried.append("outline (no definitions)")
+        return None
+    pending = ladder.ctx.pending_id()
+    full = f"{forms.full.rstrip()}\n{_outline_note(candidate, 'Outline', pending)}"
+    chosen = ladder.keep("outline", full, "text")
+    if chosen is not None or forms.top_level_definitions == forms.definitions:
+        return chosen
+    coarse = _outline_note(candidate, "Top-level outline", pending)
+    return ladder.keep("top-level outline", f"{forms.top_level.rstrip()}\n{coarse}", "text")
 
 
 def _log_note(total_lines: int, tokens: int, artifact_id: str | None) -> str:
@@ -109,20 +182,54 @@ def _log_note(total_lines: int, tokens: int, artifact_id: str | None) -> str:
     )
 
 
+def _excerpt_form(ladder: _Ladder) -> Candidate | None:
+    candidate, ctx = ladder.candidate, ladder.ctx
+    text = candidate.body
+    pending = ctx.pending_id()
+    note = _log_note(text.count("\n") + 1, candidate.block.tokens, pending)
+    title_tokens = candidate.block.tokens - ctx.count(text)
+    budget = ladder.limit - max(0, title_tokens)
+    body = fitting_excerpt(text, budget, ctx.count, LOG_EXCERPT, note=note, artifact_id=pending)
+    return ladder.keep("excerpt", body, "log")
+
+
+def _one_line_form(ladder: _Ladder, what: TextKind) -> Candidate | None:
+    kind = "log" if what == "log" else "text"
+    return ladder.keep("one line", one_line(ladder.candidate, what, ladder.ctx.pending_id()), kind)
+
+
+def degrade_section(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
+    """The first form of the ladder for what the section holds that fits `limit`, or None."""
+    ladder = _Ladder(candidate, limit, ctx)
+    # Measured with the longest kind word, before the content is even looked at.
+    smallest = one_line(candidate, "generated", ctx.pending_id())
+    smallest_tokens = with_body(candidate, smallest, ctx.count, "").block.tokens
+    if smallest_tokens > limit:  # not even one line fits: nothing parsed, nothing stored
+        ctx.tried = f"no smaller form fits: its one-line form needs {smallest_tokens}"
+        return None
+    what = text_kind(candidate.block.ref, candidate.body, candidate.block.kind)
+    chosen: Candidate | None = None
+    if what == "code":
+        forms = ctx.outlines.get(candidate.body, candidate.block.ref or "")
+        if forms is not None:
+            chosen = _code_forms(ladder, forms)
+        else:  # a language without a grammar: its text is shortened like any other
+            ladder.tried.append("outline (no grammar)")
+            chosen = _excerpt_form(ladder)
+    elif what in ("log", "text"):
+        chosen = _excerpt_form(ladder)
+    return chosen or _one_line_form(ladder, what)
+
+
+def degrade_code(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
+    """The outline (or top-level outline) form of a code block, or None when neither fits."""
+    forms = ctx.outlines.get(candidate.body, candidate.block.ref or "")
+    return None if forms is None else _code_forms(_Ladder(candidate, limit, ctx), forms)
+
+
 def degrade_log(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
     """The head/tail/error-lines form of a log block, or None when it cannot fit."""
-    text = candidate.body
-    artifact_id = ctx.store(text, "log")
-    note = _log_note(text.count("\n") + 1, candidate.block.tokens, artifact_id)
-    title_tokens = candidate.block.tokens - ctx.count(text)
-    budget = limit - max(0, title_tokens)
-    body = fitting_excerpt(text, budget, ctx.count, LOG_EXCERPT, note=note, artifact_id=artifact_id)
-    if body is None:
-        return None
-    reason = _reason("log excerpt", candidate.block.tokens, limit, artifact_id)
-    smaller = with_body(candidate, body, ctx.count, reason)
-    smaller.block.artifact_id = artifact_id
-    return smaller if smaller.block.tokens <= limit else None
+    return _excerpt_form(_Ladder(candidate, limit, ctx))
 
 
 def degrade_messages(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
@@ -139,6 +246,9 @@ def degrade_messages(candidate: Candidate, limit: int, ctx: DegradeContext) -> C
         key=lambda i: -sizes[i],
     )
     excess = candidate.block.tokens - limit
+    if sum(sizes[i] for i in order) < excess:  # even without its large outputs it is too big
+        ctx.tried = "no smaller form fits: its large tool outputs are not enough to shorten"
+        return None
     artifact_ids: list[str] = []
     for index in order:
         if excess <= 0:
@@ -162,21 +272,24 @@ def degrade_messages(candidate: Candidate, limit: int, ctx: DegradeContext) -> C
             artifact_ids.append(artifact_id)
     if excess > 0:
         return None
-    reason = _reason("tool output excerpts", candidate.block.tokens, limit, ", ".join(artifact_ids))
+    reason = (
+        f"degraded to tool output excerpts: needs {candidate.block.tokens} tokens, {limit}"
+        f" allowed; full outputs in artifact {', '.join(artifact_ids)}"
+        if artifact_ids
+        else f"degraded to tool output excerpts: needs {candidate.block.tokens} tokens,"
+        f" {limit} allowed"
+    )
     smaller = with_messages(candidate, messages, ctx.count, reason)
     smaller.block.artifact_id = artifact_ids[0] if artifact_ids else None
     return smaller if smaller.block.tokens <= limit else None
 
 
 def degrade(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
-    """A faithful smaller form of `candidate` within `limit` tokens, or None (drop it)."""
+    """A faithful smaller form of `candidate` within `limit` tokens, or None (drop it;
+    `ctx.tried` then says what was tried)."""
+    ctx.tried = ""
     if limit <= 0:
         return None
-    kind = candidate.block.kind
-    if kind == "code":
-        return degrade_code(candidate, limit, ctx)
-    if kind == "log":
-        return degrade_log(candidate, limit, ctx)
-    if kind == "message" and candidate.messages is not None:
-        return degrade_messages(candidate, limit, ctx)
-    return None
+    if candidate.block.kind == "message":
+        return degrade_messages(candidate, limit, ctx) if candidate.messages is not None else None
+    return degrade_section(candidate, limit, ctx)

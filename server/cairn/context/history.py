@@ -1,8 +1,9 @@
 """Recorded messages → history blocks, with the compaction markers applied.
 
 The three markers (`CompactionPart` kinds, written by `cairn.agent.compactor`):
-- `prune`: a pruned tool result is shown as the one-line stub
-  "[output pruned: <n> tokens, artifact <id>; read_file/artifact to see it]";
+- `prune`: a pruned tool result is shown as a one-line stub naming the exact
+  call that reads it again:
+  `[output pruned: <n> tokens; read_file("artifact:<id>") shows it again]`;
 - `goal`: the messages a fold covers are replaced by one assistant message
   with the marker's text, placed where the first covered message was (a fold
   that is itself covered by a parent goal's fold is not shown);
@@ -48,6 +49,7 @@ from cairn.context.attachments import (
     key_of,
 )
 from cairn.context.blocks import Candidate, ChatMessage, Count, chat_candidate, tool_call_message
+from cairn.context.excerpt import ARTIFACT_REF_PREFIX
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
     PRIORITY_HISTORY_RECENT,
@@ -73,7 +75,10 @@ AFTER_SUMMARY_OFFSET = 0.5
 
 
 def prune_stub(tokens: int, artifact_id: str | None) -> str:
-    return f"[output pruned: {tokens} tokens, artifact {artifact_id}; read_file/artifact to see it]"
+    """What the model sees of a pruned tool result: its size and the call that reads it."""
+    if artifact_id is None:
+        return f"[output pruned: {tokens} tokens; it was not stored: run the call again to see it]"
+    return f'[output pruned: {tokens} tokens; read_file("{ARTIFACT_REF_PREFIX}{artifact_id}") shows it again]'
 
 
 @dataclass

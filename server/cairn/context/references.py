@@ -5,7 +5,11 @@ reference into one `reference` block:
 
 - a file → its whole text (the editor's unsaved text wins over the disk),
   `ref` = workspace-relative path, `version` = content hash, `kind` "code"
-  for a programming language, "log" for logs (`LOG_SUFFIXES`), else "text";
+  for a programming language, "log" for logs (`LOG_SUFFIXES`), else "text"
+  (what the text really is — a log saved as `.txt`, a minified bundle — is
+  judged from its content when it has to be shrunk: `context.degrade`);
+- a file over the read limit → its head, error lines and tail, read by
+  streaming (`context.large_files`), kind "log", with a reason saying so;
 - a directory → a tree listing of its non-ignored entries (at most
   `TREE_MAX_DEPTH` levels and `TREE_MAX_ENTRIES` lines; deeper folders are
   collapsed to a file count) followed by a list of relevant files — names and
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from cairn.context.blocks import make_block
+from cairn.context.large_files import guard_large, large_file_excerpt
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.errors import PathRefusedError
 from cairn.files.guard import MAX_FILE_BYTES, PathRefusal, guard_path, read_refusal
@@ -135,31 +140,54 @@ def reference_blocks(
     for raw in refs:
         ref = _clean(raw)
         rules = _rules_for(workspace, ref, ignore, others)
+        note: str | None = None
         try:
-            path = guard_path(workspace, ref, ignore=rules, max_bytes=max_bytes, allow_dir=True)
+            try:
+                path = guard_path(workspace, ref, ignore=rules, max_bytes=max_bytes, allow_dir=True)
+                large = False
+            except PathRefusal as refusal:
+                path = guard_large(workspace, ref, ignore=rules, refusal=refusal)
+                large = True
             if path in seen:
                 continue
             seen.add(path)
             if path.is_dir():
                 text = directory_listing(workspace, path, ignore=rules, max_bytes=max_bytes)
                 kind: BlockKind = "text"
+            elif large:
+                text, kind, note = _read_large(workspace, ref, path, max_bytes)
             else:
                 text = _read(workspace, ref, path, max_bytes)
                 kind = block_kind(path)
         except PathRefusal as refusal:
             blocks.append(refused_block(ref, str(refusal)))
             continue
-        blocks.append(
-            make_block(
-                "reference",
-                PRIORITY_REFERENCE,
-                text,
-                count=count,
-                ref=workspace.relative(path),
-                kind=kind,
-            )
+        block = make_block(
+            "reference",
+            PRIORITY_REFERENCE,
+            text,
+            count=count,
+            ref=workspace.relative(path),
+            kind=kind,
         )
+        block.reason = note
+        blocks.append(block)
     return blocks
+
+
+def _read_large(
+    workspace: Workspace, ref: str, path: Path, max_bytes: int
+) -> tuple[str, BlockKind, str]:
+    """A file over the read limit: an editor buffer's whole text (selection shrinks it),
+    else the file's streamed excerpt; its kind, and the reason saying so."""
+    buffer = workspace.buffers.get(path)
+    if buffer is not None:
+        return buffer.text, block_kind(path), f"over the {max_bytes}-byte read limit"
+    try:
+        text = large_file_excerpt(path, workspace.relative(path))
+    except OSError as error:
+        raise read_refusal(ref, error) from error
+    return text, "log", f"over the {max_bytes}-byte read limit: excerpted by streaming"
 
 
 # -- directories ----------------------------------------------------------------

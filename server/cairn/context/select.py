@@ -102,6 +102,11 @@ def _dropped(candidate: Candidate, reason: str) -> Candidate:
     return candidate
 
 
+def _tried(ctx: DegradeContext) -> str:
+    """What the last degrade tried, for a drop reason (empty when nothing was)."""
+    return f"; {ctx.tried}" if ctx.tried else ""
+
+
 def _remembered(prior: Outcome | None, limit: int) -> Candidate | None:
     """The degraded form chosen in an earlier call, when it still fits."""
     if prior is None or prior.degraded is None or prior.degraded.block.tokens > limit:
@@ -161,13 +166,14 @@ def select(
                 if candidate.is_history:
                     history_cut = max(history_cut, candidate.seq)
                 result[index] = _dropped(
-                    candidate, f"{BUDGET_DROP_PREFIX}: needs {tokens} tokens, {left} left"
+                    candidate,
+                    f"{BUDGET_DROP_PREFIX}: needs {tokens} tokens, {left} left{_tried(ctx)}",
                 )
             else:
                 result[index] = _dropped(
                     candidate,
                     f"over its share: needs {tokens} tokens, one block may use at most {cap}"
-                    f" of {available}",
+                    f" of {available}{_tried(ctx)}",
                 )
         if key is not None:
             outcomes[key] = _outcome(candidate, result[index])

@@ -13,6 +13,11 @@ Every resolve and every read of a workspace file goes through here:
   `O_NONBLOCK` and checks the opened descriptor again (`fstat`), so a file
   swapped for a FIFO between the check and the open is refused too, and
   never reads more than the limit even when the file grows meanwhile.
+- `read_sample_bounded` reads a text file of any size by streaming, opened
+  the same way, and keeps only a bounded sample of it (head, tail, error
+  lines: `cairn.files.sampling`), reading at most `MAX_STREAM_BYTES`; this
+  is how a file over the read limit is excerpted instead of refused;
+  `read_lines_bounded` streams one range of lines out of such a file.
 
 `UnsafeFileError` is an `OSError`, so every caller that already skips an
 unreadable file skips these too; its `problem` says why, for refusals shown
@@ -21,16 +26,23 @@ to the user or the model.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from cairn.files.sampling import LineSample, LineSampler, SampleShape
 
 # Largest file (bytes) handed to the model whole, and the default bound of every read.
 MAX_FILE_BYTES = 1024 * 1024
 # Bytes read per system call while reading a file.
 READ_CHUNK_BYTES = 256 * 1024
+# Most bytes of one file streamed into a sample (the rest is said to be unread).
+MAX_STREAM_BYTES = 256 * 1024 * 1024
 
 Problem = Literal["link_loop", "special", "too_large"]
 
@@ -110,6 +122,18 @@ def _too_large(path: Path, size: int, max_bytes: int) -> UnsafeFileError:
     return UnsafeFileError(path, "too_large", f"too large ({size} bytes > {max_bytes})")
 
 
+def _open_regular(path: Path) -> int:
+    """A descriptor of the regular file `path`, opened without blocking on a FIFO."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)  # swapped for a FIFO since the stat
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: bool = False) -> bytes:
     """The bytes of the regular file `path`, refused when larger than `max_bytes`.
 
@@ -120,13 +144,11 @@ def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: boo
     size = regular_file_size(path)
     if size > max_bytes and not head:
         raise _too_large(path, size, max_bytes)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = _open_regular(path)
     try:
         info = os.fstat(fd)
-        refuse_special(path, info.st_mode)  # swapped for a FIFO since the stat
         if info.st_size > max_bytes and not head:
             raise _too_large(path, info.st_size, max_bytes)
-        os.set_blocking(fd, True)
         chunks: list[bytes] = []
         wanted = max_bytes if head else max_bytes + 1
         while wanted > 0:
@@ -146,3 +168,107 @@ def read_bytes_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES, *, head: boo
 def read_text_bounded(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """`read_bytes_bounded` decoded as UTF-8 (undecodable bytes replaced)."""
     return read_bytes_bounded(path, max_bytes).decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class StreamedSample:
+    """A bounded sample of a file read by streaming, and how much of it was read."""
+
+    sample: LineSample
+    size: int
+    read_bytes: int
+
+    @property
+    def complete(self) -> bool:
+        """True when the whole file was read (not stopped at `MAX_STREAM_BYTES`)."""
+        return self.read_bytes >= self.size
+
+
+def _stream_text(path: Path, max_bytes: int) -> Iterator[tuple[str, int]]:
+    """The decoded text of a regular file in pieces, with the bytes read so far; at most
+    `max_bytes` are read."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    read = 0
+    fd = _open_regular(path)
+    try:
+        while read < max_bytes:
+            chunk = os.read(fd, min(READ_CHUNK_BYTES, max_bytes - read))
+            if not chunk:
+                break
+            read += len(chunk)
+            yield decoder.decode(chunk), read
+    finally:
+        os.close(fd)
+    yield decoder.decode(b"", final=True), read
+
+
+def read_sample_bounded(
+    path: Path,
+    shape: SampleShape,
+    is_error: Callable[[str], bool],
+    max_bytes: int = MAX_STREAM_BYTES,
+) -> StreamedSample:
+    """A sample of the regular text file `path` (UTF-8, undecodable bytes replaced), read
+    by streaming: memory bounded by `shape`, at most `max_bytes` read."""
+    size = regular_file_size(path)
+    sampler = LineSampler(shape, is_error)
+    read = 0
+    for piece, seen in _stream_text(path, max_bytes):
+        sampler.feed(piece)
+        read = seen
+    return StreamedSample(sample=sampler.finish(), size=max(size, read), read_bytes=read)
+
+
+@dataclass
+class LineRange:
+    """Lines `start`.. (1-based) of a file read by streaming, each cut after `max_chars`
+    characters (`lengths` holds their whole lengths), and the file's line count."""
+
+    start: int
+    end: int | None
+    max_chars: int
+    lines: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    total: int = 0
+    complete: bool = True
+    _held: int = 0
+
+    def add(self, text: str, length: int) -> None:
+        """Count one more line of the file; keep it when it is wanted and there is room."""
+        self.total += 1
+        number = self.total
+        if number < self.start or (self.end is not None and number > self.end):
+            return
+        if not self.complete or (self.lines and self._held + len(text) + 1 > self.max_chars):
+            self.complete = False
+            return
+        self.lines.append(text)
+        self.lengths.append(length)
+        self._held += len(text) + 1
+
+
+def read_lines_bounded(
+    path: Path, start: int, end: int | None, max_chars: int, max_bytes: int = MAX_STREAM_BYTES
+) -> LineRange:
+    """Lines `start`..`end` (1-based, inclusive; `end` None: to the end) of the regular
+    text file `path`, read by streaming and holding at most `max_chars` characters of
+    them (whole lines, at least one, each cut after `max_chars`); `total` counts every
+    line of the first `max_bytes`."""
+    regular_file_size(path)
+    found = LineRange(start=start, end=end, max_chars=max_chars)
+    partial: list[str] = []
+    kept = 0
+    length = 0
+    for piece, _seen in _stream_text(path, max_bytes):
+        pieces = piece.split("\n")
+        for index, part in enumerate(pieces):
+            if kept < max_chars:
+                partial.append(part[: max_chars - kept])
+                kept += len(partial[-1])
+            length += len(part)
+            if index < len(pieces) - 1:
+                found.add("".join(partial), length)
+                partial, kept, length = [], 0, 0
+    if length:
+        found.add("".join(partial), length)
+    return found

@@ -2,7 +2,8 @@
 
 `content_hash` is the one content hash of the project: block versions, rules
 file hashes in the profile, memo keys. LSP positions count UTF-16 code units;
-`utf16_to_index` turns one into a Python string index.
+`utf16_to_index` turns one into a Python string index. `clip_line` is the one
+way a very long line is shortened for the model (minified code, one-line JSON).
 """
 
 from __future__ import annotations
@@ -42,3 +43,15 @@ def utf16_to_index(line: str, character: int) -> int:
             return index
         units += 2 if ord(char) > ASTRAL_START else 1
     return len(line)
+
+
+def cut_line_marker(hidden: int) -> str:
+    """What replaces the end of a line cut after its first characters (`hidden` more)."""
+    return f"… [line cut: {hidden} more characters]"
+
+
+def clip_line(line: str, max_chars: int) -> str:
+    """`line`, or its first `max_chars` characters and how many more there were."""
+    if len(line) <= max_chars:
+        return line
+    return f"{line[:max_chars]}{cut_line_marker(len(line) - max_chars)}"

@@ -11,6 +11,7 @@ import json
 from cairn.models.messages import (
     CompactionPart,
     FilePart,
+    GoalOpPart,
     Message,
     Part,
     ReasoningPart,
@@ -48,8 +49,13 @@ def describe_part(part: Part) -> str | None:
         return f"[file {part.path}]"
     if isinstance(part, ReasoningPart):
         return "[reasoning]"
-    assert isinstance(part, TextPart)
-    return None
+    if isinstance(part, GoalOpPart):
+        if part.verb == "seed":
+            return "[plan seeded from the parent session]"
+        return f"[goal {part.verb} by the {part.by}: {shorten(part.text, ARGS_PREVIEW_CHARS)}]"
+    if isinstance(part, TextPart):
+        return None
+    return f"[{part.type}]"
 
 
 def brief_text(message: Message) -> str:

@@ -76,7 +76,7 @@ def render_plan(tree: GoalTree) -> str:
             PLAN_TITLE,
             f"Mission: {tree.mission.strip() or NO_MISSION}",
             f"Current goal: {_current(tree)}",
-            "Progress ([ ] pending, [~] in progress, [x] done, [-] abandoned):",
+            "Progress ([ ] pending, [~] started, [x] done, [-] abandoned; ← the current goal):",
             render_tree(tree),
         ]
     )

@@ -9,9 +9,10 @@ it, once); `apply_goal` is the two together.
 Invariants every returned tree keeps (the property tests check them):
 - Ids are hierarchical ("1", "2.1") and never reused: goals are never
   deleted, and a new child gets `max(existing sibling number) + 1`.
-- The `in_progress` goals are exactly the focused goal and its ancestors.
-  Focusing elsewhere returns the previously in-progress goals that are not
-  ancestors of the new focus to `pending`.
+- The focused goal and its ancestors are `in_progress`. A goal stays
+  `in_progress` once it was focused (work on it has started) until it is
+  finished: focusing elsewhere does not return it to `pending`. The focus
+  itself is `current_id`.
 - Every descendant of a finished (completed or abandoned) goal is finished:
   `done` abandons the focused goal's unfinished sub-goals with the reason
   "parent goal <id> completed first"; `abandon` abandons them with
@@ -25,10 +26,10 @@ Invariants every returned tree keeps (the property tests check them):
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Final, Literal, get_args
+from typing import Final, get_args
 
 from cairn.errors import GoalError
-from cairn.models.goals import Goal, GoalStatus, GoalTree
+from cairn.models.goals import Goal, GoalStatus, GoalTree, GoalVerb
 
 ID_SEPARATOR = "."
 ADD_SEPARATOR = ","
@@ -36,7 +37,6 @@ FINISHED: frozenset[GoalStatus] = frozenset({"completed", "abandoned"})
 REASON_PARENT_ABANDONED = "parent abandoned"
 REASON_PARENT_COMPLETED = "parent goal {id} completed first"
 
-GoalVerb = Literal["add", "done", "abandon", "focus"]
 # The verbs in the order the tool's schema and every message list them.
 GOAL_VERBS: Final[tuple[GoalVerb, ...]] = get_args(GoalVerb)
 
@@ -184,7 +184,5 @@ def _focus(tree: GoalTree, goal_id: str) -> GoalTree:
     for other in iter_goals(tree.goals):
         if other.id in path:
             other.status = "in_progress"
-        elif other.status == "in_progress":
-            other.status = "pending"
     tree.current_id = wanted
     return tree

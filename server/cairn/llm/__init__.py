@@ -1,7 +1,8 @@
 """Model runtime: litellm calls (imported lazily), streaming, retries, the scripted model.
 
 `from cairn.llm import ModelRuntime, ModelReply, ToolCall`. Importing this
-package does not import litellm; the first `ModelRuntime.complete` does.
+package does not import litellm; the first call of a real provider does (or
+`ModelRuntime.prefetch`, in the background). The scripted model never does.
 Provider settings are in `provider`, error classification in `failures`,
 the retry policy in `retry`, the words of failures in `explain` and the
 "no model configured" text in `guide`.
@@ -15,10 +16,9 @@ __all__ = ["ModelReply", "ModelRuntime", "RetryNotice", "Timing", "ToolCall"]
 
 
 def reset_scripts() -> None:
-    """Rewind every `scripted/<path>` script to its first line (for tests)."""
-    from cairn.llm.lazy import is_loaded
+    """Rewind the process's cursor: every `scripted/<path>` script starts again (for tests).
 
-    if is_loaded():
-        from cairn.llm.scripted import reset_scripts as reset
+    Sessions keep their own cursors in their traces (see `cairn.llm.script`)."""
+    from cairn.llm.script import reset_process_cursor
 
-        reset()
+    reset_process_cursor()

@@ -5,7 +5,10 @@ level: `load_litellm()` does it once, with the local model cost map (else it
 downloads one), debug banners off, anything it writes to stdout sent to
 stderr (stdout is the LSP channel), the warnings its import raises (pydantic
 schema notices about litellm's own types) silenced, its loggers stripped of
-their own handlers, and the scripted provider registered.
+their own handlers. `litellm_future()` runs that import in a daemon thread
+(`prefetch_litellm()` starts it early, so a command that will call a real
+provider overlaps it with its other work: the first call then waits only for
+what is left of it).
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ import os
 import sys
 import threading
 import warnings
+from concurrent.futures import Future
 from types import ModuleType
-
-from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 LITELLM_LOGGER_NAMES = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 # Work litellm defers to its first call and that warns (pydantic notices about litellm's
@@ -33,7 +35,9 @@ LITELLM_LAZY_MODELS = (
 )
 
 _lock = threading.Lock()
+_future_lock = threading.Lock()
 _module: ModuleType | None = None
+_future: Future[ModuleType] | None = None
 
 
 def _silence_loggers() -> None:
@@ -44,14 +48,6 @@ def _silence_loggers() -> None:
             logger.removeHandler(handler)
         logger.addHandler(logging.NullHandler())
         logger.setLevel(logging.WARNING)
-
-
-def _register_scripted(module: ModuleType) -> None:
-    from cairn.llm.scripted import provider
-
-    providers = [p for p in module.custom_provider_map if p.get("provider") != SCRIPTED_PROVIDER]
-    providers.append({"provider": SCRIPTED_PROVIDER, "custom_handler": provider()})
-    setattr(module, "custom_provider_map", providers)  # noqa: B010 (untyped module attribute)
 
 
 def _warm_up() -> None:
@@ -81,9 +77,36 @@ def load_litellm() -> ModuleType:
                 litellm.suppress_debug_info = True
                 setattr(litellm, "set_verbose", False)  # noqa: B010 (not in litellm's stubs)
                 _silence_loggers()
-                _register_scripted(litellm)
             _module = litellm
     return _module
+
+
+def litellm_future() -> Future[ModuleType]:
+    """`load_litellm` running in a daemon thread (started on the first call), as a future.
+
+    Awaiting it (`asyncio.wrap_future`) never keeps the process alive: a cancelled
+    caller or an exiting process does not wait for the import to finish, as it
+    would for a thread of asyncio's default executor."""
+    global _future
+    with _future_lock:
+        if _future is None:
+            _future = Future()
+            threading.Thread(
+                target=_load_into, args=(_future,), name="cairn-litellm-import", daemon=True
+            ).start()
+        return _future
+
+
+def _load_into(future: Future[ModuleType]) -> None:
+    try:
+        future.set_result(load_litellm())
+    except BaseException as exc:
+        future.set_exception(exc)
+
+
+def prefetch_litellm() -> None:
+    """Start importing litellm in the background; errors surface at the first real call."""
+    litellm_future()
 
 
 def is_loaded() -> bool:

@@ -17,13 +17,17 @@ long (`cairn.llm.explain`). Cancelling the awaiting task stops the call at
 its next chunk and closes the stream.
 
 `scripted/<path>` models resolve `<path>` against the workspace root and
-receive the agent lane (`agent`, "main" by default) through litellm's
-`metadata`. Sleeping and the clock are injectable (`Timing`) so tests can
-assert the waits without waiting. With `cache` hints, the request carries
-the prompt-cache hints of the model's family (`cairn.llm.cache_hints`:
-`cache_control` breakpoints for Anthropic-family models, `prompt_cache_key`
-for OpenAI); the cached and cache-write input tokens the provider reports
-are kept in the reply's usage.
+receive the agent lane (`agent`, "main" by default) and are answered by
+`cairn.llm.scripted` without litellm (so a scripted session never waits for
+litellm's import), through the same retry layer and deadlines; `agent` names
+the call's lane (one name, or several a branch answers to). Every other model
+goes through litellm; `prefetch` starts its import in the background so it
+overlaps the work before the first call. Sleeping and the clock are
+injectable (`Timing`) so tests can assert the waits without waiting. With
+`cache` hints, the request carries the prompt-cache hints of the model's
+family (`cairn.llm.cache_hints`: `cache_control` breakpoints for
+Anthropic-family models, `prompt_cache_key` for OpenAI); the cached and
+cache-write input tokens the provider reports are kept in the reply's usage.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from cairn.llm.cache_hints import CacheHints, hinted_request
 from cairn.llm.explain import Accounting, empty_reply_message, failure_message, retry_reason
 from cairn.llm.failures import Failure, classify
 from cairn.llm.guide import no_model_message
-from cairn.llm.lazy import load_litellm
+from cairn.llm.lazy import litellm_future, prefetch_litellm
 from cairn.llm.provider import ProviderSetup, provider_setup, request_options
 from cairn.llm.reply import ModelReply
 from cairn.llm.retry import (
@@ -53,12 +57,14 @@ from cairn.llm.retry import (
     give_up,
     retry_wait,
 )
-from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
+from cairn.llm.script import lane_names
+from cairn.llm.scripted import scripted_stream
 from cairn.llm.stream import ChunkUsage, StreamAccumulator, TextSink
 from cairn.llm.usage import completion_text, cost_of, count_usage
 from cairn.models.session import Usage
 from cairn.settings import Settings, SettingsRef, shared
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_max_output
+from cairn.tokens.model_info import is_scripted_model as is_scripted
 
 TOOL_CALLS_FINISH = "tool_calls"
 DEFAULT_FINISH = "stop"
@@ -120,6 +126,12 @@ class ModelRuntime:
         """Where key variables are read (the process environment unless one was given)."""
         return self._env if self._env is not None else os.environ
 
+    def prefetch(self, model: str | None = None) -> None:
+        """Start importing litellm in the background unless the model is scripted (or unset)."""
+        name = model or self.settings.model
+        if name and not is_scripted(name):
+            prefetch_litellm()
+
     def resolve_model(self, model: str | None) -> str:
         """`scripted/<relative path>` → `scripted/<absolute path>`; other names unchanged."""
         name = (model or "").strip()
@@ -151,7 +163,7 @@ class ModelRuntime:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         *,
-        agent: str | None = None,
+        agent: str | Sequence[str] | None = None,
         on_text: TextSink | None = None,
         on_reasoning: TextSink | None = None,
         on_retry: RetrySink | None = None,
@@ -165,7 +177,7 @@ class ModelRuntime:
         assert model is not None
         target = self.resolve_model(model)
         setup = self.setup(model, main_model)
-        litellm = await asyncio.to_thread(load_litellm)
+        litellm = None if is_scripted(target) else await asyncio.wrap_future(litellm_future())
         call = self._new_call(time_left_s)
         while True:
             call.requests += 1
@@ -264,7 +276,7 @@ class ModelRuntime:
 
     def _max_tokens(self, target: str) -> int:
         """`max_output_tokens`, lowered to the model's own output limit when litellm knows it."""
-        limit = None if target.startswith(SCRIPTED_PROVIDER + "/") else model_max_output(target)
+        limit = None if is_scripted(target) else model_max_output(target)
         wanted = self.settings.max_output_tokens
         return min(wanted, limit) if limit is not None else wanted
 
@@ -274,17 +286,41 @@ class ModelRuntime:
         target: str,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]],
-        agent: str | None,
+        agent: str | Sequence[str] | None,
         accumulator: StreamAccumulator,
         setup: ProviderSetup,
         call: _Call,
         cache: CacheHints | None = None,
     ) -> ModelReply:
-        """One HTTP request, bounded by `model_timeout_s` and by the call's deadline."""
+        """One request (HTTP, or the script's next line), bounded by `model_timeout_s` and
+        by the call's deadline."""
         left = call.deadline_s - self._elapsed(call)
         if left <= 0:
             raise TimeoutError("the call's deadline passed before the request")
         timeout = min(self.settings.model_timeout_s, left)
+        async with asyncio.timeout(left):
+            if litellm is None:
+                stream: Any = scripted_stream(target, messages, tools, lane_names(agent))
+            else:
+                stream = await self._litellm_stream(
+                    litellm, target, messages, tools, setup, timeout, cache
+                )
+            try:
+                await self._drain(stream, accumulator, timeout)
+            finally:
+                await _close(stream)
+        return self._reply(litellm, target, messages, tools, accumulator)
+
+    async def _litellm_stream(
+        self,
+        litellm: Any,
+        target: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        setup: ProviderSetup,
+        timeout: float,
+        cache: CacheHints | None,
+    ) -> Any:
         sent, hints = hinted_request(target, messages, cache)
         request: dict[str, Any] = {
             **request_options(setup, self.env),
@@ -294,18 +330,11 @@ class ModelRuntime:
             "stream_options": {"include_usage": True},
             "timeout": timeout,
             "max_tokens": self._max_tokens(target),
-            "metadata": {AGENT_METADATA_KEY: agent or MAIN_LANE},
         }
         if tools:
             request["tools"] = list(tools)
         request.update(hints)
-        async with asyncio.timeout(left):
-            stream = await litellm.acompletion(**request)
-            try:
-                await self._drain(stream, accumulator, timeout)
-            finally:
-                await _close(stream)
-        return self._reply(litellm, target, messages, tools, accumulator)
+        return await litellm.acompletion(**request)
 
     async def _drain(self, stream: Any, accumulator: StreamAccumulator, idle_s: float) -> None:
         """Feed every chunk; a stream silent for `idle_s` raises TimeoutError."""

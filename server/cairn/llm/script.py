@@ -1,21 +1,34 @@
-"""The scripted model's JSONL format, and which line answers which call.
+"""The scripted model's JSONL format, and which line answers which call (docs/SCRIPTED.md).
 
 One line per model call:
-`{"text": "...", "toolCalls": [{"name": "goal", "arguments": {...}}]}`, both
-keys optional. `arguments` may be a string: it is passed through verbatim (to
+`{"text": "...", "toolCalls": [{"name": "goal", "arguments": {...}}]}`, every
+key optional. `arguments` may be a string: it is passed through verbatim (to
 script malformed JSON). Optional keys: `"agent"` (the lane: an explore
-branch's index or name, or "compaction"; absent = the main agent),
-`"reasoning"`, `"error"` (the call fails with that provider error),
-`"delay"` (seconds before the first chunk) and `"chunkDelay"` (seconds
-between chunks). Each lane consumes its own lines in file order; a cursor
-per (file, lane) lives in the `ScriptBook`.
+branch's index, its trace name `explore<k>-<i>` or its text, or
+"compaction"; absent = the main agent), `"reasoning"`, `"error"` (the call
+fails with that provider error), `"delay"` (seconds before the first chunk)
+and `"chunkDelay"` (seconds between chunks).
+
+A call names its lane by one or more names (a branch is known by its index,
+its trace name and its text); it gets the first line of the file, in file
+order, that is not used yet and whose `agent` is one of those names. The
+used lines are a `ScriptCursor`: one per session, saved in the session's
+trace (`script.json`), so a resumed session — in a new process too —
+continues its script where it stopped (a script keyed by its path and its
+content: a rewritten file starts again). The cursor of the session whose turn
+is running is `ACTIVE_CURSOR` (set by the turn runner; explore branches and
+compaction calls started in the turn inherit it); a call outside any turn
+uses the process's own cursor.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections.abc import Sequence
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
@@ -23,8 +36,11 @@ from cairn.models.base import WireModel
 
 MAIN_LANE = "main"
 COMPACTION_LANE = "compaction"
-# Key of litellm's `metadata` that carries the agent lane from the runtime to the provider.
-AGENT_METADATA_KEY = "cairn_agent"
+# The trace document holding a session's cursor.
+CURSOR_DOC = "script.json"
+CURSOR_VERSION = 2
+# Hex digits of a script's content digest in its cursor key.
+KEY_DIGEST_CHARS = 16
 
 ScriptedErrorName = Literal[
     "rate_limit", "server_error", "unavailable", "timeout", "connection", "auth", "bad_request"
@@ -60,7 +76,7 @@ class ScriptLine(WireModel):
     @classmethod
     def _lane_name(cls, value: Any) -> Any:
         """Branch indexes may be written as numbers: `"agent": 0` is lane "0"."""
-        if value is None:
+        if value is None or value == "":
             return MAIN_LANE
         return str(value) if isinstance(value, int) else value
 
@@ -68,18 +84,18 @@ class ScriptLine(WireModel):
 _LINE = TypeAdapter(ScriptLine)
 
 
-def parse_script(path: Path) -> list[ScriptLine]:
-    """Every reply line of a script file (blank lines skipped); raises `ScriptError`."""
+def parse_script(path: Path) -> list[tuple[int, ScriptLine]]:
+    """Every reply of a script file with its line number (blank lines skipped); `ScriptError`."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScriptError(f"scripted model {path}: cannot read: {exc.strerror or exc}") from None
-    lines: list[ScriptLine] = []
+    lines: list[tuple[int, ScriptLine]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
-            lines.append(_LINE.validate_json(raw))
+            lines.append((number, _LINE.validate_json(raw)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "line"
@@ -89,28 +105,91 @@ def parse_script(path: Path) -> list[ScriptLine]:
     return lines
 
 
-class ScriptBook:
-    """Hands out each lane's next line; one cursor per (script path, lane)."""
+def lane_names(agent: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The names a call's lane answers to; the main agent's when none are given."""
+    if agent is None or isinstance(agent, str):
+        return (agent,) if agent else (MAIN_LANE,)
+    names = tuple(dict.fromkeys(name for name in agent if name))
+    return names or (MAIN_LANE,)
 
-    def __init__(self) -> None:
-        self._cursors: dict[tuple[str, str], int] = {}
+
+class CursorStore(Protocol):
+    """Where a cursor is saved: a trace's small JSON documents."""
+
+    def read_doc(self, name: str) -> dict[str, Any] | None: ...
+    def write_doc(self, name: str, data: dict[str, Any]) -> None: ...
+
+
+def script_key(path: Path, lines: Sequence[tuple[int, ScriptLine]]) -> str:
+    """A script's key in a cursor: its absolute path and a digest of its replies, so the
+    lines used of one version of a file are not held against a rewritten one."""
+    digest = hashlib.sha256()
+    for number, line in lines:
+        digest.update(f"{number}:{line.model_dump_json()}\n".encode())
+    return f"{path}#{digest.hexdigest()[:KEY_DIGEST_CHARS]}"
+
+
+class ScriptCursor:
+    """The line numbers of each script (by path and content, `script_key`) a session used."""
+
+    def __init__(self, store: CursorStore | None = None) -> None:
+        self._store = store
+        self._used: dict[str, set[int]] | None = None
         self._lock = threading.Lock()
 
-    def next_line(self, path: Path, lane: str) -> ScriptLine | None:
-        """The lane's next unused line, or None when the lane has no line left."""
-        lines = [line for line in parse_script(path) if line.agent == lane]
-        key = (str(path), lane)
-        with self._lock:
-            position = self._cursors.get(key, 0)
-            self._cursors[key] = position + 1
-        return lines[position] if position < len(lines) else None
+    def _load(self) -> dict[str, set[int]]:
+        if self._used is None:
+            data = self._store.read_doc(CURSOR_DOC) if self._store is not None else None
+            scripts = (data or {}).get("scripts")
+            self._used = {}
+            if isinstance(scripts, dict):
+                for path, numbers in scripts.items():
+                    if isinstance(numbers, list):
+                        self._used[str(path)] = {n for n in numbers if isinstance(n, int)}
+        return self._used
 
-    def calls_made(self, path: Path, lane: str) -> int:
-        """How many calls the lane has made against the script so far."""
+    def _save(self) -> None:
+        if self._store is None or self._used is None:
+            return
+        scripts = {path: sorted(numbers) for path, numbers in sorted(self._used.items())}
+        self._store.write_doc(CURSOR_DOC, {"version": CURSOR_VERSION, "scripts": scripts})
+
+    def take(
+        self, path: Path, lines: Sequence[tuple[int, ScriptLine]], lane: Sequence[str]
+    ) -> tuple[ScriptLine | None, int]:
+        """The lane's first unused line (now marked used and saved) and the lane's call number.
+
+        The call number counts the lane's used lines, this call included; the line is None
+        when the lane has no line left.
+        """
+        key = script_key(path, lines)
         with self._lock:
-            return self._cursors.get((str(path), lane), 0)
+            used = self._load().setdefault(key, set())
+            mine = [(number, line) for number, line in lines if line.agent in lane]
+            call = sum(1 for number, _ in mine if number in used) + 1
+            for number, line in mine:
+                if number not in used:
+                    used.add(number)
+                    self._save()
+                    return line, call
+            return None, call
 
     def reset(self) -> None:
-        """Forget every cursor: every script starts again at its first line."""
+        """Forget every used line (the saved document is rewritten on the next call)."""
         with self._lock:
-            self._cursors.clear()
+            self._used = {}
+
+
+# The process's own cursor, for calls outside a session's turn.
+_PROCESS_CURSOR = ScriptCursor()
+ACTIVE_CURSOR: ContextVar[ScriptCursor | None] = ContextVar("cairn_script_cursor", default=None)
+
+
+def current_cursor() -> ScriptCursor:
+    """The running turn's session cursor, else the process's."""
+    return ACTIVE_CURSOR.get() or _PROCESS_CURSOR
+
+
+def reset_process_cursor() -> None:
+    """Rewind the process's own cursor: every script starts again at its first line."""
+    _PROCESS_CURSOR.reset()

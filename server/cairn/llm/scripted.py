@@ -1,42 +1,38 @@
-"""The `scripted/<path>` model: a litellm custom provider that replays a JSONL script.
+"""The `scripted/<path>` model: replays a JSONL script (`cairn.llm.script`), without litellm.
 
-Registered in `litellm.custom_provider_map` by `cairn.llm.lazy` (import this
-module only through `load_litellm`). litellm hands it the path (after the
-`scripted/` prefix, already made absolute by the runtime) and the call's
-`metadata`, whose `cairn_agent` names the lane. Each call streams the lane's
-next line like a real provider: reasoning, then the text in a few chunks,
-then each tool call's arguments in two pieces, then usage counted with the
-budget's tokenizer. Script errors (bad file, no reply left) are raised as
-litellm `BadRequestError` so the runtime does not retry them; `"error"`
-lines raise the matching provider error so retries can be tested.
+`scripted_stream(path, messages, tools, lane)` answers one call with the
+lane's next line, streamed like a real provider in OpenAI's
+`chat.completion.chunk` shape (plain dicts, which `StreamAccumulator` reads):
+reasoning, then the text in a few chunks, then each tool call's arguments in
+two pieces, then a last chunk with the finish reason and the usage counted
+with the budget's tokenizer. It never imports litellm, so a scripted session
+starts in well under a second. Script problems (bad file, no reply left)
+raise `BadRequestError` (not retried); `"error"` lines raise the provider
+error of that name. The error classes carry litellm's class names and HTTP
+status codes, so `cairn.llm.failures.classify` treats them like litellm's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-from litellm import exceptions as provider_errors
-from litellm.llms.custom_llm import CustomLLM
-from litellm.types.utils import GenericStreamingChunk
+from typing import Any, ClassVar
 
 from cairn.llm.reply import ToolCall
 from cairn.llm.script import (
-    AGENT_METADATA_KEY,
     COMPACTION_LANE,
-    MAIN_LANE,
-    ScriptBook,
     ScriptedErrorName,
     ScriptError,
     ScriptLine,
+    current_cursor,
+    parse_script,
 )
 from cairn.llm.usage import completion_text, prompt_text
 from cairn.tokens.counter import count_tokens
-from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 # Words per streamed text chunk.
 WORDS_PER_CHUNK = 3
@@ -44,23 +40,66 @@ WORDS_PER_CHUNK = 3
 ARGUMENT_PIECES = 2
 
 _WORD = re.compile(r"\s*\S+\s*|\s+")
-
-# One script book serves the process; `reset_scripts` rewinds every script.
-_BOOK = ScriptBook()
-_provider: ScriptedLLM | None = None
+_call_numbers = itertools.count(1)
 
 
-def reset_scripts() -> None:
-    """Rewind every script to its first line (tests call this between runs)."""
-    _BOOK.reset()
+class ScriptedProviderError(Exception):
+    """An error of the scripted provider; subclasses mirror litellm's exception names."""
+
+    status_code: ClassVar[int | None] = None
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
-def provider() -> ScriptedLLM:
-    """The process's scripted provider (the instance registered with litellm)."""
-    global _provider
-    if _provider is None:
-        _provider = ScriptedLLM()
-    return _provider
+class RateLimitError(ScriptedProviderError):
+    status_code = 429
+
+
+class InternalServerError(ScriptedProviderError):
+    status_code = 500
+
+
+class ServiceUnavailableError(ScriptedProviderError):
+    status_code = 503
+
+
+class Timeout(ScriptedProviderError):
+    status_code = 408
+
+
+class APIConnectionError(ScriptedProviderError):
+    pass
+
+
+class AuthenticationError(ScriptedProviderError):
+    status_code = 401
+
+
+class BadRequestError(ScriptedProviderError):
+    status_code = 400
+
+
+ERRORS: dict[ScriptedErrorName, type[ScriptedProviderError]] = {
+    "rate_limit": RateLimitError,
+    "server_error": InternalServerError,
+    "unavailable": ServiceUnavailableError,
+    "timeout": Timeout,
+    "connection": APIConnectionError,
+    "auth": AuthenticationError,
+    "bad_request": BadRequestError,
+}
+
+
+class _OpenStreams:
+    """How many scripted streams are open right now (tests check that closes happen)."""
+
+    count = 0
+
+
+def open_streams() -> int:
+    return _OpenStreams.count
 
 
 def text_chunks(text: str, words: int = WORDS_PER_CHUNK) -> list[str]:
@@ -74,117 +113,78 @@ def _pieces(text: str, count: int = ARGUMENT_PIECES) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _raise_scripted_error(name: ScriptedErrorName, model: str) -> None:
-    message = f"scripted {name.replace('_', ' ')}"
-    common: dict[str, Any] = {"message": message, "model": model, "llm_provider": SCRIPTED_PROVIDER}
-    errors: dict[ScriptedErrorName, Exception] = {
-        "rate_limit": provider_errors.RateLimitError(**common),
-        "server_error": provider_errors.InternalServerError(**common),
-        "unavailable": provider_errors.ServiceUnavailableError(**common),
-        "timeout": provider_errors.Timeout(**common),
-        "connection": provider_errors.APIConnectionError(**common),
-        "auth": provider_errors.AuthenticationError(**common),
-        "bad_request": provider_errors.BadRequestError(**common),
+def _delta(**delta: Any) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+
+
+def next_line(path: Path, lane: Sequence[str]) -> ScriptLine:
+    """The lane's next line; an empty reply for a compaction call with none left."""
+    try:
+        line, call = current_cursor().take(path, parse_script(path), lane)
+    except ScriptError as exc:
+        raise BadRequestError(str(exc)) from None
+    if line is not None:
+        return line
+    if COMPACTION_LANE in lane:
+        return ScriptLine(agent=COMPACTION_LANE)
+    message = f"scripted model {path}: no reply left for agent {lane[0]!r} (call {call})"
+    raise BadRequestError(message)
+
+
+def _chunks(
+    line: ScriptLine,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+) -> Iterator[dict[str, Any]]:
+    """Reasoning, text pieces, tool-call pieces, then the finish and usage chunk."""
+    if line.reasoning:
+        yield _delta(reasoning_content=line.reasoning)
+    for piece in text_chunks(line.text):
+        yield _delta(content=piece)
+    calls: list[ToolCall] = []
+    call_key = next(_call_numbers)
+    for index, call in enumerate(line.tool_calls):
+        raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        call_id = call.id or f"call_scripted_{call_key}_{index}"
+        calls.append(ToolCall(call_id, call.name, None, raw))
+        for position, piece in enumerate(_pieces(raw)):
+            first = position == 0
+            function = {"name": call.name if first else None, "arguments": piece}
+            tool_use = {"index": index, "id": call_id if first else None, "type": "function"}
+            yield _delta(tool_calls=[{**tool_use, "function": function}])
+    prompt_tokens = count_tokens(prompt_text(messages, tools), model)
+    completion_tokens = count_tokens(completion_text(line.text, line.reasoning, calls), model)
+    yield {
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
-    raise errors[name]
 
 
-def _chunk(text: str = "", **extra: Any) -> GenericStreamingChunk:
-    chunk: dict[str, Any] = {
-        "text": text,
-        "is_finished": False,
-        "finish_reason": "",
-        "usage": None,
-        "index": 0,
-        "tool_use": None,
-    }
-    chunk.update(extra)
-    return GenericStreamingChunk(**chunk)
-
-
-def _lane_of(litellm_params: Mapping[str, Any] | None) -> str:
-    metadata = (litellm_params or {}).get("metadata") or {}
-    lane = metadata.get(AGENT_METADATA_KEY) if isinstance(metadata, Mapping) else None
-    return str(lane) if lane not in (None, "") else MAIN_LANE
-
-
-class ScriptedLLM(CustomLLM):
-    """Replays `scripted/<path>` scripts; counts open streams so tests can see closes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.open_streams = 0
-
-    def _line_for(self, model: str, lane: str) -> tuple[ScriptLine, int]:
-        """The lane's next line and the lane's call number (1-based)."""
-        path = Path(model).expanduser().resolve()
-        try:
-            line = _BOOK.next_line(path, lane)
-        except ScriptError as exc:
-            raise provider_errors.BadRequestError(
-                message=str(exc), model=model, llm_provider=SCRIPTED_PROVIDER
-            ) from None
-        call = _BOOK.calls_made(path, lane)
-        if line is not None:
-            return line, call
-        if lane == COMPACTION_LANE:
-            return ScriptLine(agent=COMPACTION_LANE), call
-        message = f"scripted model {path}: no reply left for agent {lane!r} (call {call})"
-        raise provider_errors.BadRequestError(
-            message=message, model=model, llm_provider=SCRIPTED_PROVIDER
-        )
-
-    async def astreaming(  # type: ignore[override]
-        self, model: str, messages: list[Any], *args: Any, **kwargs: Any
-    ) -> AsyncIterator[GenericStreamingChunk]:
-        """Stream the lane's next line (litellm calls this for `stream=True`)."""
-        lane = _lane_of(kwargs.get("litellm_params"))
-        line, call_number = self._line_for(model, lane)
-        if line.delay:
-            await asyncio.sleep(line.delay)
-        if line.error is not None:
-            _raise_scripted_error(line.error, model)
-        optional = kwargs.get("optional_params") or {}
-        self.open_streams += 1
-        try:
-            first = True
-            tools = optional.get("tools") or []
-            for chunk in self._chunks(line, f"{lane}_{call_number}", model, messages, tools):
-                if not first and line.chunk_delay:
-                    await asyncio.sleep(line.chunk_delay)
-                first = False
-                yield chunk
-        finally:
-            self.open_streams -= 1
-
-    def _chunks(
-        self, line: ScriptLine, call_key: str, model: str, messages: list[Any], tools: list[Any]
-    ) -> Iterator[GenericStreamingChunk]:
-        """Reasoning, text pieces, tool-call pieces, then the usage chunk."""
-        if line.reasoning:
-            yield _chunk(provider_specific_fields={"reasoning_content": line.reasoning})
-        for piece in text_chunks(line.text):
-            yield _chunk(piece)
-        calls: list[ToolCall] = []
-        for index, call in enumerate(line.tool_calls):
-            raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            call_id = call.id or f"call_{call_key}_{index}"
-            calls.append(ToolCall(call_id, call.name, None, raw))
-            for position, piece in enumerate(_pieces(raw)):
-                function = {"name": call.name if position == 0 else None, "arguments": piece}
-                tool_use = {
-                    "id": call_id if position == 0 else None,
-                    "type": "function",
-                    "function": function,
-                    "index": index,
-                }
-                yield _chunk(tool_use=tool_use)
-        usage = {
-            "prompt_tokens": count_tokens(prompt_text(messages, tools), model),
-            "completion_tokens": count_tokens(
-                completion_text(line.text, line.reasoning, calls), model
-            ),
-        }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        finish = "tool_calls" if line.tool_calls else "stop"
-        yield _chunk(is_finished=True, finish_reason=finish, usage=usage)
+async def scripted_stream(
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+    lane: Sequence[str],
+) -> AsyncIterator[dict[str, Any]]:
+    """Stream the lane's next line of the script `model` names (`scripted/<absolute path>`)."""
+    path = Path(model.partition("/")[2])
+    line = next_line(path, lane)
+    if line.delay:
+        await asyncio.sleep(line.delay)
+    if line.error is not None:
+        raise ERRORS[line.error](f"scripted {line.error.replace('_', ' ')}")
+    _OpenStreams.count += 1
+    try:
+        first = True
+        for chunk in _chunks(line, model, messages, tools):
+            if not first and line.chunk_delay:
+                await asyncio.sleep(line.chunk_delay)
+            first = False
+            yield chunk
+    finally:
+        _OpenStreams.count -= 1

@@ -9,6 +9,8 @@ from pydantic import Field
 from cairn.models.base import WireModel
 
 GoalStatus = Literal["pending", "in_progress", "completed", "abandoned"]
+# The four verbs of the `goal` tool (and of the editor's `cairn/goal`).
+GoalVerb = Literal["add", "done", "abandon", "focus"]
 
 
 class Goal(WireModel):

@@ -103,6 +103,8 @@ class ManifestCache(WireModel):
 class Manifest(WireModel):
     session_id: str
     call_id: str | None = None
+    # The turn whose model call it was (None for a dry run).
+    turn_id: str | None = None
     model: str
     available_input: int
     used_input: int

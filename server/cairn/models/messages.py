@@ -2,7 +2,10 @@
 
 A message is never edited after it is appended. Pruning, goal folding and
 summaries are recorded as new messages carrying a `CompactionPart`; the
-context builder applies them when it renders history.
+context builder applies them when it renders history. A change the user
+makes to the goal tree is recorded as a system message carrying a
+`GoalOpPart` (the model's changes are its `goal` tool results): replaying
+them gives the tree as it was at any message (`cairn.goals.replay_goals`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from cairn.models.base import WireModel, utc_now
+from cairn.models.goals import GoalTree, GoalVerb
 from cairn.models.summary import SessionSummary
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -105,6 +109,21 @@ class SubtaskPart(WireModel):
     conclusion: str | None = None
 
 
+class GoalOpPart(WireModel):
+    """A change to the goal tree made outside the model's `goal` tool.
+
+    `verb` + `text`: the user's edit from the editor (`cairn/goal`), recorded
+    before `goal.json` is saved. `seed`: the whole `tree` an explore branch
+    starts from (its parent's plan). Never shown to the model: the plan is.
+    """
+
+    type: Literal["goal_op"] = "goal_op"
+    verb: GoalVerb | Literal["seed"]
+    text: str = ""
+    tree: GoalTree | None = None
+    by: Literal["user", "harness"] = "user"
+
+
 Part = Annotated[
     TextPart
     | ReasoningPart
@@ -112,7 +131,8 @@ Part = Annotated[
     | ToolResultPart
     | FilePart
     | CompactionPart
-    | SubtaskPart,
+    | SubtaskPart
+    | GoalOpPart,
     Field(discriminator="type"),
 ]
 

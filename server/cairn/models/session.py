@@ -1,4 +1,4 @@
-"""Session and turn metadata, as kept in a trace's `meta.json`.
+"""Session and turn metadata (`meta.json`), and the journal it is rebuilt from (`journal.jsonl`).
 
 A turn records the model it ran on (and the one before, when the turn
 switched models); the session keeps its current model, the model setting
@@ -9,19 +9,39 @@ respect.
 
 `Mode` (a turn's agent mode) is defined here, below the settings that
 default it, so a turn record can say which mode it ran in.
+
+`meta.json` is the session's current metadata, replaced atomically on every
+change. Each change is also appended to the trace's journal: the session's
+origin when it is created or forked, each turn's record when it starts and
+when it ends (the later record wins), and usage spent outside turns. A
+damaged `meta.json` is rebuilt from the journal and the messages.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from cairn.models.base import WireModel, utc_now
 
+# How a turn ended, as a turn's result reports it.
 FinishReason = Literal["stop", "cancelled", "error", "stepLimit"]
 Mode = Literal["build", "plan", "review"]
+# How a recorded turn ended: a result's reason, or `interrupted` for a turn whose
+# process died before it ended (closed when the session is next loaded).
+TurnEnd = Literal["stop", "cancelled", "error", "stepLimit", "interrupted"]
+
+TITLE_MAX_CHARS = 80
+
+
+def title_of(message: str) -> str:
+    """A session title from its first message: the first line, shortened at a word."""
+    line = message.strip().splitlines()[0] if message.strip() else ""
+    if len(line) <= TITLE_MAX_CHARS:
+        return line
+    return line[:TITLE_MAX_CHARS].rsplit(" ", 1)[0] + "…"
 
 
 class Usage(WireModel):
@@ -55,7 +75,12 @@ class Usage(WireModel):
 
 
 class Turn(WireModel):
-    """One user turn: what the workspace looked like at its start, and how it ended."""
+    """One user turn: what the workspace looked like at its start, and how it ended.
+
+    `start_tree` is the git tree id of the workspace snapshot taken when the turn
+    started (in Cairn's snapshot repository, `.cairn/snapshots/`); the turn's
+    `patch_artifact_id` names the unified diff from it to the workspace at the end.
+    """
 
     id: str
     user_message_id: str
@@ -63,16 +88,15 @@ class Turn(WireModel):
     ended_at: datetime | None = None
     start_head: str | None = None
     start_dirty_hash: str | None = None
-    finish_reason: FinishReason | None = None
+    start_tree: str | None = None
+    model: str | None = None
+    finish_reason: TurnEnd | None = None
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     patch_artifact_id: str | None = None
-    model: str | None = None
     # The session's model before this turn, when the turn switched to another one.
     switched_from: str | None = None
     mode: Mode | None = None
-    # The goal tree when the turn started (an artifact): a fork from before the turn gets it.
-    start_goals_artifact_id: str | None = None
     # The files were restored to before this turn (`cairn/restore`): its patch is undone.
     reverted: bool = False
 
@@ -93,3 +117,33 @@ class SessionMeta(WireModel):
     turns: list[Turn] = Field(default_factory=list)
     # Commands the user allowed for the rest of this session ("always" in an approval).
     allowed_commands: list[str] = Field(default_factory=list)
+
+
+class SessionRecord(WireModel):
+    """Journal: where the session comes from (written when it is created or forked)."""
+
+    kind: Literal["session"] = "session"
+    id: str
+    title: str = ""
+    parent_id: str | None = None
+    fork_message_id: str | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+    model: str | None = None
+
+
+class TurnRecord(WireModel):
+    """Journal: a turn as it was when it started, or when it ended."""
+
+    kind: Literal["turn"] = "turn"
+    turn: Turn
+
+
+class UsageRecord(WireModel):
+    """Journal: usage spent outside any turn's own calls (e.g. a compaction call)."""
+
+    kind: Literal["usage"] = "usage"
+    usage: Usage
+    at: datetime = Field(default_factory=utc_now)
+
+
+JournalRecord = Annotated[SessionRecord | TurnRecord | UsageRecord, Field(discriminator="kind")]

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from cairn.models.base import WireModel
 from cairn.models.events import CompactionEvent, TokenUsage, TurnEvent
-from cairn.models.session import FinishReason, Mode
+from cairn.models.session import Mode, TurnEnd
 
 
 class TranscriptCompaction(WireModel):
@@ -29,7 +29,7 @@ class TranscriptTurn(WireModel):
     references: list[str] = Field(default_factory=list)
     mode: Mode | None = None
     started_at: str
-    finish_reason: FinishReason | None = None
+    finish_reason: TurnEnd | None = None
     error: str | None = None
     usage: TokenUsage = Field(default_factory=TokenUsage)
     events: list[TurnEvent] = Field(default_factory=list)

@@ -5,16 +5,21 @@ One small detector per ecosystem reads the manifests of one project folder
 `build.gradle`, `Makefile`, ...) and reports what it found; `detect_all`
 runs every detector over the root and each sub-project folder. A sub-project's
 suites are named `<tool> (<folder>)` and run with `cd <folder> && <command>`.
-Malformed manifests are read as empty: detection never fails.
+Malformed manifests are read as empty: detection never fails. A Python
+project without any manifest but with test files (`test_*.py` / `*_test.py`
+in the folder or in `tests/` / `test/`) still gets a suite: pytest when it is
+importable here, else the standard library's unittest (`plain_python_suite`).
 """
 
 from __future__ import annotations
 
 import bisect
+import importlib.util
 import itertools
 import json
 import os
 import re
+import shutil
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -38,6 +43,9 @@ PYTHON_LOCKS: tuple[tuple[str, str], ...] = (
     ("Pipfile.lock", "pipenv"),
     ("Pipfile", "pipenv"),
 )
+# Folders a manifest-less Python project keeps its tests in (besides the folder itself).
+PLAIN_TEST_DIRS: tuple[str, ...] = ("tests", "test")
+_PLAIN_TEST_FILE = re.compile(r"^(?:test_\w*|\w+_test)\.py$")
 # How each Python package manager runs a tool inside the project's environment.
 PYTHON_RUNNERS: dict[str, str] = {
     "uv": "uv run ",
@@ -183,7 +191,7 @@ def detect_python(view: FolderView, base: str) -> Finding | None:
     manifests = [name for name in PYTHON_MANIFESTS if name in names]
     manifests += sorted(name for name in names if _REQUIREMENTS.match(name))
     if not manifests:
-        return None
+        return plain_python_suite(view, base)
     prefix = f"{base}/" if base else ""
     pyproject = _toml(view.read(f"{prefix}pyproject.toml")) if "pyproject.toml" in names else {}
     manager = next((tool for lock, tool in PYTHON_LOCKS if lock in names), None)
@@ -202,6 +210,45 @@ def detect_python(view: FolderView, base: str) -> Finding | None:
     if _uses_pytest(view, base, names, pyproject):
         finding.suites["pytest"] = f"{PYTHON_RUNNERS[manager]}pytest"
     return finding
+
+
+def python_command() -> str:
+    """The interpreter's name on PATH (`python`, else `python3`)."""
+    return "python" if shutil.which("python") else "python3"
+
+
+def plain_test_dir(view: FolderView, base: str) -> str | None:
+    """Where a manifest-less project's test files are: "" (the folder), a test folder, or None."""
+    if any(_PLAIN_TEST_FILE.match(name) for name in view.files_in(base)):
+        return ""
+    prefix = f"{base}/" if base else ""
+    for folder in PLAIN_TEST_DIRS:
+        if any(_PLAIN_TEST_FILE.match(name) for name in view.files_in(prefix + folder)):
+            return folder
+    return None
+
+
+def plain_suite(python: str, folder: str, package: bool, has_pytest: bool) -> tuple[str, str]:
+    """The (name, command) of a manifest-less project's suite with tests in `folder`
+    ("" for the project folder; `package`: it has an `__init__.py`)."""
+    if has_pytest:
+        return "pytest", f"{python} -m pytest"
+    if not folder:
+        return "unittest", f"{python} -m unittest"
+    top = " -t ." if package else ""
+    return "unittest", f"{python} -m unittest discover -s {folder}{top}"
+
+
+def plain_python_suite(view: FolderView, base: str) -> Finding | None:
+    """The suite of a Python project with test files and no manifest (see the docstring)."""
+    folder = plain_test_dir(view, base)
+    if folder is None:
+        return None
+    prefix = f"{base}/" if base else ""
+    package = bool(folder) and "__init__.py" in view.files_in(prefix + folder)
+    has_pytest = importlib.util.find_spec("pytest") is not None
+    name, command = plain_suite(python_command(), folder, package, has_pytest)
+    return Finding(suites={name: command})
 
 
 def _uses_pytest(view: FolderView, base: str, names: set[str], pyproject: dict[str, Any]) -> bool:

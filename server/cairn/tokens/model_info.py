@@ -106,6 +106,11 @@ class ModelInfo:
     max_output_tokens: int | None
 
 
+def is_scripted_model(model: str) -> bool:
+    """Whether `model` names the scripted test model (`scripted/<path>`)."""
+    return model.strip().startswith(SCRIPTED_PROVIDER + "/")
+
+
 def litellm_package_dir() -> Path | None:
     """The installed litellm package folder, located without importing litellm."""
     spec = importlib.util.find_spec("litellm")

@@ -56,6 +56,25 @@ class TraceLock:
         write_all(fd, f"{os.getpid()}\n".encode("ascii"))
         self._fd = fd
 
+    def holder(self) -> str | None:
+        """The pid (as written) of another process holding the lock, None when it is free.
+
+        Probes with a non-blocking lock that is dropped at once."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = os.pread(fd, PID_READ_BYTES, 0).decode("ascii", "replace").strip()
+                return pid or "unknown"
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
+
     def release(self) -> None:
         """Drop the lock (no-op when not held)."""
         if self._fd is None:

@@ -80,12 +80,14 @@ class TraceStore:
                 shutil.rmtree(entry, ignore_errors=True)
 
     def _session_ids(self) -> list[str]:
+        """Every session folder: one with a `meta.json`, or a journal to rebuild it from."""
         if not self.traces_dir.is_dir():
             return []
         return [
             p.name
             for p in self.traces_dir.iterdir()
-            if not p.name.startswith(".") and (p / records.META_FILE).is_file()
+            if not p.name.startswith(".")
+            and ((p / records.META_FILE).is_file() or (p / records.JOURNAL_FILE).is_file())
         ]
 
     def _trace(self, session_id: str) -> Trace:
@@ -123,16 +125,16 @@ class TraceStore:
         """Every session's metadata, most recently updated first.
 
         `updated_at` is the later of the saved value and the last message append.
-        A session whose `meta.json` cannot be read is logged and left out.
+        A session whose `meta.json` cannot be read is listed with the metadata its
+        records describe (logged; `cairn trace repair` writes it back).
         """
         metas: list[SessionMeta] = []
         for session_id in self._session_ids():
             folder = self.traces_dir / session_id
             try:
                 meta = records.META_ADAPTER.validate_json((folder / records.META_FILE).read_bytes())
-            except (OSError, ValidationError) as exc:
-                logger.warning("%s: unreadable meta.json skipped: %s", folder, exc)
-                continue
+            except (OSError, ValidationError):
+                meta = self._trace(session_id).meta()
             meta.updated_at = _aware(meta.updated_at)
             messages = folder / records.MESSAGES_FILE
             if messages.exists():
@@ -187,8 +189,14 @@ class TraceStore:
     ) -> Trace:
         """A new session with the parent's messages up to and including `at_message_id`
         (or up to, excluding, `before_message_id`; all of them when neither is given),
-        its artifacts, allowed commands and goal tree (or `goals`), titled `title` (the
-        parent's title when None). The parent is untouched."""
+        its artifacts, allowed commands and the goal tree `goals`: the tree as it was at
+        that point (`cairn.goals.replay_goals`), which a fork at or before a message must
+        be given; a fork of the whole session takes the parent's current tree when None.
+        Titled `title` (the parent's title when None). The parent is untouched."""
+        if (at_message_id is not None or before_message_id is not None) and goals is None:
+            raise InvalidRequestError(
+                "a fork at a message needs the goal tree of that moment (replay_goals)"
+            )
         parent = self.open(session_id)
         messages = parent.messages()
         for wanted, keep in ((at_message_id, 1), (before_message_id, 0)):
@@ -216,7 +224,7 @@ class TraceStore:
             allowed_commands=parent_meta.allowed_commands,
         )
         lines = b"".join(records.dump_message(m) + b"\n" for m in messages)
-        goal_doc = records.dump_goals(parent.goals() if goals is None else goals)
+        goal_doc = records.dump_goals(goals if goals is not None else parent.goals())
 
         def populate(folder: Path) -> None:
             atomic_write(folder / records.GOAL_FILE, goal_doc)

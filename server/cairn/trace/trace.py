@@ -1,23 +1,33 @@
 """One recorded session (or explore branch): its folder, records and write lock.
 
-Layout of a trace folder: `meta.json`, `goal.json` (atomic documents),
-`messages.jsonl`, `manifests.jsonl` (fsynced appends), `artifacts/<id>`
+Layout of a trace folder: `meta.json`, `goal.json` and small named documents
+such as the scripted model's `script.json` (atomic documents),
+`messages.jsonl`, `manifests.jsonl`, `journal.jsonl` (fsynced appends; the
+journal holds the records `meta.json` is rebuilt from), `artifacts/<id>`
 (content-addressed, written atomically), `branches/<name>/` (child traces
 with the same layout) and `lock`. Reads need no lock; the first write takes
 the trace's lock and `close()` releases it (a later write takes it again).
-Messages and manifests are kept in memory after their first load. A trace
-made with a `Pending` record has no folder yet: it reads as an empty
+Messages, manifests and the journal are kept in memory after their first load.
+A trace made with a `Pending` record has no folder yet: it reads as an empty
 session and its folder is created, atomically, by its first write.
+
+A `meta.json` that cannot be read is rebuilt from the journal and the
+messages (`cairn.trace.rebuild`), logged, and listed in `damaged`; it is
+written again by the next `save_meta` (or `cairn trace repair`). An
+unreadable `goal.json` raises `DamagedRecordError`: the goal tree is rebuilt
+from the messages one layer up (`cairn.goals.replay_goals`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import xxhash
 
@@ -25,7 +35,7 @@ from cairn.errors import InvalidRequestError, UnknownSessionError
 from cairn.models.goals import GoalTree
 from cairn.models.manifest import Manifest
 from cairn.models.messages import MESSAGE_ADAPTER, Message
-from cairn.models.session import SessionMeta
+from cairn.models.session import JournalRecord, SessionMeta
 from cairn.trace import records
 from cairn.trace.files import (
     AppendLog,
@@ -35,9 +45,10 @@ from cairn.trace.files import (
     read_jsonl,
     remove_stale_temps,
 )
-from cairn.trace.layout import create_atomically
+from cairn.trace.layout import create_atomically, folder_created_at
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_artifact_id, check_artifact_kind, check_name
+from cairn.trace.rebuild import meta_from_records
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +74,10 @@ class Trace:
         self._mutex = threading.RLock()
         self._messages_log = AppendLog(directory / records.MESSAGES_FILE)
         self._manifests_log = AppendLog(directory / records.MANIFESTS_FILE)
+        self._journal_log = AppendLog(directory / records.JOURNAL_FILE)
+        self._journal: list[JournalRecord] | None = None
+        # Documents found unreadable (file name → why), rebuilt in memory until saved.
+        self.damaged: dict[str, str] = {}
         self._messages: list[Message] | None = None
         self._message_ids: set[str] = set()
         self._messages_report = LineReport(file=records.MESSAGES_FILE)
@@ -102,6 +117,7 @@ class Trace:
                 branch.close()
             self._messages_log.close()
             self._manifests_log.close()
+            self._journal_log.close()
             self._lock.release()
 
     def __enter__(self) -> Trace:
@@ -171,6 +187,27 @@ class Trace:
             self._manifests_log.append(records.dump_manifest(manifest))
             manifests.append(manifest)
 
+    # -- journal -------------------------------------------------------------
+
+    def _load_journal(self) -> list[JournalRecord]:
+        if self._journal is None:
+            path = self.dir / records.JOURNAL_FILE
+            self._journal, _ = read_jsonl(path, records.JOURNAL_ADAPTER)
+        return self._journal
+
+    def journal(self) -> list[JournalRecord]:
+        """Every journal record (session origin, turn starts and ends, usage), in order."""
+        with self._mutex:
+            return list(self._load_journal())
+
+    def append_record(self, record: JournalRecord) -> None:
+        """Append one journal record durably."""
+        with self._mutex:
+            journal = self._load_journal()
+            self._begin_write()
+            self._journal_log.append(records.dump_record(record))
+            journal.append(record)
+
     @property
     def load_report(self) -> LoadReport:
         """What loading messages and manifests skipped (corrupt, torn, duplicate lines)."""
@@ -182,16 +219,37 @@ class Trace:
     # -- documents -----------------------------------------------------------
 
     def meta(self) -> SessionMeta:
-        """The session metadata (`meta.json`)."""
+        """The session metadata (`meta.json`; rebuilt from the records when it is damaged)."""
         with self._mutex:
             if self._meta is None and self._pending is not None:
                 return self._pending.meta.model_copy(deep=True)
             if self._meta is None:
-                meta = records.load_document(self.dir / records.META_FILE, records.META_ADAPTER)
-                if meta is None:
-                    raise UnknownSessionError(self.id)
-                self._meta = meta
+                self._meta = self._read_meta()
             return self._meta.model_copy(deep=True)
+
+    def _read_meta(self) -> SessionMeta:
+        path = self.dir / records.META_FILE
+        try:
+            meta = records.load_document(path, records.META_ADAPTER)
+        except records.DamagedRecordError as exc:
+            meta, reason = None, exc.reason
+        else:
+            reason = "missing"
+            if meta is not None:
+                return meta
+        if not self.dir.is_dir() or not (
+            path.exists() or (self.dir / records.JOURNAL_FILE).exists()
+        ):
+            raise UnknownSessionError(self.id)
+        logger.warning("%s: %s (%s); rebuilt from the records", path, "unreadable", reason)
+        self.damaged[records.META_FILE] = reason
+        return self.rebuilt_meta()
+
+    def rebuilt_meta(self) -> SessionMeta:
+        """The metadata the journal and the messages describe (what `meta.json` should say)."""
+        with self._mutex:
+            created = folder_created_at(self.dir)
+            return meta_from_records(self.id, self._load_journal(), self._load_messages(), created)
 
     def save_meta(self, meta: SessionMeta) -> None:
         """Replace `meta.json` atomically; the meta's id must be this trace's."""
@@ -201,9 +259,11 @@ class Trace:
             self._begin_write()
             atomic_write(self.dir / records.META_FILE, records.dump_meta(meta))
             self._meta = meta.model_copy(deep=True)
+            self.damaged.pop(records.META_FILE, None)
 
     def goals(self) -> GoalTree:
-        """The goal tree (`goal.json`), empty when none was saved."""
+        """The goal tree (`goal.json`), empty when none was saved; `DamagedRecordError`
+        when it cannot be read (rebuild it from the messages with `replay_goals`)."""
         with self._mutex:
             if self._goals is None:
                 path = self.dir / records.GOAL_FILE
@@ -216,6 +276,36 @@ class Trace:
             self._begin_write()
             atomic_write(self.dir / records.GOAL_FILE, records.dump_goals(tree))
             self._goals = tree.model_copy(deep=True)
+            self.damaged.pop(records.GOAL_FILE, None)
+
+    def writer_pid(self) -> str | None:
+        """The pid of another process holding this trace's write lock, None when none does."""
+        if self._lock.held:
+            return None
+        return self._lock.holder()
+
+    def read_doc(self, name: str) -> dict[str, Any] | None:
+        """A small JSON document of this trace (e.g. "script.json"), None when absent or unreadable.
+
+        An unreadable document is logged and treated as absent: these documents are
+        run-time state, rewritten whole on the next save."""
+        path = self.dir / records.check_doc_name(name)
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            logger.warning("%s: unreadable document ignored: %s", path, exc)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_doc(self, name: str, data: dict[str, Any]) -> None:
+        """Replace a small JSON document of this trace atomically."""
+        path = self.dir / records.check_doc_name(name)
+        payload = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._mutex:
+            self._begin_write()
+            atomic_write(path, payload)
 
     # -- artifacts -----------------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from cairn.agent.api import Approver, CallSite, CommandRunner, EditApplier, TextReader
+from cairn.agent.processes import ProcessGroups
 from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
@@ -61,6 +62,8 @@ class ToolContext:
     side, where one is attached: `read_editor` reads its (unsaved) text, `apply_edit`
     writes through it, `run_in_editor` runs commands in its terminal; each is told
     the `site` (session and `call_id`, which the tool runner sets before each call).
+    `processes` is the engine's registry of running command process groups
+    (`run_command` registers each command it runs here while it runs).
     """
 
     workspace: Workspace
@@ -75,6 +78,7 @@ class ToolContext:
     allowed_commands: list[str] = field(default_factory=list)
     interactive: bool = False
     call_id: str | None = None
+    processes: ProcessGroups = field(default_factory=ProcessGroups)
     _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
 
     @property

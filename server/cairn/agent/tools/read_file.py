@@ -4,11 +4,18 @@ The editor's unsaved text wins over the disk (read through the editor when it
 serves reads, as an ACP client does). `path` may be `artifact:<id>`
 to read a large output an earlier tool stored. When the requested lines do
 not fit inline, the model gets the first lines that do, a note telling it
-how to continue, and the whole numbered text in an artifact.
+how to continue, and the whole numbered text in an artifact — except for a
+log or command output (recognised by its content, `context.kinds`) read
+without a range: it gets the head, the error lines with context and the
+tail, each left-out range naming the `read_file` call that shows it. A file
+over the read limit (`MAX_FILE_BYTES`) is not refused but streamed
+(`cairn.files.reading`): a range of it is read line by line, and without a
+range the model gets the same head/error lines/tail excerpt of it.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import Field, model_validator
@@ -16,6 +23,7 @@ from pydantic import Field, model_validator
 from cairn.agent.tools.base import (
     MAX_INLINE_OUTPUT_CHARS,
     MAX_LINE_CHARS,
+    OUTPUT_EXCERPT,
     Tool,
     ToolArgs,
     ToolContext,
@@ -23,9 +31,13 @@ from cairn.agent.tools.base import (
     ToolOutcome,
 )
 from cairn.agent.tools.paths import display, guard, read_current
-from cairn.context.excerpt import ARTIFACT_REF_PREFIX, clip_line
+from cairn.context.excerpt import ARTIFACT_REF_PREFIX, TextLines, fitting_excerpt_of
+from cairn.context.kinds import looks_like_log
+from cairn.context.large_files import large_file_excerpt
 from cairn.errors import InvalidRequestError
-from cairn.files.text import content_hash
+from cairn.files.guard import PathRefusal
+from cairn.files.reading import MAX_FILE_BYTES, MAX_STREAM_BYTES, read_lines_bounded
+from cairn.files.text import clip_line, content_hash, cut_line_marker
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
@@ -88,9 +100,18 @@ class ReadFile(Tool[ReadFileArgs]):
             text = _read_artifact(ctx, args.path[len(ARTIFACT_REF_PREFIX) :])
             data: dict[str, object] = {"artifact_id": args.path[len(ARTIFACT_REF_PREFIX) :]}
         else:
-            path = guard(ctx, args.path)
+            limit = MAX_FILE_BYTES
+            try:
+                path = guard(ctx, args.path)
+            except PathRefusal as refusal:
+                if refusal.reason != "too_large":
+                    raise
+                path = guard(ctx, args.path, max_bytes=MAX_STREAM_BYTES * 1024)
+                if path not in ctx.workspace.buffers:
+                    return _streamed(display(ctx, path), path, args)
+                limit = MAX_STREAM_BYTES  # an editor buffer: its text is in memory already
             label = display(ctx, path)
-            text = await read_current(ctx, path)
+            text = await read_current(ctx, path, max_bytes=limit)
             data = {"path": label, "hash": content_hash(text)}
         return self._view(ctx, label, text, args, data)
 
@@ -114,6 +135,11 @@ class ReadFile(Tool[ReadFileArgs]):
         shown = _fit(numbered)
         data.update(start_line=start, end_line=start + len(shown) - 1, total_lines=total)
         complete = len(shown) == len(numbered)
+        whole_file = args.start_line is None and args.end_line is None
+        if not complete and whole_file and looks_like_log(text):
+            excerpt = _log_excerpt(label, text)
+            if excerpt is not None:
+                return ToolOutcome(output=excerpt, data=data)
         if complete and shown == numbered:
             suffix = "" if start == 1 and end == total else f"\n[lines {start}-{end} of {total}]"
             return ToolOutcome(output="\n".join(shown) + suffix, data=data)
@@ -131,6 +157,56 @@ class ReadFile(Tool[ReadFileArgs]):
         return ToolOutcome(
             output="\n".join(shown) + "\n" + note, artifact_id=artifact_id, data=data
         )
+
+
+def _log_excerpt(label: str, text: str) -> str | None:
+    """Head, error lines with context and tail of a log too long to show inline."""
+    lines = text.splitlines()
+    note = (
+        f"[{label}: {len(lines)} lines, a log: head, error lines with context and tail shown;"
+        f' read_file("{label}", start_line, end_line) shows any range]'
+    )
+    return fitting_excerpt_of(
+        TextLines(lines),
+        MAX_INLINE_OUTPUT_CHARS,
+        len,
+        OUTPUT_EXCERPT,
+        note=note,
+        ref=label,
+        max_line_chars=MAX_LINE_CHARS,
+    )
+
+
+def _streamed(label: str, path: Path, args: ReadFileArgs) -> ToolOutcome:
+    """A file over the read limit: the range asked for, read by streaming, or without a
+    range its head, error lines and tail."""
+    data: dict[str, object] = {"path": label, "streamed": True}
+    try:
+        if args.start_line is None and args.end_line is None:
+            return ToolOutcome(output=large_file_excerpt(path, label), data=data)
+        start = args.start_line or 1
+        found = read_lines_bounded(path, start, args.end_line, MAX_INLINE_OUTPUT_CHARS)
+    except OSError as error:
+        raise ToolFailure(f"{label}: cannot be read ({error})") from None
+    if not found.lines:
+        raise ToolFailure(f"{label}: start_line {start} is past the end ({found.total} lines)")
+    shown = [
+        line
+        if length <= MAX_LINE_CHARS
+        else f"{line[:MAX_LINE_CHARS]}{cut_line_marker(length - MAX_LINE_CHARS)}"
+        for line, length in zip(found.lines, found.lengths, strict=True)
+    ]
+    numbered = number_lines(shown, start)
+    last = start + len(shown) - 1
+    data.update(start_line=start, end_line=last, total_lines=found.total)
+    more = (
+        f"; continue with read_file(path={label!r}, start_line={last + 1})"
+        if not found.complete
+        else ""
+    )
+    return ToolOutcome(
+        output="\n".join(numbered) + f"\n[lines {start}-{last} of {found.total}{more}]", data=data
+    )
 
 
 def _read_artifact(ctx: ToolContext, artifact_id: str) -> str:

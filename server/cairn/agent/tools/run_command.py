@@ -3,14 +3,20 @@
 When the editor offers a terminal (`ctx.run_in_editor`, an ACP client's
 `terminal/*`), the command runs there, so the user watches it live. Else it
 runs here in its own process group (so a timeout or a cancelled turn kills
-it and everything it started), with stdin closed and stderr merged into
-stdout. The whole output is stored as a `log` artifact; the model reads the
-exit code and the output (head and tail when long).
+it and everything it started; the group is registered in `ctx.processes`
+while it runs, so a front end stopping at once can kill it too), with stdin
+closed and stderr merged into stdout. The output is stored as a `log`
+artifact; the model reads the exit code and the output — when long, its head,
+its error lines with the lines around them and its tail (`shorten_output`).
+An output past `MAX_CAPTURE_BYTES` is not cut off there: the rest still
+streams through a bounded sampler (`cairn.files.sampling`), so its error
+lines and its last lines (the test summary, the final traceback) are kept too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import signal
@@ -20,8 +26,18 @@ from pydantic import Field
 
 from cairn.agent.api import CommandRequest
 from cairn.agent.tools.approval import check_command
-from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolOutcome, shorten_output
+from cairn.agent.tools.base import (
+    MAX_LINE_CHARS,
+    OUTPUT_EXCERPT,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolOutcome,
+    shorten_output,
+)
+from cairn.context.excerpt import ERROR_CONTEXT_LINES, ExcerptShape, excerpt_of, is_error_line
 from cairn.files.commands import is_test_command
+from cairn.files.sampling import LineSampler, SampleShape
 
 # Longest a model may ask a command to run.
 MAX_COMMAND_TIMEOUT_S = 1_800.0
@@ -40,24 +56,50 @@ class RunCommandArgs(ToolArgs):
     )
 
 
+# What is kept of the output past MAX_CAPTURE_BYTES: its last lines and error lines.
+OVERFLOW_SAMPLE = SampleShape(
+    head=0,
+    tail=OUTPUT_EXCERPT.tail,
+    max_errors=OUTPUT_EXCERPT.max_errors,
+    context=ERROR_CONTEXT_LINES,
+    max_line_chars=MAX_LINE_CHARS,
+)
+
+
 class _Capture:
+    """The output of a command: its first MAX_CAPTURE_BYTES whole, then a bounded sample."""
+
     def __init__(self) -> None:
         self.parts: list[bytes] = []
         self.size = 0
         self.dropped = 0
+        self._overflow = LineSampler(OVERFLOW_SAMPLE, is_error_line)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def add(self, data: bytes) -> None:
         room = MAX_CAPTURE_BYTES - self.size
         kept = data[: max(room, 0)]
         self.parts.append(kept)
         self.size += len(kept)
-        self.dropped += len(data) - len(kept)
+        rest = data[len(kept) :]
+        if rest:
+            self.dropped += len(rest)
+            self._overflow.feed(self._decoder.decode(rest))
 
     def text(self) -> str:
         text = b"".join(self.parts).decode("utf-8", errors="replace")
-        if self.dropped:
-            text += f"\n[... {self.dropped} more bytes of output dropped]"
-        return text
+        if not self.dropped:
+            return text
+        self._overflow.feed(self._decoder.decode(b"", final=True))
+        sample = self._overflow.finish()
+        shape = ExcerptShape(0, OVERFLOW_SAMPLE.tail, OVERFLOW_SAMPLE.max_errors)
+        rest = excerpt_of(sample, shape, max_line_chars=MAX_LINE_CHARS) or "\n".join(
+            sample.line(i) for i in range(sample.total)
+        )
+        return (
+            f"{text}\n[... the next {self.dropped} bytes ({sample.total} lines) were not kept"
+            f" in memory; their error lines and last lines follow, numbered from the cut]\n{rest}"
+        )
 
 
 async def _read_all(stream: asyncio.StreamReader, capture: _Capture) -> None:
@@ -99,6 +141,7 @@ class RunCommand(Tool[RunCommandArgs]):
             start_new_session=True,
         )
         assert process.stdout is not None
+        ctx.processes.add(process.pid)
         timed_out = False
         try:
             async with asyncio.timeout(timeout):
@@ -110,6 +153,7 @@ class RunCommand(Tool[RunCommandArgs]):
             if process.returncode is None:
                 _kill_group(process)
                 await process.wait()
+            ctx.processes.discard(process.pid)
         ctx.refresh_files()
         return self._outcome(
             ctx, args.command, capture.text(), process.returncode, timed_out, timeout

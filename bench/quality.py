@@ -1,0 +1,224 @@
+"""Benchmark (issue 12): is the context of a long session trustworthy, and what does it cost?
+
+    .venv/bin/python bench/quality.py [--turns N] [--window TOKENS] [--write]
+
+A scripted session (`bench/quality_script.py`) of 19 user turns and 156
+main model calls runs through the engine on a real git workspace
+(`bench/quality_workspace.py`: three packages, unittest suites that
+`run_command` really runs, a fixture generator, a root `AGENTS.md` and a
+nested `pkg_x/AGENTS.md`) under a small window (48k tokens by default), so
+that it summarises, prunes and folds goals (the session's shape is printed,
+with a warning when one of them did not happen). The window is 48k rather
+than smaller because a prune needs protect + minimum (30% of the window)
+of tool output older than two turns while the context is still under the
+70% summary threshold; at 16–40k every old output is summarised first.
+Every request the scripted model receives is recorded (`bench/quality_run.py`).
+
+Planted facts, five kinds (`bench/quality_facts.py` says how each is found
+in a request):
+- constraints: `CONSTRAINT-…` sentences of user messages;
+- goals: every `goal done` summary and `abandon` reason;
+- ledger: each file changed, the latest status of each test command (the
+  last turn leaves one failing), each other command run
+  (`python3 gen_fixtures.py --seed 7`, `--seed 11 --rows 40`), read back
+  from the trace's records;
+- tool: facts found only in tool output (a constant deep in a large module,
+  a config comment, the generator's printed checksum, a grep hit), restated
+  by the first compaction narrative only;
+- rules: every rule of the root AGENTS.md, and of `pkg_x/AGENTS.md` at
+  calls whose turn has touched a `pkg_x` file.
+Reported (`bench/quality_measure.py`): the share of each kind present at the
+first main call after each summary and at the last call, the facts missing
+there, over-budget calls (request input over the window less the output
+reserve, and manifests with used > available), and total input tokens of
+every call (compaction calls included) against an OpenCode-policy replay of
+the same message stream (`bench/quality_opencode.py`: prune after each
+user turn protecting the newest 40k tokens of tool output and only when at
+least 20k are freed, both scaled by window / 200k; a summary at overflow).
+Targets: ledger, constraints, goals and rules 100%; all facts ≥ 95%; 0
+over-budget calls; total input ≤ 0.5× the replay. A missed target is
+printed, not an error; a setup error (the session did not run as
+scripted) exits 2 with its reason. `--write` appends the report to
+`bench/RESULTS.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(1, str(ROOT / "bench"))
+
+from quality_facts import KINDS  # noqa: E402
+from quality_measure import (  # noqa: E402
+    TARGET_ALL,
+    TARGET_RATIO,
+    TARGET_SHARE,
+    Figures,
+    measure,
+    shape_warnings,
+    worst_share,
+)
+from quality_opencode import scaled_thresholds  # noqa: E402
+from quality_run import SetupError, run_session  # noqa: E402
+from quality_script import TURNS, build_session  # noqa: E402
+
+DEFAULT_WINDOW = 48_000
+MAX_OUTPUT = 1_000
+EXIT_SETUP = 2
+# Missing facts listed per measured point in the report.
+MISSING_SHOWN = 8
+
+
+def settings_for(window: int) -> dict[str, Any]:
+    """Cairn's settings: the window, and the prune thresholds scaled like the replay's."""
+    protect, minimum = scaled_thresholds(window)
+    return {
+        "context_window": window,
+        "max_output_tokens": MAX_OUTPUT,
+        "prune_protect": protect,
+        "prune_minimum": minimum,
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.0f}%"
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def share_table(figures: Figures) -> list[str]:
+    head = "| point (main call) | " + " | ".join(KINDS) + " | all |"
+    lines = [head, "| --- |" + " --- |" * (len(KINDS) + 1)]
+    for p in figures.points:
+        cells = [f"{_pct(p.share(k))} ({p.found[k]}/{p.expected[k]})" for k in KINDS]
+        lines.append(f"| {p.label} ({p.call}) | " + " | ".join(cells) + f" | {_pct(p.share())} |")
+    targets = [f"{TARGET_SHARE[k] * 100:.0f}%" if k in TARGET_SHARE else "—" for k in KINDS]
+    lines.append("| target | " + " | ".join(targets) + f" | ≥ {TARGET_ALL * 100:.0f}% |")
+    return lines
+
+
+def target_lines(figures: Figures) -> list[str]:
+    last = figures.points[-1]
+    out: list[str] = []
+    for kind, target in TARGET_SHARE.items():
+        worst = worst_share(figures, kind)
+        ok = worst is None or worst >= target
+        out.append(
+            f"- {kind}: last {_pct(last.share(kind))}, worst {_pct(worst)} — target {target * 100:.0f}%: {_mark(ok)}"
+        )
+    worst_all = worst_share(figures) or 0.0
+    out.append(
+        f"- all facts: last {_pct(last.share())}, worst {_pct(worst_all)} — target ≥ {TARGET_ALL * 100:.0f}%: {_mark(worst_all >= TARGET_ALL)}"
+    )
+    over = figures.over_budget_requests + figures.over_budget_manifests
+    out.append(
+        f"- over-budget calls: {figures.over_budget_requests} requests, {figures.over_budget_manifests} manifests — target 0: {_mark(over == 0)}"
+    )
+    out.append(
+        f"- input tokens: {figures.ratio:.2f}× OpenCode — target ≤ {TARGET_RATIO}×: {_mark(figures.ratio <= TARGET_RATIO)}"
+    )
+    return out
+
+
+def token_lines(figures: Figures) -> list[str]:
+    replay = figures.opencode
+    assert replay is not None
+    return [
+        "| | main calls | compaction calls | total |",
+        "| --- | --- | --- | --- |",
+        f"| Cairn | {figures.cairn_main:,} | {figures.cairn_compaction:,} | {figures.cairn_total:,} |",
+        f"| OpenCode replay ({replay.prunes} prunes, {len(replay.compaction_tokens)} compactions) | {sum(replay.main_tokens):,} | {sum(replay.compaction_tokens):,} | {replay.total:,} |",
+        f"| ratio | | | {figures.ratio:.2f}× |",
+    ]
+
+
+def source_line(figures: Figures) -> str:
+    total = sum(figures.by_source.values()) or 1
+    parts = sorted(figures.by_source.items(), key=lambda item: -item[1])
+    shares = ", ".join(f"{source} {tokens / total * 100:.0f}%" for source, tokens in parts)
+    return f"Cairn's main-call input by block source (manifests): {shares}."
+
+
+def commit() -> str:
+    """The commit of the engine code measured: the last one that touched `server/`."""
+    result = subprocess.run(
+        ["git", "log", "-1", "--format=%h", "--", "server"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.stdout.strip() or "unknown"
+
+
+def report(figures: Figures, command: str, window: int) -> str:
+    shape = ", ".join(f"{v} {k}" for k, v in figures.shape.items())
+    missing = [
+        f"- {p.label}: "
+        + "; ".join(p.missing[:MISSING_SHOWN])
+        + (" …" if len(p.missing) > MISSING_SHOWN else "")
+        for p in figures.points
+        if p.missing
+    ]
+    load = os.getloadavg()
+    lines = [
+        f"## Context quality over a long session (issue 12), server/ at commit {commit()}",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f} / {load[1]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.  ",
+        f"Window {window:,} tokens, output reserve {MAX_OUTPUT:,}; prune protect/minimum {scaled_thresholds(window)} for both sides. Session: {shape}.",
+        "",
+        *share_table(figures),
+        "",
+        *token_lines(figures),
+        "",
+        source_line(figures),
+        "",
+        "Targets:",
+        *target_lines(figures),
+    ]
+    if missing:
+        lines += ["", "Missing facts:", *missing]
+    warnings = shape_warnings(figures)
+    if warnings:
+        lines += ["", "Session shape: " + "; ".join(warnings) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--turns", type=int, default=len(TURNS), help="user turns to run")
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="context window")
+    parser.add_argument("--write", action="store_true", help="append to bench/RESULTS.md")
+    args = parser.parse_args()
+    command = " ".join([".venv/bin/python bench/quality.py", *sys.argv[1:]])
+    try:
+        session = build_session(args.turns)
+        run = asyncio.run(run_session(session, settings_for(args.window)))
+        figures = measure(run, session)
+    except (SetupError, ValueError, OSError, subprocess.CalledProcessError) as exc:
+        print(f"quality bench: setup error: {exc}", file=sys.stderr)
+        return EXIT_SETUP
+    text = report(figures, command, args.window)
+    print(text)
+    if args.write:
+        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
+            out.write("\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Fact detection of the context-quality bench: is a planted fact in what the model received?
+
+A request is read as the model reads it (`request_lines`): every message's
+text, and every tool call as one line `name {arguments}`. A `Fact` has a
+kind, the number of session messages that had to exist for it to be known
+(`known_after`), and a detector:
+- `marker`: a unique word (constraints, goal summaries and abandon reasons,
+  tool-output facts, rules) appears anywhere;
+- `changed`: a changed file's path on a line that also says it changed
+  (`CHANGE_WORDS`: an `edit_file` call, "patch", "changed", …), or under a
+  heading line that does;
+- `test_status`: the latest run of a test command is known: that run's own
+  result (`$ command` then `exit code N`) is shown, or the last line that
+  names the command with a status word (lines saying "last"/"latest" win)
+  has the right status and not the wrong one;
+- `command`: a non-test command's text appears (a tool call, a ledger line).
+Nested rules are expected only when a file of their folder was touched in
+the measured call's turn (`RuleScope`); everything else from `known_after` on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
+
+Kind = Literal["constraint", "goal", "ledger", "tool", "rule"]
+KINDS: tuple[Kind, ...] = ("ledger", "constraint", "goal", "rule", "tool")
+Detector = Literal["marker", "changed", "test_status", "command"]
+CHANGE_WORDS = ("edit_file", "patch", "changed", "edited", "modified", "created", "wrote")
+PASSED = re.compile(r"\b(passed|pass|ok|succeeded|exit(?: code)?[ =:]*0)\b", re.IGNORECASE)
+FAILED = re.compile(r"\b(failed|fail|failing|error|exit(?: code)?[ =:]*[1-9]\d*)\b", re.IGNORECASE)
+# How `run_command` starts its result: the command, then its exit code.
+RAW_RESULT = re.compile(r"^exit code (\d+)")
+# The line `request_lines` puts before each tool result: this tag and the call id.
+RESULT_TAG = "[bench: result of"
+LATEST_WORDS = ("last", "latest")
+HEADING = re.compile(r"^\s*(#+ .*|.*:\s*)$")
+# Tools whose `path` argument puts a folder's files "in play" for its rules.
+TOUCHING_TOOLS = ("read_file", "edit_file", "grep", "list_dir")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One planted fact and how to find it (see the module docstring)."""
+
+    kind: Kind
+    label: str
+    detector: Detector
+    needle: str
+    known_after: int = 0
+    # For test_status: "passed" or "failed"; for nested rules: their folder.
+    detail: str = ""
+    # For test_status: the tool call of the latest run.
+    call_id: str = ""
+
+
+def _content(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and "text" in p
+        )
+    return ""
+
+
+def request_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The request as lines of text: message contents, then `name {arguments}` per tool call."""
+    lines: list[str] = []
+    for message in messages:
+        if message.get("role") == "tool":
+            lines.append(f"{RESULT_TAG} {message.get('tool_call_id', '')}]")
+        lines += _content(message.get("content")).splitlines()
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            lines.append(f"{function.get('name', '')} {function.get('arguments', '')}")
+        lines.append("")  # a message ends any heading of its own
+    return lines
+
+
+def _changed(lines: Sequence[str], path: str) -> bool:
+    heading = ""
+    for line in lines:
+        if not line.strip():
+            heading = ""
+        elif HEADING.match(line) and path not in line:
+            heading = line.lower()
+        if path in line:
+            low = line.lower()
+            if any(w in low for w in CHANGE_WORDS) or any(w in heading for w in CHANGE_WORDS):
+                return True
+    return False
+
+
+def _raw_status(lines: Sequence[str], fact: Fact) -> str | None:
+    """The status shown by the latest run's own result, if it is in the request."""
+    tag = f"{RESULT_TAG} {fact.call_id}]"
+    for index, line in enumerate(lines):
+        if line == tag and index + 2 < len(lines) and lines[index + 1] == f"$ {fact.needle}":
+            code = RAW_RESULT.match(lines[index + 2])
+            if code:
+                return "passed" if code.group(1) == "0" else "failed"
+    return None
+
+
+def _stated_status(lines: Sequence[str], command: str) -> str | None:
+    """The status of the last line naming `command` with a status word ("last" lines first)."""
+    stated: list[tuple[bool, str]] = []
+    for line in lines:
+        if command not in line:
+            continue
+        rest = line.replace(command, "")
+        passed, failed = PASSED.search(rest), FAILED.search(rest)
+        if bool(passed) != bool(failed):
+            latest = any(w in rest.lower() for w in LATEST_WORDS)
+            stated.append((latest, "passed" if passed else "failed"))
+    preferred = [s for latest, s in stated if latest] or [s for _, s in stated]
+    return preferred[-1] if preferred else None
+
+
+def _test_status(lines: Sequence[str], fact: Fact) -> bool:
+    raw = _raw_status(lines, fact)
+    if raw is not None:
+        return raw == fact.detail
+    return _stated_status(lines, fact.needle) == fact.detail
+
+
+def present(fact: Fact, lines: Sequence[str]) -> bool:
+    """Whether `fact` is in a request read as `lines`."""
+    text = "\n".join(lines)
+    if fact.detector in ("marker", "command"):
+        return fact.needle in text
+    if fact.detector == "changed":
+        return _changed(lines, fact.needle)
+    return _test_status(lines, fact)
+
+
+# -- ledger facts from the records ----------------------------------------------------
+
+
+def _results(messages: Sequence[Message]) -> list[tuple[int, ToolResultPart]]:
+    return [
+        (index, part)
+        for index, message in enumerate(messages)
+        for part in message.parts
+        if isinstance(part, ToolResultPart)
+    ]
+
+
+def ledger_facts(messages: Sequence[Message], upto: int) -> list[Fact]:
+    """The ledger as the records know it after the first `upto` messages.
+
+    Each changed file (first change), each test command's latest status, each
+    other command that ran (latest run)."""
+    changed: dict[str, int] = {}
+    tests: dict[str, tuple[int, str, str]] = {}
+    commands: dict[str, int] = {}
+    for index, part in _results(messages[:upto]):
+        data = part.data or {}
+        if part.name == "edit_file" and part.ok and "path" in data:
+            changed.setdefault(str(data["path"]), index + 1)
+        elif part.name == "run_command" and "command" in data and data.get("exit_code") is not None:
+            command = str(data["command"])
+            if data.get("test"):
+                status = "passed" if data["exit_code"] == 0 else "failed"
+                tests[command] = (index + 1, status, part.call_id)
+            else:
+                commands[command] = index + 1
+    facts = [Fact("ledger", f"changed {p}", "changed", p, at) for p, at in changed.items()]
+    facts += [
+        Fact("ledger", f"{c}: {s}", "test_status", c, at, s, call)
+        for c, (at, s, call) in tests.items()
+    ]
+    facts += [Fact("ledger", f"ran {c}", "command", c, at) for c, at in commands.items()]
+    return facts
+
+
+@dataclass(frozen=True)
+class RuleScope:
+    """Folders touched per user turn, by message index: which nested rules apply at a call."""
+
+    touched: list[tuple[int, int, str]]  # (message index, turn number, path)
+
+    @staticmethod
+    def of(messages: Sequence[Message]) -> RuleScope:
+        out: list[tuple[int, int, str]] = []
+        turn = -1
+        for index, message in enumerate(messages):
+            if message.role == "user" and message.text():
+                turn += 1
+            for part in message.parts:
+                if isinstance(part, ToolCallPart) and part.name in TOUCHING_TOOLS:
+                    path = str(part.arguments.get("path") or "")
+                    if path:
+                        out.append((index, turn, path))
+        return RuleScope(out)
+
+    def applies(self, folder: str, upto: int, turn: int) -> bool:
+        """A file under `folder` was touched in `turn`, before message `upto`."""
+        prefix = folder.rstrip("/") + "/"
+        return any(
+            t == turn and i < upto and (p == folder or p.startswith(prefix))
+            for i, t, p in self.touched
+        )
+
+
+def turn_of(messages: Sequence[Message], upto: int) -> int:
+    """The user turn (0-based) the first `upto` messages end in."""
+    return sum(1 for m in messages[:upto] if m.role == "user" and m.text()) - 1

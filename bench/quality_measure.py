@@ -1,0 +1,279 @@
+"""The figures of the context-quality bench, computed from one recorded session.
+
+`measure(run, session)` reads what the model received (`run.requests`) and
+the session's records (`run.messages`, `run.manifests`) and returns:
+- `points`: the share of each fact kind present (`quality_facts.KINDS`) at the
+  first main call after each summary and at the last main call, with the
+  labels of the facts that were missing;
+- over-budget main calls: requests whose input (messages and tool schemas,
+  counted with the budget's tokenizer) passes the window less the output
+  reserve, and manifests whose `used_input` passes `available_input`;
+- total input tokens of every request (main and compaction calls), and the
+  OpenCode-policy replay's total (`quality_opencode.Replay`) of the same
+  message stream;
+- the session's shape: main calls, summaries, prunes, goal folds.
+`check_setup` raises `SetupError` when the session is not the one the bench
+was written for (a reply not consumed, an edit that did not apply, a tool
+fact the first summary restates before the session found it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cairn.context.sources.system import HARNESS_RULES
+from cairn.llm.script import COMPACTION_LANE
+from cairn.llm.usage import prompt_text
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
+from cairn.tokens.counter import count_tokens
+from quality_facts import (
+    KINDS,
+    Fact,
+    Kind,
+    RuleScope,
+    ledger_facts,
+    present,
+    request_lines,
+    turn_of,
+)
+from quality_opencode import CallPoint, Replay
+from quality_run import Recorded, SessionRun, SetupError
+from quality_script import Session
+from quality_workspace import NESTED_RULES, ROOT_RULES, TOOL_FACTS, project_files
+
+# The session must exercise compaction this much for its figures to mean anything.
+MIN_SUMMARIES = 3
+MIN_MAIN_CALLS = 120
+TARGET_SHARE: dict[Kind, float] = {"ledger": 1.0, "constraint": 1.0, "goal": 1.0, "rule": 1.0}
+TARGET_ALL = 0.95
+TARGET_RATIO = 0.5
+
+
+@dataclass(frozen=True)
+class Point:
+    """Fact shares at one measured call."""
+
+    label: str
+    call: int
+    found: dict[Kind, int]
+    expected: dict[Kind, int]
+    missing: list[str]
+
+    def share(self, kind: Kind | None = None) -> float | None:
+        kinds = KINDS if kind is None else (kind,)
+        want = sum(self.expected[k] for k in kinds)
+        return None if want == 0 else sum(self.found[k] for k in kinds) / want
+
+
+@dataclass
+class Figures:
+    points: list[Point] = field(default_factory=list)
+    over_budget_requests: int = 0
+    over_budget_manifests: int = 0
+    cairn_main: int = 0
+    cairn_compaction: int = 0
+    opencode: Replay | None = None
+    shape: dict[str, int] = field(default_factory=dict)
+    # Tokens of included blocks per source, summed over every manifest.
+    by_source: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def cairn_total(self) -> int:
+        return self.cairn_main + self.cairn_compaction
+
+    @property
+    def ratio(self) -> float:
+        total = self.opencode.total if self.opencode else 0
+        return self.cairn_total / total if total else float("nan")
+
+
+def _result_index(messages: Sequence[Message], call_id: str) -> int:
+    for index, message in enumerate(messages):
+        if any(isinstance(p, ToolResultPart) and p.call_id == call_id for p in message.parts):
+            return index
+    raise SetupError(f"no recorded result for tool call {call_id}")
+
+
+def planted_facts(run: SessionRun, session: Session) -> list[Fact]:
+    """Constraints, goals and tool facts with the message count from which each is known."""
+    messages = run.messages
+    starts = [i for i, m in enumerate(messages) if m.role == "user" and m.text()]
+    facts: list[Fact] = []
+    for planted in session.planted:
+        if planted.kind == "constraint":
+            facts.append(
+                Fact(
+                    "constraint", planted.marker, "marker", planted.marker, starts[planted.turn] + 1
+                )
+            )
+            continue
+        calls = [
+            p
+            for m in messages
+            for p in m.parts
+            if isinstance(p, ToolCallPart)
+            and p.name == "goal"
+            and planted.marker in str(p.arguments)
+        ]
+        if not calls:
+            raise SetupError(f"the goal summary {planted.marker} was never recorded")
+        facts.append(
+            Fact(
+                "goal",
+                planted.marker,
+                "marker",
+                planted.marker,
+                _result_index(messages, calls[0].call_id) + 1,
+            )
+        )
+    for tool_fact in TOOL_FACTS:
+        found = [
+            i
+            for i, m in enumerate(messages)
+            for p in m.parts
+            if isinstance(p, ToolResultPart) and tool_fact.marker in p.output
+        ]
+        if not found:
+            raise SetupError(f"no tool output of the session shows {tool_fact.marker}")
+        facts.append(Fact("tool", tool_fact.marker, "marker", tool_fact.marker, found[0] + 1))
+    facts += [Fact("rule", r.marker, "marker", r.marker) for r in ROOT_RULES]
+    facts += [Fact("rule", r.marker, "marker", r.marker, 0, r.folder) for r in NESTED_RULES]
+    return facts
+
+
+def point(
+    label: str, call: int, request: Recorded, facts: Sequence[Fact], run: SessionRun
+) -> Point:
+    """The fact shares of one request."""
+    upto = request.session_messages
+    scope = RuleScope.of(run.messages)
+    turn = turn_of(run.messages, upto)
+    wanted = [
+        f
+        for f in [*facts, *ledger_facts(run.messages, upto)]
+        if f.known_after <= upto
+        and (f.kind != "rule" or not f.detail or scope.applies(f.detail, upto, turn))
+    ]
+    lines = request_lines(request.messages)
+    found: dict[Kind, int] = dict.fromkeys(KINDS, 0)
+    expected: dict[Kind, int] = dict.fromkeys(KINDS, 0)
+    missing: list[str] = []
+    for fact in wanted:
+        expected[fact.kind] += 1
+        if present(fact, lines):
+            found[fact.kind] += 1
+        else:
+            missing.append(f"{fact.kind}: {fact.label}")
+    return Point(label, call, found, expected, missing)
+
+
+def worst_share(figures: Figures, kind: Kind | None = None) -> float | None:
+    """The lowest share of `kind` (all kinds when None) over the measured points."""
+    shares = [s for s in (p.share(kind) for p in figures.points) if s is not None]
+    return min(shares) if shares else None
+
+
+def check_setup(run: SessionRun, session: Session) -> None:
+    """Raise `SetupError` when the session did not run as scripted."""
+    if len(run.main) != session.main_calls:
+        raise SetupError(f"{len(run.main)} main calls made, the script has {session.main_calls}")
+    results = [p for m in run.messages for p in m.parts if isinstance(p, ToolResultPart)]
+    for part in results:
+        if part.name == "edit_file" and not part.ok:
+            raise SetupError(f"a scripted edit failed: {part.output[:200]}")
+        if part.name == "run_command" and (part.data or {}).get("exit_code") is None:
+            raise SetupError(f"a scripted command did not run: {part.output[:200]}")
+    first = next((i for i, r in enumerate(run.requests) if r.lane == COMPACTION_LANE), None)
+    if first is not None:
+        before = run.requests[first].session_messages
+        seen = "\n".join(
+            p.output
+            for m in run.messages[:before]
+            for p in m.parts
+            if isinstance(p, ToolResultPart)
+        )
+        late = [f.marker for f in TOOL_FACTS if f.marker not in seen]
+        if late:
+            raise SetupError(f"the first summary restates {late} before the session found them")
+
+
+def request_tokens(request: Recorded, model: str) -> int:
+    return count_tokens(prompt_text(request.messages, request.tools), model)
+
+
+def opencode_replay(run: SessionRun, session: Session) -> Replay:
+    """OpenCode's policy over the same message stream, with Cairn's harness text and root rules."""
+    model = str(run.settings.model)
+    system = [{"role": "system", "content": HARNESS_RULES + "\n\n" + project_files()["AGENTS.md"]}]
+    summaries = [
+        str(line["text"]) for line in session.lines if line.get("agent") == COMPACTION_LANE
+    ]
+    replay = Replay(
+        system=system,
+        tools=run.main[0].tools,
+        window=run.settings.context_window or 0,
+        max_output=run.settings.max_output_tokens,
+        summaries=summaries,
+        count=lambda text: count_tokens(text, model),
+    )
+    return replay.run(run.messages, [CallPoint(r.session_messages) for r in run.main])
+
+
+def measure(run: SessionRun, session: Session) -> Figures:
+    """Every figure of the bench (see the module docstring)."""
+    check_setup(run, session)
+    model = str(run.settings.model)
+    facts = planted_facts(run, session)
+    figures = Figures()
+    limit = (run.settings.context_window or 0) - run.settings.max_output_tokens
+    main_index = 0
+    after_summary = 0
+    pending = False
+    for request in run.requests:
+        tokens = request_tokens(request, model)
+        if request.lane == COMPACTION_LANE:
+            figures.cairn_compaction += tokens
+            pending = True
+            continue
+        figures.cairn_main += tokens
+        figures.over_budget_requests += tokens > limit
+        if pending:
+            after_summary += 1
+            label = f"after summary {after_summary}"
+            figures.points.append(point(label, main_index + 1, request, facts, run))
+            pending = False
+        main_index += 1
+    figures.points.append(point("last call", main_index, run.main[-1], facts, run))
+    figures.over_budget_manifests = sum(m.used_input > m.available_input for m in run.manifests)
+    for manifest in run.manifests:
+        for block in manifest.blocks:
+            if block.included:
+                figures.by_source[block.source] = (
+                    figures.by_source.get(block.source, 0) + block.tokens
+                )
+    figures.opencode = opencode_replay(run, session)
+    counts = run.marker_counts()
+    figures.shape = {
+        "main calls": len(run.main),
+        "compaction calls": len(run.requests) - len(run.main),
+        "summaries": counts.get("summary", 0),
+        "prunes": counts.get("prune", 0),
+        "goal folds": counts.get("goal", 0),
+        "turns": len(session.users),
+    }
+    return figures
+
+
+def shape_warnings(figures: Figures) -> list[str]:
+    """What the session failed to exercise (its figures then say less)."""
+    shape = figures.shape
+    out: list[str] = []
+    if shape["main calls"] < MIN_MAIN_CALLS:
+        out.append(f"only {shape['main calls']} main calls (the bench wants ≥ {MIN_MAIN_CALLS})")
+    if shape["summaries"] < MIN_SUMMARIES:
+        out.append(f"only {shape['summaries']} summaries (the bench wants ≥ {MIN_SUMMARIES})")
+    for kind in ("prunes", "goal folds"):
+        if shape[kind] == 0:
+            out.append(f"no {kind} happened")
+    return out

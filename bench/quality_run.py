@@ -1,0 +1,129 @@
+"""Driving the context-quality session through the engine and recording what the model received.
+
+`run_session` builds the workspace (`quality_workspace`) in a temporary
+folder, writes the scripted model's replies (`quality_script`) to a file
+outside it, and runs every user turn through `Engine.turn` on one session.
+Every request the scripted provider receives is recorded as it arrives
+(`Recorded`: its lane, messages and tools, and how many session messages
+existed at that moment), by wrapping the process's scripted-provider
+instance's `astreaming`: these are exactly the messages litellm handed to
+the model, after every fold, prune, summary and selection. The session's
+messages, manifests and compaction markers are read back from its trace.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cairn.agent.engine import Engine
+from cairn.llm.lazy import load_litellm
+from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
+from cairn.llm.scripted import provider, reset_scripts
+from cairn.models.manifest import Manifest
+from cairn.models.messages import CompactionPart, Message
+from cairn.settings import Settings
+from quality_script import Session
+from quality_workspace import ALLOWED_COMMANDS, make_workspace
+
+
+class SetupError(Exception):
+    """The bench could not run its session (a broken workspace, script or engine)."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as the scripted model received it."""
+
+    lane: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    session_messages: int
+
+
+@dataclass
+class SessionRun:
+    """Everything the session left: requests, messages, manifests, markers, settings."""
+
+    settings: Settings
+    requests: list[Recorded] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    manifests: list[Manifest] = field(default_factory=list)
+    markers: list[CompactionPart] = field(default_factory=list)
+    finish_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def main(self) -> list[Recorded]:
+        return [r for r in self.requests if r.lane == MAIN_LANE]
+
+    def marker_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {"summary": 0, "prune": 0, "goal": 0}
+        for part in self.markers:
+            counts[part.kind] = counts.get(part.kind, 0) + 1
+        return counts
+
+
+def _lane(kwargs: dict[str, Any]) -> str:
+    metadata = (kwargs.get("litellm_params") or {}).get("metadata") or {}
+    return str(metadata.get(AGENT_METADATA_KEY) or MAIN_LANE)
+
+
+def record_requests(sink: Callable[[str, list[Any], list[Any]], None]) -> Callable[[], None]:
+    """Wrap the scripted provider so `sink(lane, messages, tools)` sees each request; the undo."""
+    load_litellm()
+    instance = provider()
+    inner = instance.astreaming
+
+    async def recording(
+        model: str, messages: list[Any], *args: Any, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        tools = (kwargs.get("optional_params") or {}).get("tools") or []
+        sink(_lane(kwargs), json.loads(json.dumps(messages, default=str)), list(tools))
+        async for chunk in inner(model, messages, *args, **kwargs):
+            yield chunk
+
+    instance.astreaming = recording  # type: ignore[method-assign]
+    return lambda: setattr(instance, "astreaming", inner)
+
+
+async def run_session(session: Session, settings: dict[str, Any]) -> SessionRun:
+    """Run every turn of `session` under `settings`; raise `SetupError` if a turn fails."""
+    with tempfile.TemporaryDirectory(prefix="cairn-quality-") as tmp:
+        folder = Path(tmp) / "recs"
+        folder.mkdir()
+        make_workspace(folder)
+        script = Path(tmp) / "script.jsonl"
+        script.write_text("".join(json.dumps(line) + "\n" for line in session.lines))
+        options = {"model": f"scripted/{script}", "allowed_commands": ALLOWED_COMMANDS, **settings}
+        engine = Engine([folder], Settings.model_validate(options))
+        run = SessionRun(engine.settings)
+        sid = engine.new_session()
+
+        def sink(lane: str, messages: list[Any], tools: list[Any]) -> None:
+            count = len(engine.session(sid).messages())
+            run.requests.append(Recorded(lane, messages, tools, count))
+
+        reset_scripts()
+        undo = record_requests(sink)
+        try:
+            for message in session.users:
+                result = await engine.turn(message, session_id=sid)
+                run.finish_reasons.append(result.finish_reason)
+                if result.finish_reason != "stop":
+                    raise SetupError(
+                        f"turn {message!r} ended {result.finish_reason}: {result.error}"
+                    )
+            trace = engine.session(sid)
+            run.messages = list(trace.messages())
+            run.manifests = list(trace.trace.manifests())
+            run.markers = [
+                p for m in run.messages for p in m.parts if isinstance(p, CompactionPart)
+            ]
+        finally:
+            undo()
+            engine.close()
+        return run

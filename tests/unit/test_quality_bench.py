@@ -1,0 +1,186 @@
+"""The context-quality bench's instrument (`bench/quality*.py`) measures what it claims.
+
+Fact detection finds a planted fact when the request holds it and not
+when it does not (markers, changed files, a test's latest status, other
+commands); the OpenCode replay prunes exactly as its policy says on a
+hand-made stream and compacts at overflow; a shortened real session
+(two turns) runs through the engine and its figures agree with the raw
+requests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart  # noqa: E402
+from quality_facts import Fact, ledger_facts, present, request_lines  # noqa: E402
+from quality_measure import measure  # noqa: E402
+from quality_opencode import (  # noqa: E402
+    PRUNED_OUTPUT,
+    CallPoint,
+    Replay,
+    conversation,
+    prune,
+    scaled_thresholds,
+)
+from quality_run import run_session  # noqa: E402
+from quality_script import CONSTRAINTS, build_session  # noqa: E402
+from quality_workspace import TEST_A  # noqa: E402
+
+COMMAND = "python3 -m unittest -q tests.test_x"
+
+
+def _call(call_id: str, command: str) -> dict[str, Any]:
+    arguments = json.dumps({"command": command})
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "run_command", "arguments": arguments},
+    }
+
+
+def _run(call_id: str, code: int) -> list[dict[str, Any]]:
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [_call(call_id, COMMAND)]},
+        {"role": "tool", "tool_call_id": call_id, "content": f"$ {COMMAND}\nexit code {code}\n..."},
+    ]
+
+
+def _status(call_id: str, status: str) -> Fact:
+    return Fact("ledger", status, "test_status", COMMAND, 0, status, call_id)
+
+
+def test_a_marker_is_found_only_when_the_request_holds_it() -> None:
+    fact = Fact("constraint", "C", "marker", "CONSTRAINT-X-1")
+    held = [{"role": "user", "content": "do it. CONSTRAINT-X-1: no deps"}]
+    assert present(fact, request_lines(held))
+    assert not present(fact, request_lines([{"role": "user", "content": "do it. CONSTRAINT-X-2"}]))
+
+
+def test_a_changed_file_needs_a_change_on_its_line_or_heading() -> None:
+    fact = Fact("ledger", "changed", "changed", "pkg/a.py")
+    listed = [{"role": "user", "content": "Files changed:\n- pkg/a.py (patch artifact p-1)"}]
+    called = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "edit_file", "arguments": '{"path": "pkg/a.py"}'}}
+    ]}]  # fmt: skip
+    mapped = [{"role": "system", "content": "Repository map:\npkg/a.py:\n  def f()"}]
+    assert present(fact, request_lines(listed))
+    assert present(fact, request_lines(called))
+    assert not present(fact, request_lines(mapped))
+
+
+def test_the_latest_test_status_is_read_from_its_own_result_or_the_last_statement() -> None:
+    stream = [*_run("r1", 0), *_run("r2", 1)]
+    assert present(_status("r2", "failed"), request_lines(stream))
+    assert not present(_status("r2", "passed"), request_lines(stream))
+    # The latest run's result pruned away: an older passing run does not count.
+    pruned = [*_run("r1", 0), {"role": "tool", "tool_call_id": "r2", "content": "[pruned]"}]
+    assert not present(_status("r2", "failed"), request_lines(pruned))
+    summary = f"- {COMMAND}: passed\n- {COMMAND}: failed"
+    assert present(_status("r9", "failed"), request_lines([{"role": "user", "content": summary}]))
+    ledger = f"Last status: {COMMAND}: passed\n- {COMMAND}: failed (older)"
+    assert present(_status("r9", "passed"), request_lines([{"role": "user", "content": ledger}]))
+
+
+def test_a_command_is_found_by_its_text() -> None:
+    fact = Fact("ledger", "ran", "command", "python3 gen.py --seed 7")
+    assert present(
+        fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 7 (exit 0)"}])
+    )
+    assert not present(
+        fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 8"}])
+    )
+
+
+# -- the OpenCode replay ----------------------------------------------------------------
+
+
+def _user(text: str) -> Message:
+    return Message(id=f"u-{text}", role="user", parts=[TextPart(text=text)])
+
+
+def _read(call_id: str, size: int) -> list[Message]:
+    call = ToolCallPart(call_id=call_id, name="read_file", arguments={"path": call_id})
+    result = ToolResultPart(call_id=call_id, name="read_file", output="x" * size)
+    return [
+        Message(id=f"a-{call_id}", role="assistant", parts=[call]),
+        Message(id=f"t-{call_id}", role="tool", parts=[result]),
+    ]
+
+
+def _stream() -> list[Message]:
+    """Four turns; each reads one output of 300, 300, 200 and 100 characters."""
+    out: list[Message] = []
+    for turn, size in enumerate((300, 300, 200, 100)):
+        out += [_user(f"turn {turn}"), *_read(f"c{turn}", size)]
+    return out
+
+
+def count(text: str) -> int:
+    return len(text)
+
+
+def test_prune_clears_outputs_beyond_the_protected_window_outside_the_last_two_turns() -> None:
+    # Turns 2 and 3 are skipped; walking back, c1 (300) fits in protect=350, c0 passes it.
+    assert prune(_stream(), set(), protect=350, minimum=250, count=count) == {"c0"}
+    # Freeing 300 is not more than a minimum of 300: nothing changes.
+    assert prune(_stream(), set(), protect=350, minimum=300, count=count) == set()
+    # With a protect of 100 both older outputs go.
+    assert prune(_stream(), set(), protect=100, minimum=250, count=count) == {"c0", "c1"}
+
+
+def test_prune_stops_at_an_output_already_cleared() -> None:
+    assert prune(_stream(), {"c0"}, protect=0, minimum=250, count=count) == {"c0", "c1"}
+    assert prune(_stream(), {"c1"}, protect=0, minimum=0, count=count) == {"c1"}
+
+
+def test_cleared_outputs_are_sent_as_opencode_placeholder() -> None:
+    tools = [m for m in conversation(_stream(), {"c0"}) if m["role"] == "tool"]
+    assert [m["content"] for m in tools][:2] == [PRUNED_OUTPUT, "x" * 300]
+
+
+def test_thresholds_scale_with_the_window() -> None:
+    assert scaled_thresholds(200_000) == (40_000, 20_000)
+    assert scaled_thresholds(50_000) == (10_000, 5_000)
+
+
+def test_the_replay_prunes_after_a_turn_and_compacts_at_overflow() -> None:
+    stream = _stream()
+    starts = [i for i, m in enumerate(stream) if m.role == "user"]
+    points = [CallPoint(s + 1) for s in starts] + [CallPoint(len(stream))]
+    system = [{"role": "system", "content": "sys"}]
+    roomy = Replay(system, [], window=100_000, max_output=10, summaries=["S"], count=count)
+    roomy.run(stream, points)
+    assert roomy.compaction_tokens == [] and roomy.over_budget == 0
+    tight = Replay(system, [], window=700, max_output=10, summaries=["SUMMARY"], count=count)
+    tight.run(stream, points)
+    assert tight.compaction_tokens, "a request over the window must compact first"
+    assert max(tight.main_tokens) <= 690 and tight.over_budget == 0
+    assert sum(tight.main_tokens) < sum(roomy.main_tokens)
+
+
+# -- a shortened real session -------------------------------------------------------------
+
+
+async def test_a_short_session_is_measured_from_what_the_model_received() -> None:
+    session = build_session(turns=2)
+    run = await run_session(session, {"context_window": 20_000, "max_output_tokens": 500})
+    figures = measure(run, session)
+    last = figures.points[-1]
+    assert last.label == "last call" and last.call == session.main_calls
+    raw = json.dumps(run.main[-1].messages)
+    constraint = CONSTRAINTS[0].split(":")[0]
+    assert last.expected["constraint"] == 1
+    assert (last.found["constraint"] == 1) == (constraint in raw)
+    ledger = ledger_facts(run.messages, len(run.messages))
+    statuses = {f.needle: f.detail for f in ledger if f.detector == "test_status"}
+    assert statuses == {TEST_A: "passed"}
+    assert {f.needle for f in ledger if f.detector == "changed"} == {"pkg_a/parse.py"}
+    assert figures.opencode is not None and figures.opencode.total > 0
+    assert figures.cairn_total > 0
