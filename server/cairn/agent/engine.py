@@ -321,7 +321,11 @@ class Engine:
         restored: list[str] = []
         if files:
             restored = await restore_files(
-                session, point, self.workspace, self.runner.editor.apply_edit
+                session,
+                point,
+                self.workspace,
+                self.runner.editor.apply_edit,
+                self.runner.patches.snapshots,
             )
             self.files.files_changed([self.workspace.resolve(rel) for rel in restored])
         target = fork_before(self.store, session, point) if conversation else session.id

@@ -155,7 +155,9 @@ def fork_session(
     if before_message_id is not None:
         ids = [m.id for m in messages]
         if before_message_id not in ids:
-            raise InvalidRequestError(f"message {before_message_id!r} is not in session {parent.id}")
+            raise InvalidRequestError(
+                f"message {before_message_id!r} is not in session {parent.id}"
+            )
         tree = replay_goals(messages[: ids.index(before_message_id)]).tree
     elif at_message_id is None:
         tree, _ = goals_of(parent)

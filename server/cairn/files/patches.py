@@ -29,6 +29,7 @@ from cairn.errors import CairnError
 
 DEV_NULL = "/dev/null"
 NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
+INDEX_PREFIX = "index "
 # How far (in lines) a hunk may have moved since the patch was made.
 MAX_HUNK_OFFSET = 2_000
 
@@ -76,6 +77,23 @@ class FileChange:
     binary: bool
     # (new-side 0-based start, old lines, new lines) per hunk, in file order.
     hunks: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...]
+    # The (abbreviated) git blob ids of the old and new side, from git's `index` line.
+    blobs: tuple[str, str] | None = None
+
+
+def _blob_ids(header: list[str]) -> tuple[str, str] | None:
+    """The old and new blob ids of git's `index <old>..<new> [mode]` header line."""
+    for line in header:
+        if line.startswith(INDEX_PREFIX):
+            ids = line[len(INDEX_PREFIX) :].split()[0].split("..")
+            if len(ids) == 2:
+                return ids[0], ids[1]
+    return None
+
+
+def is_missing_blob(blob_id: str) -> bool:
+    """Whether a patch's blob id stands for no file (git writes zeros)."""
+    return set(blob_id) == {"0"}
 
 
 def _strip_prefix(name: str) -> str:
@@ -118,7 +136,9 @@ def parse_patch(text: str) -> list[FileChange]:
             start = hunk.target_start if hunk.target_length == 0 else hunk.target_start - 1
             hunks.append((start, old, new))
         path = _strip_prefix(name)
-        changes.append(FileChange(path, created, deleted, patched.is_binary_file, tuple(hunks)))
+        blobs = _blob_ids([str(line) for line in patched.patch_info or ()])
+        binary = patched.is_binary_file
+        changes.append(FileChange(path, created, deleted, binary, tuple(hunks), blobs))
     return changes
 
 
