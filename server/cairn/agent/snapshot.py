@@ -5,7 +5,8 @@ HEAD` and every untracked, not ignored file, by path and content; both None
 outside a git repository) and the id of a snapshot tree of the whole
 workspace (`cairn.trace.snapshots`: Cairn's own repository under `.cairn/`,
 so it works outside git too), with the editor's unsaved buffers in place of
-their files.
+their files (at the end also the agent's edits an editor applied that the
+server has seen neither in a buffer nor on disk: `EditLog.unseen`).
 
 The turn's patch is the unified diff from that tree to a snapshot taken when
 the turn ends: every change to the workspace during the turn, whatever made
@@ -161,6 +162,22 @@ class EditLog:
         """The turn's patch: every edited file's diff, in first-edit order."""
         return "".join(file_patch(p, self._original[p], self._latest[p]) for p in self._latest)
 
+    def unseen(self, root: Path) -> dict[str, str]:
+        """Edited files whose disk still has their text from before the first edit: the
+        edits went to an editor buffer the server was not told about (yet). Path → the
+        latest text (a deletion is left out: an overlay cannot remove a file)."""
+        found: dict[str, str] = {}
+        for path, latest in self._latest.items():
+            if latest is None or latest == self._original[path]:
+                continue
+            try:
+                disk: str | None = (root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                disk = None
+            if disk == self._original[path]:
+                found[path] = latest
+        return found
+
 
 @dataclass(frozen=True)
 class TurnPatches:
@@ -178,10 +195,23 @@ class TurnPatches:
         root = self.workspace.root
         return await asyncio.to_thread(take_snapshot, root, self.snapshots, overlays)
 
+    def _end_overlays(self, edit_log: EditLog) -> dict[str, bytes]:
+        """The buffers the server knows, and the agent's edits applied in an editor that the
+        server has not seen in a buffer or on disk (what the editor holds after the turn)."""
+        overlays = buffer_overlays(self.workspace, self.ignore)
+        root = self.workspace.root
+        for path, text in edit_log.unseen(root).items():
+            full = root / path
+            if path in overlays or has_always_ignored_part(path) or self.ignore.is_ignored(full):
+                continue
+            if secret_rule(self.workspace, full) is None:
+                overlays[path] = text.encode("utf-8")
+        return overlays
+
     async def patch(self, start_tree: str | None, edit_log: EditLog) -> str:
         """The turn's patch: start tree → the workspace now, else the edited files' diff."""
         if start_tree is not None and self.snapshots is not None:
-            overlays = buffer_overlays(self.workspace, self.ignore)
+            overlays = self._end_overlays(edit_log)
             end = await asyncio.to_thread(take_tree, self.snapshots, overlays)
             if end is not None:
                 patch = await asyncio.to_thread(tree_patch, self.snapshots, start_tree, end)
