@@ -135,6 +135,7 @@ const tests: TestCase[] = [
       assert.deepStrictEqual(lineCounts('x\ny\nz\n', 'x\nY\nY2\nz\n'), { added: 2, removed: 1 });
       const event = (kind: TurnEvent['kind'], text: string | null = null): TurnEvent => ({
         sessionId: 's', turnId: 't1', kind, text, tool: null, callId: null, ok: null, detail: null,
+        attempt: null, waitS: null, model: null, usage: null,
       });
       const compaction = { sessionId: 's', stage: 'done' as const, kind: 'prune' as const, tokensBefore: 9, tokensAfter: 3, error: null };
       const rows = transcriptEntries({
@@ -144,7 +145,7 @@ const tests: TestCase[] = [
         turns: [
           {
             turnId: 't1', message: 'hello', references: ['a.py'], mode: 'plan', startedAt: '2026-01-01T00:00:00Z',
-            finishReason: 'stop', error: null, usage: { inputTokens: 5, outputTokens: 2 },
+            finishReason: 'stop', error: null, usage: { inputTokens: 5, outputTokens: 2, cost: null },
             events: [event('text', 'hi'), event('end', 'stop')], compactions: [{ at: 1, event: compaction }],
             changedFiles: ['a.py'], reverted: true,
           },
