@@ -56,8 +56,10 @@ def test_table_lists_blocks_with_tokens_status_and_totals(root: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["ZONE", "SOURCE", "REF", "TOKENS", "STATUS"]
     rows = {line.split()[1]: line for line in lines[1 : lines.index("")]}
-    assert "app/engine.py" in rows["buffer"] and rows["buffer"].rstrip().endswith("included")
-    assert rows["buffer"].startswith("history")  # attached once, then read from the cache
+    # --file is a reference (as @app/engine.py in the message would be)
+    assert "app/engine.py" in rows["reference"]
+    assert rows["reference"].rstrip().endswith("included")
+    assert rows["reference"].startswith("history")  # attached once, then read from the cache
     assert "AGENTS.md" in rows["rules"] and rows["rules"].startswith("preamble")
     assert any(line.startswith("by zone: tools ") for line in lines)
     # A new session: nothing to repeat yet.

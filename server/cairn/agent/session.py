@@ -75,6 +75,13 @@ def title_of(message: str) -> str:
     return line[:TITLE_MAX_CHARS].rsplit(" ", 1)[0] + "…"
 
 
+def mission_of(tree: GoalTree, message: str) -> str | None:
+    """The mission a turn's message sets on `tree`: its first line, when the tree has none."""
+    if tree.mission or not message.strip():
+        return None
+    return message.strip().splitlines()[0]
+
+
 class Session:
     """A session of the engine: the trace plus run-time state."""
 

@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
 from cairn.agent.engine import Engine
-from cairn.errors import InvalidRequestError
+from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.models.events import CompactionEvent, GoalTreeView, TokenUsage, TurnEvent
 from cairn.models.manifest import ContextStats
-from cairn.settings import Mode, Settings, load_settings, with_flags
+from cairn.settings import Settings, load_settings, with_flags
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
-MODES: tuple[Mode, ...] = ("build", "plan", "review")
 
 
 class TerminalListener:
@@ -120,9 +120,7 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
 
 
 def run_settings(workspace: Path, mode: str) -> Settings:
-    if mode not in MODES:
-        raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
-    return with_flags(load_settings(workspace), {"mode": mode})
+    return with_flags(load_settings(workspace), {"mode": parse_mode(mode)})
 
 
 def run_turn(
@@ -133,10 +131,11 @@ def run_turn(
     session_id: str | None,
     mode: str,
     yes: bool,
+    files: Sequence[Path] = (),
 ) -> None:
-    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes."""
-    if not workspace.is_dir():
-        raise InvalidRequestError(f"workspace not found: {workspace}")
+    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes;
+    `files` (`--file`) and the message's `@` mentions are referenced."""
+    require_workspace(workspace)
     settings = run_settings(workspace, mode)
     listener = TerminalListener()
     engine = Engine(
@@ -146,7 +145,9 @@ def run_turn(
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
     try:
-        result = asyncio.run(engine.turn(message, session_id=session_id, model=model))
+        refs = checked_references(engine.workspace, engine.builder.ignore_rules(), files, message)
+        turn = engine.turn(message, session_id=session_id, model=model, references=refs)
+        result = asyncio.run(turn)
         view = engine.goal_tree(result.session_id)
     finally:
         engine.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from cairn.errors import InvalidRequestError
+from cairn.commands.checks import require_workspace
 from cairn.goals import render_trace_view
 from cairn.models.session import SessionMeta
 from cairn.settings import load_settings
@@ -22,8 +22,7 @@ ELLIPSIS = "…"
 
 
 def _store(workspace: Path) -> TraceStore:
-    if not workspace.is_dir():
-        raise InvalidRequestError(f"workspace not found: {workspace}")
+    require_workspace(workspace)
     return TraceStore(workspace / load_settings(workspace).trace_dir)
 
 

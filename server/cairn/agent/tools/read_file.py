@@ -9,6 +9,7 @@ how to continue, and the whole numbered text in an artifact.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from pydantic import Field, model_validator
@@ -92,6 +93,7 @@ class ReadFile(Tool[ReadFileArgs]):
             label = display(ctx, path)
             text = await read_current(ctx, path)
             data = {"path": label, "hash": content_hash(text)}
+            return replace(self._view(ctx, label, text, args, data), seen=(path,))
         return self._view(ctx, label, text, args, data)
 
     def _view(
