@@ -138,7 +138,8 @@ async def test_with_60_open_tabs_the_turns_own_reads_are_never_dropped(root: Pat
     manifests = await manifests_of(engine, "read the facts")
     for manifest in manifests[1:]:
         history = [b for b in manifest.blocks if b.source == "history"]
-        assert history and all(b.included for b in history), [
+        # Whole: neither dropped nor shrunk to an excerpt to make room for tabs.
+        assert history and all(b.included and b.reason is None for b in history), [
             (b.ref, b.tokens, b.reason) for b in history
         ]
         assert manifest.used_input <= manifest.available_input

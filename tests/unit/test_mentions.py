@@ -38,7 +38,7 @@ def engine_on(root: Path) -> Engine:
 
 
 def test_mentions_end_at_sentence_punctuation_and_brackets() -> None:
-    text = "fix @pkg/app.py. Then see (@docs/) and @\"my notes.txt\", please: @a.py!"
+    text = 'fix @pkg/app.py. Then see (@docs/) and @"my notes.txt", please: @a.py!'
     assert mentions(text) == ["pkg/app.py", "docs/", "my notes.txt", "a.py"]
 
 
@@ -75,7 +75,9 @@ def test_prose_mentions_are_kept_only_when_meant_as_paths(root: Path) -> None:
 def test_explicit_references_and_mentions_merge_by_path(root: Path) -> None:
     workspace = Workspace([root])
     explicit = [str(root / "pkg" / "app.py")]
-    merged_refs = turn_references(workspace, "see @pkg/app.py and @./pkg/app.py and @docs", explicit)
+    merged_refs = turn_references(
+        workspace, "see @pkg/app.py and @./pkg/app.py and @docs", explicit
+    )
     assert merged_refs == (str(root / "pkg" / "app.py"), "docs")
     assert merged(workspace, [["@x.py", "x.py"], ["x.py"]]) == ("@x.py",)
 
