@@ -6,9 +6,9 @@ turn runs (its scripted-model lane, read-only or not, with or without
 compaction, the explorer when it may explore), plus what changes while it
 runs: the files it edited (in play for the next context builds), the files
 and folders it read, searched into or listed (in play for their rules,
-diagnostics and the map) and the edit log its patch is made from. The turn loop, the tool runner, the
-compactor, the context builds and the `goal` / `explore` tools all read the
-scope; no other object carries per-turn state.
+diagnostics and the map) and the edit log its patch is made from. The turn
+loop, the tool runner, the compactor, the context builds and the `goal` /
+`explore` tools all read the scope; no other object carries per-turn state.
 
 `main_scope` is the main agent's (the engine also opens one for work on a
 session between turns: a dry run, a goal the user finished, a forced
