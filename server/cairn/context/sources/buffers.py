@@ -39,6 +39,7 @@ TAB_MAX_TOKENS = 600
 # Outlines remembered (by content hash), so the tabs of a long session are parsed once.
 OUTLINE_MEMO_SIZE = 1_024
 TAB_NOTE = "[open in the editor, not in play: outline only; read_file shows the text]"
+TAB_TITLE = "Open tab: {rel} (outline)"
 
 _outlines: OrderedDict[tuple[str, str], str | None] = OrderedDict()
 
@@ -104,6 +105,15 @@ def tab_line(rel: str, text: str) -> str:
     return f"{rel}: {lines} lines, {len(text.encode('utf-8'))} bytes [open in the editor]"
 
 
+def tab_body(text: str, rel: str, count: Count) -> str:
+    """What an open tab shows in outline form: its outline and a note, else one line."""
+    outlined = outline_of(text, rel)
+    body = f"{outlined.rstrip()}\n{TAB_NOTE}" if outlined and outlined.strip() else ""
+    if not body or count(body) > TAB_MAX_TOKENS:
+        return tab_line(rel, text)
+    return body
+
+
 def tab_candidate(workspace: Workspace, path: Path, form: OpenTabs, count: Count) -> Candidate:
     """An open tab that is not in play: its outline (or one line), or its whole text."""
     if form == "whole":
@@ -113,11 +123,8 @@ def tab_candidate(workspace: Workspace, path: Path, form: OpenTabs, count: Count
         text = read_text_guarded(workspace, str(path))
     except PathRefusedError as refusal:
         return _refused(rel, PRIORITY_LOW_RELEVANCE, refusal, count)
-    outlined = outline_of(text, rel)
-    body = f"{outlined.rstrip()}\n{TAB_NOTE}" if outlined and outlined.strip() else ""
-    if not body or count(body) > TAB_MAX_TOKENS:
-        body = tab_line(rel, text)
-    title = f"Open tab: {rel} (outline)"
+    title = TAB_TITLE.format(rel=rel)
+    body = tab_body(text, rel, count)
     return section("buffer", PRIORITY_LOW_RELEVANCE, title, body, count=count, ref=rel)
 
 
