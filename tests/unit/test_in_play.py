@@ -147,14 +147,14 @@ async def test_with_60_open_tabs_the_turns_own_reads_are_never_dropped(root: Pat
         assert len(tabs) <= 8
 
 
-def test_tab_outlines_are_parsed_once_per_content(root: Path) -> None:
+async def test_tab_outlines_are_parsed_once_per_content(root: Path) -> None:
     engine = make_engine(root, [reply("ok")])
     try:
         open_tabs(engine, root, 4)
-        engine.context_manifest(message="one")
+        await engine.context_manifest(message="one")
         remembered = len(buffers._outlines)
         key = next(reversed(buffers._outlines))
-        engine.context_manifest(message="two")
+        await engine.context_manifest(message="two")
         assert len(buffers._outlines) == remembered
         assert next(reversed(buffers._outlines)) == key
     finally:

@@ -85,10 +85,10 @@ def test_explicit_references_and_mentions_merge_by_path(root: Path) -> None:
 # -- every client: the engine resolves them ----------------------------------------------
 
 
-def test_a_mention_in_the_message_is_a_reference_with_the_same_guard(root: Path) -> None:
+async def test_a_mention_in_the_message_is_a_reference_with_the_same_guard(root: Path) -> None:
     engine = engine_on(root)
     try:
-        manifest = engine.context_manifest(
+        manifest = await engine.context_manifest(
             message="fix @pkg/app.py, read @docs/ and @.env; see @pkg/aap.py; mail a@b.com"
         )
     finally:
@@ -103,10 +103,10 @@ def test_a_mention_in_the_message_is_a_reference_with_the_same_guard(root: Path)
     assert set(refs) == {"pkg/app.py", "docs", ".env", "pkg/aap.py"}
 
 
-def test_code_and_prose_in_the_message_refuse_nothing(root: Path) -> None:
+async def test_code_and_prose_in_the_message_refuse_nothing(root: Path) -> None:
     engine = engine_on(root)
     try:
-        manifest = engine.context_manifest(
+        manifest = await engine.context_manifest(
             message="Why does `@cache` fail?\n```py\n@dataclass\nclass A: ...\n```\n@alice says hi"
         )
     finally:
@@ -114,10 +114,10 @@ def test_code_and_prose_in_the_message_refuse_nothing(root: Path) -> None:
     assert references(manifest) == {}
 
 
-def test_the_manifest_request_takes_references(root: Path) -> None:
+async def test_the_manifest_request_takes_references(root: Path) -> None:
     engine = engine_on(root)
     try:
-        manifest = engine.context_manifest(references=["docs/guide.md", "@pkg/app.py"])
+        manifest = await engine.context_manifest(references=["docs/guide.md", "@pkg/app.py"])
     finally:
         engine.close()
     assert references(manifest) == {"docs/guide.md": (True, None), "pkg/app.py": (True, None)}
@@ -137,13 +137,13 @@ async def test_a_turn_records_and_shows_what_its_message_mentions(root: Path) ->
     assert files == ["pkg/app.py"]
 
 
-def test_a_referenced_file_twice_or_refused_twice_is_one_block(root: Path) -> None:
+async def test_a_referenced_file_twice_or_refused_twice_is_one_block(root: Path) -> None:
     engine = Engine([root], Settings.model_validate({"model": "scripted/none.jsonl"}))
     try:
-        manifest = engine.context_manifest(
+        manifest = await engine.context_manifest(
             message="@.env @.env", references=[".env", str(root / "pkg" / "app.py")]
         )
     finally:
         engine.close()
     refs = [b.ref for b in manifest.blocks if b.source == "reference"]
-    assert refs == [".env", "pkg/app.py"]
+    assert sorted(refs) == [".env", "pkg/app.py"]  # one block each
