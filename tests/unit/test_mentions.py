@@ -145,5 +145,5 @@ async def test_a_referenced_file_twice_or_refused_twice_is_one_block(root: Path)
         )
     finally:
         engine.close()
-    refs = [b.ref for b in manifest.blocks if b.source == "reference"]
+    refs = [b.ref or "" for b in manifest.blocks if b.source == "reference"]
     assert sorted(refs) == [".env", "pkg/app.py"]  # one block each
