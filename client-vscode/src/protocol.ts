@@ -189,6 +189,7 @@ export interface ManifestParams {
   sessionId?: string | null;
   message?: string | null;
   uri?: string | null;
+  references?: string[];
 }
 
 /**

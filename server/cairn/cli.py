@@ -38,6 +38,13 @@ WorkspaceOpt = Annotated[
     typer.Option("--workspace", "-w", help="Workspace folder.", file_okay=False, resolve_path=True),
 ]
 
+FileOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--file", "-f", help="Reference a file or folder (repeatable), as @path in the message."
+    ),
+]
+
 
 def _version(value: bool) -> None:
     if value:
@@ -127,10 +134,15 @@ def trace_repair(
 @app.command()
 def context(
     workspace: WorkspaceOpt = Path("."),
-    file: Annotated[list[Path] | None, typer.Option("--file", "-f", help="A file in play.")] = None,
-    message: Annotated[str, typer.Option("--message", "-m", help="The user message.")] = "",
+    file: FileOpt = None,
+    message: Annotated[
+        str, typer.Option("--message", "-m", help="The user message (@path mentions included).")
+    ] = "",
     session: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="build, plan or review (default: the settings').")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
     as_text: Annotated[
         bool, typer.Option("--text", help="Print the exact messages the model would receive.")
@@ -147,13 +159,15 @@ def context(
         model=model,
         as_json=as_json,
         as_text=as_text,
+        mode=mode,
     )
 
 
 @app.command()
 def run(
-    message: Annotated[str, typer.Argument(help="What to do.")],
+    message: Annotated[str, typer.Argument(help="What to do (@path mentions a file or folder).")],
     workspace: WorkspaceOpt = Path("."),
+    file: FileOpt = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="build, plan or review.")] = "build",
@@ -163,7 +177,13 @@ def run(
     from cairn.commands.run import run_turn
 
     run_turn(
-        message=message, workspace=workspace, model=model, session_id=session, mode=mode, yes=yes
+        message=message,
+        workspace=workspace,
+        model=model,
+        session_id=session,
+        mode=mode,
+        yes=yes,
+        files=list(file or []),
     )
 
 

@@ -51,6 +51,10 @@ MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 # How long a provider keeps a cached prompt prefix without a hit (Anthropic: 5 minutes).
 DEFAULT_CACHE_LIFETIME_S = 300.0
+# Editor buffers in play as the active file(s), and other open tabs shown at most.
+DEFAULT_ACTIVE_BUFFERS = 1
+DEFAULT_OPEN_TABS_MAX = 8
+MAX_OPEN_TABS = 200
 
 # Request arguments Cairn sets itself; `extra_params` may not replace them.
 RESERVED_REQUEST_PARAMS: dict[str, str] = {
@@ -76,6 +80,8 @@ _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 Mode = Literal["build", "plan", "review"]
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
+# How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
+OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
 
 
@@ -182,6 +188,16 @@ class Settings(BaseModel):
     """The mode of a turn that names none, such as a "Fix with Cairn" quick fix: `build`
     edits files and runs commands, `plan` and `review` only read. The chat and `Cairn: Ask`
     choose their own mode."""
+    active_buffers: int = Field(default=DEFAULT_ACTIVE_BUFFERS, ge=0, le=MAX_OPEN_TABS)
+    """How many editor buffers count as the active file, in play and shown whole: the most
+    recently opened or edited ones. The turn's references, edits, reads and searches, and
+    the file being fixed, are in play besides them."""
+    open_tabs: OpenTabs = "outline"
+    """How the other open editor tabs are shown: `outline` (signatures with line ranges),
+    `whole` (their text) or `off`. Either way they come last, after the turn's own history,
+    and are the first to go when the budget is short."""
+    open_tabs_max: int = Field(default=DEFAULT_OPEN_TABS_MAX, ge=0, le=MAX_OPEN_TABS)
+    """At most this many other open tabs are shown, the most recently active first."""
     secret_paths: list[str] = Field(default_factory=list)
     """Paths treated as secret (gitignore-style patterns, e.g. `config/prod/**`): never read,
     never shown to the model, listed as secret."""

@@ -13,7 +13,6 @@ import pytest
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
-from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.zones import ZONES
 from cairn.errors import BudgetError, CairnError, InvalidRequestError
@@ -24,6 +23,7 @@ from cairn.models.goals import Goal, GoalTree
 from cairn.models.manifest import ContextBlock, Zone
 from cairn.models.messages import Message, TextPart
 from cairn.models.profile import ProjectProfile
+from cairn.settings import DEFAULT_OPEN_TABS_MAX as MAX_OTHER_BUFFERS
 from cairn.settings import Settings
 from cairn.tokens.counter import count_tokens
 

@@ -165,10 +165,15 @@ class EngineApi(Protocol):
     async def context_stats(self, session_id: str | None = None) -> ContextStats: ...
 
     async def context_manifest(
-        self, session_id: str | None = None, message: str | None = None, uri: str | None = None
+        self,
+        session_id: str | None = None,
+        message: str | None = None,
+        uri: str | None = None,
+        references: Sequence[str] = (),
     ) -> Manifest:
-        """With `message`: a dry run (the manifest the next call would get). Without:
-        the last recorded manifest of the session (or a dry run with an empty message)."""
+        """With `message` (or `references`): a dry run (the manifest the next call would
+        get, with the message's `@` mentions and `references` referenced). Without: the
+        last recorded manifest of the session (or a dry run with an empty message)."""
         ...
 
     def goal_tree(self, session_id: str | None = None) -> GoalTreeView: ...

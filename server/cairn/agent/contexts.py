@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
+from cairn.agent.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
 from cairn.agent.tools import ToolRegistry
@@ -123,6 +123,8 @@ class Contexts:
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         own_edits = set(scope.edit_log.paths)
         edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
+        active = self.builder.settings.active_buffers
+        shown = files_in_play(self.workspace, inputs, scope.edited, active=active)
         return ContextRequest(
             session_id=session.id,
             model=inputs.model,
@@ -131,7 +133,8 @@ class Contexts:
             history=history,
             user_message=inputs.user_message,
             references=list(inputs.references),
-            files_in_play=files_in_play(self.workspace, inputs, scope.edited),
+            files_in_play=shown,
+            seen_files=seen_in_play(shown, scope.seen),
             edited=edited,
             extra_blocks=extra,
             tool_schemas=self.registry.schemas(scope.tools),

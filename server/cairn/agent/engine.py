@@ -44,6 +44,7 @@ from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
 from cairn.agent.snapshot import TurnPatches, workspace_snapshots
+from cairn.context.mentions import turn_references
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
@@ -223,15 +224,17 @@ class Engine:
             model=model,
             mode=mode or self.settings.mode,
             user_message=message,
-            references=tuple(references),
+            references=turn_references(self.workspace, message, references),
             fix=fix,
             compaction_model=self.settings.compaction_model,
             explore_model=self.settings.explore_model,
         )
 
-    def _between_turns(self, session: Session, message: str = "") -> TurnInputs:
+    def _between_turns(
+        self, session: Session, message: str = "", references: Sequence[str] = ()
+    ) -> TurnInputs:
         """The inputs of work on `session` between turns (a dry run, a fold, a compaction)."""
-        return self._inputs(self.model_of(session), message=message)
+        return self._inputs(self.model_of(session), message=message, references=references)
 
     def scope(self, session: Session, inputs: TurnInputs, edited: Iterable[Path] = ()) -> TurnScope:
         """The scope of a main-agent turn of `session` (or of work on it between turns)."""
@@ -274,7 +277,7 @@ class Engine:
         inputs = self._inputs(chosen, mode, message, references, fix)
         self.files.refresh_all()
         scope = self.scope(session, inputs)
-        return await self.runner.run(scope, self._user_parts(message, references))
+        return await self.runner.run(scope, self._user_parts(message, inputs.references))
 
     # -- context -----------------------------------------------------------------
 
@@ -286,16 +289,21 @@ class Engine:
         ).stats
 
     async def context_manifest(
-        self, session_id: str | None = None, message: str | None = None, uri: str | None = None
+        self,
+        session_id: str | None = None,
+        message: str | None = None,
+        uri: str | None = None,
+        references: Sequence[str] = (),
     ) -> Manifest:
         """The last call's manifest, or with `message`/`uri` the next call's (a dry run)."""
         session = self.session(session_id)
-        if message is None and uri is None:
+        if message is None and uri is None and not references:
             manifests = session.trace.manifests()
             if manifests:
                 return manifests[-1]
         edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
-        scope = self.scope(session, self._between_turns(session, message or ""), edited)
+        inputs = self._between_turns(session, message or "", references)
+        scope = self.scope(session, inputs, edited)
         return (await self.contexts.build_async(scope)).manifest
 
     # -- goals -------------------------------------------------------------------

@@ -4,10 +4,11 @@ A `TurnScope` holds the session the turn runs in, its frozen `TurnInputs`,
 the listener its events go to, the tools offered to the model and how the
 turn runs (its scripted-model lane, read-only or not, with or without
 compaction, the explorer when it may explore), plus what changes while it
-runs: the files it edited (in play for the next context builds) and the
-edit log its patch is made from. The turn loop, the tool runner, the
-compactor, the context builds and the `goal` / `explore` tools all read the
-scope; no other object carries per-turn state.
+runs: the files it edited (in play for the next context builds), the files
+and folders it read, searched into or listed (in play for their rules,
+diagnostics and the map) and the edit log its patch is made from. The turn
+loop, the tool runner, the compactor, the context builds and the `goal` /
+`explore` tools all read the scope; no other object carries per-turn state.
 
 `main_scope` is the main agent's (the engine also opens one for work on a
 session between turns: a dry run, a goal the user finished, a forced
@@ -33,6 +34,9 @@ from cairn.settings import Mode
 
 if TYPE_CHECKING:
     from cairn.agent.explore import Explorer
+
+# Files and folders a turn's reads, searches and listings bring into play, at most.
+MAX_SEEN = 200
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,23 @@ class TurnScope:
     # Files the turn edited, first edit first (files in play for the next builds).
     edited: list[Path] = field(default_factory=list)
     edit_log: EditLog = field(default_factory=EditLog)
+    # Files the turn read, searched into or listed (folders too), first seen first: in play
+    # for their rules, diagnostics and the map from the next build on (at most MAX_SEEN).
+    seen: list[Path] = field(default_factory=list)
 
     def note_edited(self, paths: Iterable[Path]) -> None:
         """Add files a tool call edited (each once, in the order first edited)."""
         for path in paths:
             if path not in self.edited:
                 self.edited.append(path)
+
+    def note_seen(self, paths: Iterable[Path]) -> None:
+        """Add files or folders a tool call read, searched into or listed (each once)."""
+        for path in paths:
+            if len(self.seen) >= MAX_SEEN:
+                return
+            if path not in self.seen:
+                self.seen.append(path)
 
 
 def offered_tools(

@@ -5,7 +5,8 @@ malformed JSON arguments, or a tool outside the mode's allowlist, gets an
 error result the model can read (it is never run). Each result is recorded
 as a `tool` message under the same goal as the assistant message that made
 the call, so a goal fold never separates a call from its result. The files
-a successful call edited join the scope's files in play and its edit log.
+a successful call edited join the scope's files in play and its edit log; the
+files it read, searched into or listed (`ToolOutcome.seen`) join its seen files.
 The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 `on_tool_call` with the recorded parts (and, at the end, the call's edits).
 A `toolEnd` is `ok` when the call succeeded: a command that exited non-zero
@@ -125,6 +126,7 @@ class ToolRunner:
             self.ctx.call_id = None
         edits = self.capture.take()
         if outcome.ok:
+            self.scope.note_seen(outcome.seen)
             self.scope.note_edited(e.path for e in edits)
             record_edits(self.ctx.workspace, edits, self.scope.edit_log)
         part = ToolResultPart(

@@ -83,6 +83,8 @@ class ContextRequest:
     files_in_play: list[Path] = field(default_factory=list)
     # Files the agent edited in this turn (in play, never attached: the model made them).
     edited: list[Path] = field(default_factory=list)
+    # Files in play that are not shown as buffers (the turn read, searched or listed them).
+    seen_files: list[Path] = field(default_factory=list)
     extra_blocks: list[ContextBlock] = field(default_factory=list)
     tool_schemas: list[dict[str, Any]] = field(default_factory=list)
     # The tools' names, in the order of `tool_schemas` (default: the schemas' function names).
@@ -108,6 +110,7 @@ class ContextRequest:
             references=tuple(self.references),
             files_in_play=tuple(self.files_in_play),
             edited=tuple(self.edited),
+            seen_files=tuple(self.seen_files),
             extra_blocks=tuple(self.extra_blocks),
             tool_names=tuple(names),
             tool_schemas=tuple(self.tool_schemas),

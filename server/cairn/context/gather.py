@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,7 +35,7 @@ from cairn.context.priorities import (
 from cairn.context.references import block_kind, reference_blocks
 from cairn.context.rules import rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
-from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
+from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
 from cairn.context.sources.diff import diff_candidates
 from cairn.context.sources.mode import mode_candidate
@@ -98,6 +98,8 @@ class GatherRequest:
     window_limit: int | None = None
     # The window of a role's own model (an explore branch's), instead of the main model's.
     role_window: int | None = None
+    # Files in play the turn read, searched or listed (rules, diagnostics, map; not shown).
+    seen_files: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,8 @@ def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candi
     """Rules files in play, general to specific (nearest last)."""
     out: list[Candidate] = []
     for index, block in enumerate(rules_blocks(workspace, files, count)):
-        candidate = framed(block, RULES_TITLE.format(ref=block.ref or ""), count)
+        title = RULES_TITLE.format(ref=block.ref or "")
+        candidate = framed(block, title, count, body_version=True)
         candidate.seq = float(index)
         out.append(candidate)
     return tuple(out)
@@ -224,24 +227,32 @@ def _buffer_view(workspace: Workspace, path: Path, priority: int) -> FileView:
     )
 
 
+def _tab_view(workspace: Workspace, path: Path, policy: TabPolicy, count: Count) -> FileView:
+    """An open tab that is not in play: its outline (or one line), or its whole text."""
+    view = _buffer_view(workspace, path, PRIORITY_LOW_RELEVANCE)
+    if policy.form == "whole" or view.refusal is not None:
+        return view
+    body = tab_body(view.text, view.rel, count)
+    return replace(view, text=body, version=content_hash(body), kind="text")
+
+
 def _buffer_views(
-    workspace: Workspace, request: GatherRequest, skip: set[str]
+    workspace: Workspace, request: GatherRequest, skip: set[str], policy: TabPolicy, count: Count
 ) -> tuple[list[FileView], dict[str, str]]:
-    """Files in play (bar the agent's own edits) then a few other open buffers; and the edits."""
+    """Files in play (bar the agent's own edits) then a few other open tabs, small
+    (`cairn.context.sources.buffers`); and the edits."""
     edited = set(request.edited)
     in_play = list(request.files_in_play)
-    others = [p for p in reversed(list(workspace.open_paths())) if p not in set(in_play)]
     views: list[FileView] = []
     seen: set[Path] = set()
-    for priority, paths in (
-        (PRIORITY_BUFFER, in_play),
-        (PRIORITY_LOW_RELEVANCE, others[:MAX_OTHER_BUFFERS]),
-    ):
-        for path in paths:
-            if path in seen or path in edited or workspace.relative(path) in skip:
-                continue
-            seen.add(path)
-            views.append(_buffer_view(workspace, path, priority))
+    for path in in_play:
+        if path in seen or path in edited or workspace.relative(path) in skip:
+            continue
+        seen.add(path)
+        views.append(_buffer_view(workspace, path, PRIORITY_BUFFER))
+    for path in other_tabs(workspace, set(in_play), policy):
+        if path not in edited and workspace.relative(path) not in skip:
+            views.append(_tab_view(workspace, path, policy, count))
     texts: dict[str, str] = {}
     for path in request.edited:
         try:
@@ -293,10 +304,13 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         request.role_window,
     )
     available = budget.require_positive(request.model)
-    files = list(request.files_in_play)
+    shown = list(request.files_in_play)
+    # Files the turn read, searched or listed: their rules, diagnostics and ranking too.
+    files = shown + [p for p in request.seen_files if p not in set(shown)]
     references = _reference_views(parts, request.references, count)
     skip = {v.rel for v in references}
-    buffers, edited = _buffer_views(workspace, request, skip)
+    policy = tab_policy(parts.settings)
+    buffers, edited = _buffer_views(workspace, request, skip, policy, count)
     with_preamble = request.preamble
     return ContextSnapshot(
         session_id=request.session_id,
@@ -320,7 +334,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
         files=tuple(references + buffers),
         edited=edited,
-        in_play=tuple(workspace.relative(p) for p in files),
+        in_play=tuple(workspace.relative(p) for p in shown),
         has_preamble=with_preamble,
         call_id=request.call_id,
     )

@@ -15,6 +15,7 @@ range the model gets the same head/error lines/tail excerpt of it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -113,6 +114,7 @@ class ReadFile(Tool[ReadFileArgs]):
             label = display(ctx, path)
             text = await read_current(ctx, path, max_bytes=limit)
             data = {"path": label, "hash": content_hash(text)}
+            return replace(self._view(ctx, label, text, args, data), seen=(path,))
         return self._view(ctx, label, text, args, data)
 
     def _view(
