@@ -84,7 +84,8 @@ def test_run_refuses_a_bad_file_before_calling_any_model(root: Path) -> None:
     model = write_script(root, [reply("should never be said")])
     done = cairn(root, "run", "-w", str(root), "--model", model, "--file", "gone.py", "go")
     assert done.returncode == 1
-    assert done.stderr.startswith("error: --file gone.py: ") and "nothing was run" in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: --file gone.py: not found; nothing was run"], done.stderr
     assert "should never be said" not in done.stdout
     assert TraceStore(root / ".cairn").list() == []
 
