@@ -8,7 +8,8 @@ The three markers (`CompactionPart` kinds, written by `cairn.agent.compactor`):
   with the marker's text, placed where the first covered message was (a fold
   that is itself covered by a parent goal's fold is not shown);
 - `summary`: every message up to the latest summary's watermark is replaced by
-  the rendered `SessionSummary`, shown first.
+  the rendered `SessionSummary`, shown first; it is required (never dropped),
+  rendered within its reserved share of the budget (`SUMMARY_SHARE`).
 
 Blocks: a user message is one block; an assistant message with tool calls
 and the results of those calls are ONE block (the API requires the pairing;
@@ -48,7 +49,14 @@ from cairn.context.attachments import (
     is_attachment,
     key_of,
 )
-from cairn.context.blocks import Candidate, ChatMessage, Count, chat_candidate, tool_call_message
+from cairn.context.blocks import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Candidate,
+    ChatMessage,
+    Count,
+    chat_candidate,
+    tool_call_message,
+)
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
@@ -57,7 +65,7 @@ from cairn.context.priorities import (
     PRIORITY_SUMMARY,
     RECENT_TURNS,
 )
-from cairn.context.sources.summary import render_summary
+from cairn.context.sources.summary import fit_summary, render_summary
 from cairn.context.sources.user import user_candidate
 from cairn.models.manifest import CompactionStats
 from cairn.models.messages import (
@@ -189,17 +197,24 @@ def _current_user_index(messages: Sequence[Message], user_message: str) -> int |
     return None
 
 
-def _summary_candidate(state: CompactionState, count: Count) -> Candidate | None:
+def _summary_candidate(state: CompactionState, count: Count, limit: int | None) -> Candidate | None:
+    """The summary, required, rendered within `limit` tokens (its reserved share)."""
     if state.summary is None:
         return None
+    text = (
+        render_summary(state.summary)
+        if limit is None
+        else fit_summary(state.summary, max(limit - MESSAGE_OVERHEAD_TOKENS, 0), count)
+    )
     return chat_candidate(
         "summary",
         PRIORITY_SUMMARY,
-        [{"role": "user", "content": render_summary(state.summary)}],
+        [{"role": "user", "content": text}],
         count=count,
         seq=SUMMARY_SEQ,
         ref=state.watermark,
         kind="text",
+        required=True,
     )
 
 
@@ -216,14 +231,20 @@ def _fold_candidate(ref: str, text: str, seq: float, recent_from: float, count: 
     )
 
 
-def render_history(messages: Sequence[Message], user_message: str, count: Count) -> HistoryView:
-    """Candidates for the summary, the shown messages and the current user message."""
+def render_history(
+    messages: Sequence[Message],
+    user_message: str,
+    count: Count,
+    summary_limit: int | None = None,
+) -> HistoryView:
+    """Candidates for the summary (required, within `summary_limit` tokens), the shown
+    messages and the current user message."""
     renderer = _Renderer(messages, count)
     state = renderer.state
     recent_from = _recent_from(messages, renderer)
     current = _current_user_index(messages, user_message)
     folds = renderer.fold_positions()
-    summary = _summary_candidate(state, count)
+    summary = _summary_candidate(state, count, summary_limit)
     out: list[Candidate] = [summary] if summary is not None else []
     attached: dict[str, Attached] = {}
     for index, message in enumerate(messages):
