@@ -15,7 +15,9 @@ Blocks: a user message is one block; an assistant message with tool calls
 and the results of those calls are ONE block (the API requires the pairing;
 a call without a recorded result, e.g. after a cancelled turn, gets a
 synthetic "no result" reply). Results whose call is not shown are dropped.
-Reasoning parts are not sent back.
+Reasoning parts are not sent back. The turn's latest step (the newest reply
+with tool calls and its results) has `PRIORITY_LATEST_STEP`, above buffers,
+older history and extras: what the agent just asked for is never crowded out.
 
 The current user message: the engine records it in history before the
 first call of a turn. It is the LAST user message whose text equals
@@ -61,6 +63,7 @@ from cairn.context.excerpt import ARTIFACT_REF_PREFIX
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
     PRIORITY_HISTORY_RECENT,
+    PRIORITY_LATEST_STEP,
     PRIORITY_OLD_TOOL_OUTPUT,
     PRIORITY_SUMMARY,
     RECENT_TURNS,
@@ -244,6 +247,7 @@ def render_history(
     recent_from = _recent_from(messages, renderer)
     current = _current_user_index(messages, user_message)
     folds = renderer.fold_positions()
+    latest = _latest_step(renderer, current)
     summary = _summary_candidate(state, count, summary_limit)
     out: list[Candidate] = [summary] if summary is not None else []
     attached: dict[str, Attached] = {}
@@ -260,6 +264,8 @@ def render_history(
             out += _attachments(message, seq, recent_from, this_turn, count, attached)
             continue
         entry = _entry(renderer, message, seq, recent_from, index == current)
+        if entry is not None and index == latest:
+            entry.block = entry.block.model_copy(update={"priority": PRIORITY_LATEST_STEP})
         if entry is not None:
             out.append(entry)
     next_seq = float(len(messages))
@@ -277,6 +283,25 @@ def render_history(
         watermark=state.watermark,
     )
     return HistoryView(candidates=out, compaction=compaction, attached=attached, next_seq=next_seq)
+
+
+def _latest_step(renderer: _Renderer, current: int | None) -> int | None:
+    """Index of the turn's latest shown reply with tool calls (its results are the turn's
+    newest), or None; only after the current user message when it is recorded."""
+    messages = renderer.messages
+    for index in range(len(messages) - 1, -1, -1):
+        if current is not None and index <= current:
+            return None
+        message = messages[index]
+        if message.role == "user" and not compaction_parts(message) and not is_attachment(message):
+            return None
+        if (
+            message.role == "assistant"
+            and renderer.visible(index, message)
+            and any(isinstance(p, ToolCallPart) for p in message.parts)
+        ):
+            return index
+    return None
 
 
 def _summary_anchor(renderer: _Renderer, current: int | None, count: Count) -> Candidate | None:

@@ -17,6 +17,9 @@ PRIORITY_USER: Final = 95
 # Required anyway (never dropped): the priority only orders it among the required.
 PRIORITY_LEDGER: Final = 92
 PRIORITY_REFERENCE: Final = 90
+# The turn's latest step (the newest tool calls and their results): what the agent
+# just asked for outranks everything but references and the required blocks.
+PRIORITY_LATEST_STEP: Final = 88
 PRIORITY_RULES: Final = 85
 PRIORITY_MODE: Final = 80
 PRIORITY_PLAN: Final = 75

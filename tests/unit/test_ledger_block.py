@@ -1,0 +1,190 @@
+"""The ledger block of every call, and summaries that see and survive (issue 12, items 5–6).
+
+Each test here failed on the code before the ledger block: whole sessions run
+through the engine with the scripted model, and the messages of every model
+call are read back as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cairn.agent.engine import Engine
+from cairn.context.sources.ledger import LEDGER_TITLE
+from cairn.goals.render import PLAN_TITLE
+from cairn.llm import ModelReply
+from tests.unit.test_agent_support import Recorder, call, make_engine, reply
+from tests.unit.test_compaction_summary import QUIET, narrative, summaries
+
+TEST_COMMAND = "python3 -m unittest -q test_calc"
+GEN_COMMAND = "python3 gen_fixtures.py --seed 7"
+
+
+class Calls:
+    """Keeps the messages of every model call (the turn's and compaction's)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.turn: list[list[Mapping[str, Any]]] = []
+        self.compaction: list[list[Mapping[str, Any]]] = []
+        self._inner = engine.runtime.complete
+        engine.runtime.complete = self.complete  # type: ignore[method-assign]
+
+    async def complete(
+        self, model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
+    ) -> ModelReply:
+        kept = self.compaction if kw.get("agent") == "compaction" else self.turn
+        kept.append(list(messages))
+        return await self._inner(model, messages, tools, **kw)
+
+
+def tail(messages: Sequence[Mapping[str, Any]]) -> str:
+    return str(messages[-1].get("content") or "")
+
+
+def ledger_of(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The ledger section of a call's tail ('' when absent)."""
+    text = tail(messages)
+    if LEDGER_TITLE not in text:
+        return ""
+    return text.split(LEDGER_TITLE, 1)[1].split(PLAN_TITLE, 1)[0]
+
+
+def text_of(messages: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages)
+
+
+def project(root: Path) -> None:
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n"
+    )
+    (root / "gen_fixtures.py").write_text("print('wrote fixtures/data_7.json')\n")
+    (root / "notes.txt").write_text("NOTE-TOKEN-31: the release is on Friday\n")
+
+
+async def test_a_failed_test_run_stays_in_every_call_after_its_goal_is_folded(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("goal", add="Check calc")),
+            reply("", call("goal", focus="1")),
+            reply("", call("run_command", command=GEN_COMMAND)),
+            reply("", call("run_command", command=TEST_COMMAND)),
+            reply("", call("goal", done="looked at calc")),
+            reply("Checked."),
+            reply("Nothing else."),
+        ],
+        allowed_commands=["python3"],
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("check calc")
+        await engine.turn("anything else?", session_id=first.session_id)
+        # The goal's messages (the test run among them) are folded into one line ...
+        last = calls.turn[-1]
+        assert "FAILED (" not in text_of(last[:-1]) and "exit code 1" not in text_of(last[:-1])
+        # ... and the ledger, in the tail, still says the last run failed and what ran.
+        ledger = ledger_of(last)
+        assert f"- {TEST_COMMAND}: FAILED" in ledger
+        assert f"- {GEN_COMMAND} → exit 0" in ledger
+        assert f"- {TEST_COMMAND} → exit 1 [test]" in ledger
+        # Every call after the first command carries it.
+        assert all(f"{GEN_COMMAND} → exit 0" in ledger_of(m) for m in calls.turn[3:])
+    finally:
+        engine.close()
+
+
+async def test_the_ledger_lists_files_changed_with_patches_and_open_questions(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("edit_file", path="calc.py", old="a - b", new="a + b")),
+            reply("Fixed."),
+            reply("", call("read_file", path="calc.py")),
+            reply("Noted."),
+        ],
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("Can you fix add, please?")
+        # A turn that ends at its step limit (no reply) leaves its question open.
+        engine.config.current = engine.settings.model_copy(update={"step_limit": 1})
+        sid = first.session_id
+        await engine.turn("Why did add subtract in the first place?", session_id=sid)
+        await engine.turn("thanks", session_id=sid)
+        ledger = ledger_of(calls.turn[-1])
+        assert "Can you fix add" not in ledger
+        assert "Files changed this session:\n- calc.py (patch artifacts " in ledger
+        assert "Open questions from the user:\n- Why did add subtract in the first place?" in (
+            ledger
+        )
+    finally:
+        engine.close()
+
+
+async def test_a_result_in_the_reply_that_finished_a_goal_is_seen_by_the_next_call(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("goal", add="Read notes")),
+            reply("", call("goal", focus="1")),
+            reply("", call("read_file", path="calc.py")),
+            reply("", call("goal", done="notes read"), call("read_file", path="notes.txt")),
+            reply("The release is on Friday."),
+        ],
+    )
+    calls = Calls(engine)
+    try:
+        await engine.turn("when is the release?")
+        after = calls.turn[-1]
+        assert "NOTE-TOKEN-31" in text_of(after)
+        # The goal's other steps are folded: calc.py's text is gone, the fold line is there.
+        assert "return a - b" not in text_of(after)
+        assert "Goal 1 (Read notes) completed: notes read" in text_of(after)
+    finally:
+        engine.close()
+
+
+def stalling_engine(root: Path, recorder: Recorder, answer_words: int) -> Engine:
+    """A session whose second answer stays verbatim (recent) and whose first is covered,
+    summarised by a model that writes far more than the covered part holds."""
+    answer = " ".join(f"point{i}" for i in range(answer_words))
+    recent = " ".join(f"recent{i}" for i in range(850))
+    facts = [f"model fact {i}: " + "padding words " * 12 for i in range(120)]
+    return make_engine(
+        root,
+        [reply(answer), reply(recent), narrative(confirmed_facts=facts)],
+        recorder,
+        **QUIET,
+    )
+
+
+async def test_a_stalled_summary_falls_back_to_the_ledger_alone(tmp_path: Path) -> None:
+    recorder = Recorder()
+    engine = stalling_engine(tmp_path, recorder, answer_words=150)
+    try:
+        first = await engine.turn("hello")
+        await engine.turn("more", session_id=first.session_id)
+        result = await engine.compact(first.session_id)
+        assert result.kind == "summary" and result.tokens_after < result.tokens_before
+        stalled = [e for e in recorder.compactions if e.stage == "failed"]
+        assert len(stalled) == 1 and stalled[0].error is not None
+        assert stalled[0].error.startswith("stalled: freed only")
+        assert "ledger alone" in stalled[0].error
+        [summary] = summaries(engine, first.session_id)
+        assert not any(f.startswith("model fact") for f in summary.confirmed_facts)
+        assert "The user said: hello" in summary.confirmed_facts
+    finally:
+        engine.close()
