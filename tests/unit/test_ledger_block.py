@@ -12,9 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from cairn.agent.engine import Engine
+from cairn.agent.inputs import TurnInputs
+from cairn.compaction.ledger import build_ledger
+from cairn.compaction.narrative import Narrative
+from cairn.compaction.summary_build import build_summary
 from cairn.context.sources.ledger import LEDGER_TITLE
 from cairn.goals.render import PLAN_TITLE
 from cairn.llm import ModelReply
+from cairn.models.messages import CompactionPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 from tests.unit.test_compaction_summary import QUIET, narrative, summaries
 
@@ -186,5 +191,102 @@ async def test_a_stalled_summary_falls_back_to_the_ledger_alone(tmp_path: Path) 
         [summary] = summaries(engine, first.session_id)
         assert not any(f.startswith("model fact") for f in summary.confirmed_facts)
         assert "The user said: hello" in summary.confirmed_facts
+    finally:
+        engine.close()
+
+
+BIG = "\n".join(f"row {i}: filler text that only exists to take up room" for i in range(250))
+
+
+async def test_a_summary_that_stalls_even_with_the_ledger_alone_falls_back_to_pruning(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "big.txt").write_text(BIG)
+    recorder = Recorder()
+    facts = [f"model fact {i}: " + "padding words " * 12 for i in range(120)]
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("read_file", path="big.txt")),
+            reply("Read."),
+            reply("hi"),
+            reply("hi again"),
+            narrative(confirmed_facts=facts),
+        ],
+        recorder,
+        **QUIET,
+    )
+    try:
+        first = await engine.turn("read big.txt")
+        sid = first.session_id
+        await engine.turn("hello", session_id=sid)
+        await engine.turn("hello again", session_id=sid)
+        # The first turn's read is old enough to prune now.
+        engine.config.current = engine.settings.model_copy(
+            update={"prune_minimum": 100, "prune_protect": 100}
+        )
+        session = engine.session(sid)
+        scope = engine.scope(session, TurnInputs(model=engine.settings.model, mode="build"))
+        messages = session.messages()
+        snapshot = engine.compactor._snapshot(scope)  # pyright: ignore[reportPrivateUsage]
+        # A summary covering only the first user message frees nothing, with or without
+        # the model's (long) narrative.
+        covered = messages[:1]
+        part = CompactionPart(
+            kind="summary",
+            summary=build_summary(
+                None,
+                Narrative(confirmed_facts=facts),
+                build_ledger(covered, session.goals()),
+                covered,
+                messages[0].id,
+            ),
+        )
+        assert not engine.compactor.record_summary(scope, snapshot, part)
+        [stalled] = [e for e in recorder.compactions if e.stage == "failed"]
+        assert stalled.error is not None and stalled.error.endswith("pruned instead")
+        after = session.messages()
+        kinds = [p.kind for m in after for p in m.parts if isinstance(p, CompactionPart)]
+        assert kinds == ["prune"]
+    finally:
+        engine.close()
+
+
+async def test_an_overflowing_call_gets_a_new_summary_whatever_the_retry_gate_says(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "big.txt").write_text(BIG)
+    talk = " ".join(f"w{i}" for i in range(1250))
+    engine = make_engine(
+        tmp_path,
+        [
+            reply(talk),
+            reply(talk),
+            reply("", call("read_file", path="big.txt", start_line=1, end_line=120)),
+            narrative(objective="answer at length"),
+            reply("Read."),
+        ],
+        **QUIET,
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("talk at length")
+        sid = first.session_id
+        await engine.turn("again", session_id=sid)
+        session = engine.session(sid)
+        # A summary attempt just happened (the gate waits for SUMMARY_RETRY_MESSAGES more).
+        session.summarised_at = len(session.messages())
+        result = await engine.turn("now read big.txt", session_id=sid)
+        assert result.finish_reason == "stop"
+        assert summaries(engine, sid), "the overflowing call made no summary"
+        # The call after it drops nothing: the summary made the room.
+        dropped = [
+            b
+            for m in engine.store.open(sid).manifests()[-1:]
+            for b in m.blocks
+            if not b.included and b.source in ("history", "summary")
+        ]
+        assert dropped == []
+        assert "The user said: talk at length" in text_of(calls.turn[-1])
     finally:
         engine.close()

@@ -89,7 +89,9 @@ def _tool_step(mid: str, name: str, output: str, data: dict[str, object]) -> lis
     ]
 
 
-def history(plan: list[tuple[str, int]], summary: bool, latest: int) -> list[Message]:
+def history(
+    plan: list[tuple[str, int]], summary: bool, latest: int, facts: int = 0
+) -> list[Message]:
     out: list[Message] = []
     for index, (kind, size) in enumerate(plan):
         mid = f"m{index:03d}"
@@ -106,7 +108,9 @@ def history(plan: list[tuple[str, int]], summary: bool, latest: int) -> list[Mes
         marker = CompactionPart(
             kind="summary",
             summary=SessionSummary(
-                objective="keep going " * 20, covered_until_message_id=out[len(out) // 2].id
+                objective="keep going " * 20,
+                confirmed_facts=[f"fact {i}: " + "detail " * 20 for i in range(facts)],
+                covered_until_message_id=out[len(out) // 2].id,
             ),
         )
         out.append(Message(id="sum", role="system", parts=[marker]))
@@ -169,3 +173,19 @@ def test_the_ledger_and_the_latest_result_are_never_dropped(
     if summary and plan:
         assert any(b.source == "summary" and b.included for b in built.manifest.blocks)
     assert built.stats.used_input <= built.stats.available_input
+
+
+def test_the_summary_is_kept_when_buffers_and_recent_history_fill_the_budget(
+    base: ContextSnapshot,
+) -> None:
+    plan = [("user", 1), ("read", 300), ("text", 300), ("user", 1), ("read", 300)]
+    snapshot = replace(
+        base,
+        history=tuple(history(plan, True, 200, facts=50)),
+        files=(*base.files, *(buffer(2 * i, 500) for i in range(4))),
+        budget=Budget(context_window=9_000, tool_schema_tokens=base.budget.tool_schema_tokens),
+    )
+    built = assemble(snapshot)
+    [summary] = [b for b in built.blocks if b.source == "summary"]
+    assert summary.included, summary.reason
+    assert any(not b.included for b in built.blocks if b.source in ("buffer", "history"))

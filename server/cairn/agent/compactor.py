@@ -50,10 +50,9 @@ from cairn.agent.transcript_forms import shorten_for
 from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
-from cairn.compaction.markers import index_of, read_state
-from cairn.compaction.narrative import Narrative
+from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
-from cairn.compaction.summary_build import build_summary
+from cairn.compaction.summary_build import build_summary, ledger_only_summary
 from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
@@ -286,7 +285,7 @@ class Compactor:
         after = self._probe(scope, snapshot, messages, part)
         if policy.is_stalled(before, after):
             error = policy.stall_message(before, after)
-            plain = self._ledger_only(scope, messages, part)
+            plain = ledger_only_summary(messages, part, session.goals())
             plain_after = self._probe(scope, snapshot, messages, plain)
             if policy.is_stalled(before, plain_after):
                 pruned = self.apply_pending(scope, snapshot, force=True)
@@ -313,20 +312,6 @@ class Compactor:
         """What the next call would cost with `part` recorded."""
         probe = [*messages, Message(id="probe-summary", role="system", parts=[part])]
         return self._tokens(scope, snapshot.with_history(probe)).tokens
-
-    @staticmethod
-    def _ledger_only(
-        scope: TurnScope, messages: Sequence[Message], part: CompactionPart
-    ) -> CompactionPart:
-        """The summary of the same cut as `part` without the model's narrative."""
-        assert part.summary is not None
-        watermark = part.summary.covered_until_message_id or ""
-        covered = messages[: max(index_of(messages, watermark), 0) + 1]
-        previous = read_state(messages).summary
-        summary = build_summary(
-            previous, Narrative(), build_ledger(covered, scope.session.goals()), covered, watermark
-        )
-        return CompactionPart(kind="summary", summary=summary)
 
     async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
