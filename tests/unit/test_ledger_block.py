@@ -226,7 +226,7 @@ async def test_a_summary_that_stalls_even_with_the_ledger_alone_falls_back_to_pr
             update={"prune_minimum": 100, "prune_protect": 100}
         )
         session = engine.session(sid)
-        scope = engine.scope(session, TurnInputs(model=engine.settings.model, mode="build"))
+        scope = engine.scope(session, TurnInputs(model=str(engine.settings.model), mode="build"))
         messages = session.messages()
         snapshot = engine.compactor._snapshot(scope)  # pyright: ignore[reportPrivateUsage]
         # A summary covering only the first user message frees nothing, with or without

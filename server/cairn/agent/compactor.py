@@ -52,7 +52,7 @@ from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
-from cairn.compaction.summary_build import build_summary, ledger_only_summary
+from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
 from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
@@ -279,14 +279,14 @@ class Compactor:
         messages = session.messages()
         before = self._tokens(scope, snapshot.with_history(messages)).tokens
         session.summarised_at = len(messages)
-        if part is None or not _still_newer(messages, part):
+        if part is None or not moves_watermark(messages, part):
             self._event(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        after = self._probe(scope, snapshot, messages, part)
+        after = self._probe(scope, snapshot, part)
         if policy.is_stalled(before, after):
             error = policy.stall_message(before, after)
             plain = ledger_only_summary(messages, part, session.goals())
-            plain_after = self._probe(scope, snapshot, messages, plain)
+            plain_after = self._probe(scope, snapshot, plain)
             if policy.is_stalled(before, plain_after):
                 pruned = self.apply_pending(scope, snapshot, force=True)
                 fallback = "; pruned instead" if pruned else "; the ledger block stands alone"
@@ -302,15 +302,9 @@ class Compactor:
         self._event(scope, "done", "summary", before, after)
         return True
 
-    def _probe(
-        self,
-        scope: TurnScope,
-        snapshot: ContextSnapshot,
-        messages: Sequence[Message],
-        part: CompactionPart,
-    ) -> int:
+    def _probe(self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart) -> int:
         """What the next call would cost with `part` recorded."""
-        probe = [*messages, Message(id="probe-summary", role="system", parts=[part])]
+        probe = [*scope.session.messages(), Message(id="probe", role="system", parts=[part])]
         return self._tokens(scope, snapshot.with_history(probe)).tokens
 
     async def summarize(self, scope: TurnScope) -> bool:
@@ -402,12 +396,3 @@ class Compactor:
         return CompactResult(
             session_id=session.id, tokens_before=before, tokens_after=after, kind=kind
         )
-
-
-def _still_newer(messages: Sequence[Message], part: CompactionPart) -> bool:
-    """A prepared summary must move the watermark forward (no other summary got there first)."""
-    assert part.summary is not None
-    state = read_state(messages)
-    watermark = part.summary.covered_until_message_id
-    index = next((i for i, m in enumerate(messages) if m.id == watermark), -1)
-    return index > state.watermark_index

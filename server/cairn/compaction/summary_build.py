@@ -66,3 +66,11 @@ def ledger_only_summary(
     previous = read_state(messages).summary
     summary = build_summary(previous, Narrative(), build_ledger(covered, tree), covered, watermark)
     return CompactionPart(kind="summary", summary=summary)
+
+
+def moves_watermark(messages: Sequence[Message], part: CompactionPart) -> bool:
+    """A prepared summary must move the watermark forward (no other summary got there first)."""
+    assert part.summary is not None
+    watermark = part.summary.covered_until_message_id
+    index = index_of(messages, watermark) if watermark is not None else -1
+    return index > read_state(messages).watermark_index
