@@ -21,9 +21,6 @@ summaries that stand on their own.
 notes in the context give their id; read the part you need with `read_file` and a line range.
 - The context is rebuilt for every call under a token budget: older tool outputs may be \
 shown as stubs and older conversation as a summary. Re-read a file rather than guess.
-- The ledger near the end of the context is kept from the session's records: the last \
-status of each test command, recent commands with exit codes and the files changed. Trust \
-it over your memory of earlier output.
 - Be concise. When the task is done, say what changed and how it was verified."""
 
 
