@@ -13,10 +13,10 @@ from typing import Any
 
 from cairn.agent.engine import Engine
 from cairn.agent.inputs import TurnInputs
-from cairn.compaction.ledger import build_ledger
+from cairn.compaction.ledger import CommandRun, build_ledger
 from cairn.compaction.narrative import Narrative
 from cairn.compaction.summary_build import build_summary
-from cairn.context.sources.ledger import LEDGER_TITLE
+from cairn.context.sources.ledger import LEDGER_TITLE, MAX_RECENT_COMMANDS, command_lines
 from cairn.goals.render import PLAN_TITLE
 from cairn.llm import ModelReply
 from cairn.models.messages import CompactionPart
@@ -290,3 +290,25 @@ async def test_an_overflowing_call_gets_a_new_summary_whatever_the_retry_gate_sa
         assert "The user said: talk at length" in text_of(calls.turn[-1])
     finally:
         engine.close()
+
+
+def test_a_repeated_test_run_does_not_push_a_one_off_command_out_of_the_ledger() -> None:
+    runs = [CommandRun(GEN_COMMAND, 0, test=False)] + [
+        CommandRun(TEST_COMMAND, code, test=True) for code in (1, 1, 0, 1, 0, 0, 1, 0, 0)
+    ]
+    lines = command_lines(runs)
+    assert lines == [
+        f"- {GEN_COMMAND} → exit 0",
+        f"- {TEST_COMMAND} → exit 0 [test]",
+    ]
+
+
+def test_the_ledger_says_how_many_older_distinct_commands_it_leaves_out() -> None:
+    runs = [
+        CommandRun(f"python3 step.py {n}", 0, test=False) for n in range(MAX_RECENT_COMMANDS + 3)
+    ]
+    lines = command_lines(runs)
+    assert lines[0] == "- (3 earlier commands not shown)"
+    assert lines[1:] == [
+        f"- python3 step.py {n} → exit 0" for n in range(3, MAX_RECENT_COMMANDS + 3)
+    ]

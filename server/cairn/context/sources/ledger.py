@@ -2,8 +2,10 @@
 
 A small deterministic block rebuilt from every recorded message of the
 session (covered by a summary or a goal fold or not), so neither compaction
-nor a fold can hide it: the last status of each test command, the last few
-commands with their exit codes (tests or not), the files changed this
+nor a fold can hide it: the last status of each test command, the last run
+of each recent distinct command with its exit code (tests or not: a command
+repeated many times, like the test suite, takes one line, so a one-off such
+as a fixture generator is not pushed out by it), the files changed this
 session with their patch artifacts, and the questions the user asked that no
 finished reply has followed yet. The facts come from
 `cairn.compaction.ledger` (the one reader of `ToolResultPart.data`); this
@@ -36,7 +38,7 @@ LEDGER_TITLE = "# Ledger (from the session's records, always current)"
 LEDGER_REF = "ledger"
 # Bounds that keep the block small in any session.
 MAX_TESTS = 8
-MAX_RECENT_COMMANDS = 6
+MAX_RECENT_COMMANDS = 8
 MAX_FILES = 30
 MAX_PATCHES_PER_FILE = 3
 MAX_QUESTIONS = 5
@@ -67,13 +69,28 @@ def test_lines(tests: Sequence[TestRecord]) -> list[str]:
     return lines
 
 
+def last_runs(runs: Sequence[CommandRun]) -> list[CommandRun]:
+    """The last run of each distinct command (whitespace folded), in the order of those
+    last runs: a repeated command moves to the end instead of filling the list."""
+    last: dict[str, CommandRun] = {}
+    for run in runs:
+        key = " ".join(run.command.split())
+        last.pop(key, None)
+        last[key] = run
+    return list(last.values())
+
+
 def command_lines(runs: Sequence[CommandRun]) -> list[str]:
-    return [
+    distinct = last_runs(runs)
+    lines = [
         f"- {clip(r.command)} → {_exit(r)}"
         + (" [test]" if r.test else "")
         + (f" (output artifact {r.artifact_id})" if r.artifact_id else "")
-        for r in runs[-MAX_RECENT_COMMANDS:]
+        for r in distinct[-MAX_RECENT_COMMANDS:]
     ]
+    if len(distinct) > MAX_RECENT_COMMANDS:
+        lines.insert(0, f"- ({len(distinct) - MAX_RECENT_COMMANDS} earlier commands not shown)")
+    return lines
 
 
 def file_lines(changed: Sequence[FileChanged]) -> list[str]:
@@ -101,7 +118,10 @@ def render_ledger(messages: Sequence[Message]) -> str:
     """The ledger text of `messages` ('' when the session has no such facts yet)."""
     body = [
         *_section("Last status of each test command", test_lines(last_test_status(messages))),
-        *_section("Recent commands (newest last)", command_lines(commands_run(messages))),
+        *_section(
+            "Recent commands, the last run of each (newest last)",
+            command_lines(commands_run(messages)),
+        ),
         *_section("Files changed this session", file_lines(files_changed(messages))),
         *_section(
             "Open questions from the user",
