@@ -11,6 +11,11 @@ There is no default model: `model` is None until cairn.toml, the editor or a
 provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `settings_origins`
 says where each value came from (default, cairn.toml, editor, flag).
+
+MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`): `command`,
+`args`, `env`, `cwd` for a server started over stdio, or `url` and `headers`
+for streamable HTTP. The editor's servers join those of `cairn.toml` by name
+(an editor entry replaces the file's entry of the same name).
 """
 
 from __future__ import annotations
@@ -23,7 +28,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from cairn.errors import SettingsError
@@ -51,6 +63,12 @@ MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 # How long a provider keeps a cached prompt prefix without a hit (Anthropic: 5 minutes).
 DEFAULT_CACHE_LIFETIME_S = 300.0
+# MCP: the share of the model's input above which MCP tool schemas wait behind `tool_search`.
+DEFAULT_TOOL_SEARCH_SHARE = 0.1
+DEFAULT_MCP_STARTUP_TIMEOUT_S = 30.0
+DEFAULT_MCP_TOOL_TIMEOUT_S = 120.0
+# A server name becomes part of tool names (`mcp__NAME__tool`), which providers restrict.
+MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 # Request arguments Cairn sets itself; `extra_params` may not replace them.
 RESERVED_REQUEST_PARAMS: dict[str, str] = {
@@ -77,6 +95,72 @@ Mode = Literal["build", "plan", "review"]
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
+
+_MODEL_CONFIG = ConfigDict(
+    alias_generator=to_camel,
+    populate_by_name=True,
+    extra="forbid",
+    validate_assignment=True,
+    use_attribute_docstrings=True,
+)
+
+
+class McpServerSettings(BaseModel):
+    """One MCP server: a command run over stdio, or a streamable HTTP `url`.
+
+    String values may use `${VAR}` (or `${VAR:-default}`) for environment
+    variables, so tokens stay out of the file. A stdio server gets a minimal
+    environment (PATH, HOME, USER, SHELL, TERM, LOGNAME) plus `env`; `cwd` is
+    relative to the workspace root (the default). Tools in `allowed_tools`
+    (the server's own tool names, or "*") run without asking even when the
+    server does not mark them read-only.
+    """
+
+    model_config = _MODEL_CONFIG
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    allowed_tools: list[str] = Field(default_factory=list)
+    startup_timeout_s: float = Field(default=DEFAULT_MCP_STARTUP_TIMEOUT_S, gt=0)
+    timeout_s: float = Field(default=DEFAULT_MCP_TOOL_TIMEOUT_S, gt=0)
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(
+                "give either `command` (a server started over stdio) or `url` (streamable HTTP)"
+            )
+        if self.url is None and self.headers:
+            raise ValueError("`headers` are for `url` servers; a stdio server takes `env`")
+        if self.command is None and (self.args or self.env or self.cwd):
+            raise ValueError("`args`, `env` and `cwd` are for `command` servers")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "http"]:
+        return "stdio" if self.command is not None else "http"
+
+
+class McpSettings(BaseModel):
+    """The `[mcp]` table: the servers, and when their tool schemas are deferred."""
+
+    model_config = _MODEL_CONFIG
+
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    tool_search_share: float = Field(default=DEFAULT_TOOL_SEARCH_SHARE, gt=0, le=1)
+
+    @field_validator("servers")
+    @classmethod
+    def _names(cls, servers: dict[str, McpServerSettings]) -> dict[str, McpServerSettings]:
+        for name in servers:
+            if not MCP_SERVER_NAME.match(name):
+                raise ValueError(f"server name {name!r}: use 1-32 letters, digits, '-' or '_'")
+        return servers
 
 
 # How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
@@ -111,13 +195,7 @@ class Settings(BaseModel):
     `python -m tools.gen_contracts`).
     """
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        validate_assignment=True,
-        use_attribute_docstrings=True,
-    )
+    model_config = _MODEL_CONFIG
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
@@ -202,6 +280,9 @@ class Settings(BaseModel):
     """Prompt-cache prices per cache family (`anthropic`, `openai`, `automatic`, `none`):
     `read` and `write` as multiples of the input price, replacing the defaults (Anthropic
     0.1 and 1.25, OpenAI 0.1 and 1); e.g. `openai = {read = 0.5, write = 1}` for gpt-4o."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (`[mcp.servers.NAME]`: `command`/`args`/`env`/`cwd` for stdio,
+    `url`/`headers` for streamable HTTP) and `toolSearchShare`; see docs/MCP.md."""
 
     @field_validator("secret_paths", "secret_path_exemptions")
     @classmethod
@@ -347,7 +428,16 @@ def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> S
     if not overrides:
         return base
     merged = base.model_dump()
-    merged.update(
-        validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True)
-    )
+    override = validate_settings(overrides, origin="initializationOptions")
+    changes = override.model_dump(exclude_unset=True)
+    if "mcp" in changes:
+        changes["mcp"] = merge_mcp(merged["mcp"], changes["mcp"])
+    merged.update(changes)
     return Settings.model_validate(merged)
+
+
+def merge_mcp(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """The `[mcp]` table of `base` with `override` on top: servers joined by name (an
+    overriding server replaces the base's whole entry), other keys replaced."""
+    servers = {**base.get("servers", {}), **override.get("servers", {})}
+    return {**base, **override, "servers": servers}
