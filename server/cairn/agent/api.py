@@ -12,7 +12,7 @@ address the right one. Any method given an unknown session id raises
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -31,7 +31,7 @@ from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
-from cairn.settings import Mode, Settings
+from cairn.settings import McpServerSettings, Mode, Settings
 
 
 @dataclass(frozen=True)
@@ -227,6 +227,17 @@ class EngineApi(Protocol):
 
     def update_settings(self, settings: Settings) -> None: ...
 
+    def add_mcp_servers(
+        self, session_id: str | None, servers: Mapping[str, McpServerSettings]
+    ) -> None:
+        """MCP servers for one session only (e.g. an ACP client's `mcpServers`), beside those
+        of the settings; started when a turn of the session needs them, stopped with it."""
+        ...
+
     def close(self) -> None:
-        """Release trace locks and background tasks."""
+        """Release trace locks and background tasks; ask MCP servers to stop."""
+        ...
+
+    async def aclose(self) -> None:
+        """`close`, after stopping the MCP servers and waiting for their processes to end."""
         ...

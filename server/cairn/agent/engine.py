@@ -16,12 +16,16 @@ user finished, a forced compaction) gets one too. Methods only translate to
 the parts in `cairn.agent` and report through the listener. File events
 from the editor (`files_changed`) and its open buffers reach the cached file
 listing, the repository map and the profile through `FileSync`, before
-every context build.
+every context build. MCP servers (`cairn.mcp.McpHub`: those of the settings,
+and those a front end adds for a session) start when a turn first needs
+their tools; each turn's `ToolOffer` is made from their catalog, and work
+between turns sees the servers as they are, starting none. `aclose` stops
+them; `close` asks them to stop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from cairn.agent.api import (
@@ -37,6 +41,7 @@ from cairn.agent.explore import Explorer
 from cairn.agent.goal_ops import change_goal
 from cairn.agent.inputs import TurnInputs, referenced_files
 from cairn.agent.listener import SafeListener
+from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.runner import EditorSide, TurnRunner
 from cairn.agent.scope import TurnScope, main_scope
@@ -47,12 +52,13 @@ from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.guide import no_model_message
+from cairn.mcp import McpCatalog, McpHub, ServerStatus
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import FilePart, Message, Part, TextPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
-from cairn.settings import Mode, Settings, SettingsRef
+from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
 
@@ -83,6 +89,7 @@ class Engine:
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
+        self.mcp = McpHub(self.config, self.workspace.root)
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         self.runner = TurnRunner(
@@ -159,6 +166,7 @@ class Engine:
                 session.background.cancel()
             session.trace.close()
         self.store.delete(resolved)
+        self.mcp.drop_session(resolved)
         if self._active == resolved:
             self._active = None
 
@@ -201,9 +209,23 @@ class Engine:
         """The inputs of work on `session` between turns (a dry run, a fold, a compaction)."""
         return self._inputs(self.model_of(session), message=message)
 
-    def scope(self, session: Session, inputs: TurnInputs, edited: Iterable[Path] = ()) -> TurnScope:
-        """The scope of a main-agent turn of `session` (or of work on it between turns)."""
-        return main_scope(session, inputs, self.listener, self.registry, self.explorer, edited)
+    def scope(
+        self,
+        session: Session,
+        inputs: TurnInputs,
+        edited: Iterable[Path] = (),
+        catalog: McpCatalog | None = None,
+    ) -> TurnScope:
+        """The scope of a main-agent turn of `session` (or of work on it between turns: then
+        the MCP servers as they are now, none started)."""
+        offer = make_offer(
+            self.registry,
+            inputs.mode,
+            catalog if catalog is not None else self.mcp.snapshot(session.id),
+            model=inputs.model,
+            settings=self.settings,
+        )
+        return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
 
     def _user_parts(self, message: str, references: Sequence[str]) -> list[Part]:
         parts: list[Part] = [TextPart(text=message)]
@@ -250,7 +272,8 @@ class Engine:
         inputs = self._inputs(chosen, mode, message, references, fix)
         self._set_mission(session, message)
         self.files.refresh_all()
-        scope = self.scope(session, inputs)
+        catalog = await self.mcp.catalog(session.id)
+        scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, self._user_parts(message, references))
 
     # -- context -----------------------------------------------------------------
@@ -300,6 +323,20 @@ class Engine:
                 self.compactor.fold(self.scope(session, self._inputs(model)), fold)
         return session.goal_view()
 
+    # -- MCP servers ---------------------------------------------------------------
+
+    def add_mcp_servers(
+        self, session_id: str | None, servers: Mapping[str, McpServerSettings]
+    ) -> None:
+        """MCP servers for one session only (an ACP client's `mcpServers`); they start when
+        a turn of that session first needs them and stop when it is deleted."""
+        self.mcp.add_session_servers(self.session(session_id).id, servers)
+
+    async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
+        """Every MCP server of the session (started now if needed): state, reason, tools."""
+        catalog = await self.mcp.catalog(self.session(session_id).id)
+        return list(catalog.servers)
+
     # -- files -------------------------------------------------------------------
 
     def files_changed(self, paths: Sequence[Path]) -> None:
@@ -342,7 +379,13 @@ class Engine:
     def warm(self) -> None:
         self.files.refresh_all()
 
+    async def aclose(self) -> None:
+        """`close`, after stopping the MCP servers and waiting for them to be gone."""
+        await self.mcp.aclose()
+        self.close()
+
     def close(self) -> None:
+        self.mcp.close()
         for session in self._sessions.values():
             if session.background is not None and not session.background.done():
                 session.background.cancel()

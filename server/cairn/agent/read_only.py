@@ -12,7 +12,10 @@ may write is the repository map's index (a cache, with the trace store's
 `.gitignore` beside it), so the next `cairn context` starts warm.
 
 Without a session the build is that of a new session: no history, no plan,
-the session id `DRY_RUN_SESSION`.
+the session id `DRY_RUN_SESSION`. The configured MCP servers count too:
+`start_mcp` starts them (their schemas are then listed and counted as in a
+real call), `aclose` stops them; without `start_mcp` they are listed as not
+started.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
+from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.scope import main_scope
 from cairn.agent.session import Session, session_model
@@ -30,6 +34,7 @@ from cairn.context.builder import BuiltContext
 from cairn.errors import NoModelError
 from cairn.files.workspace import Workspace
 from cairn.llm.guide import no_model_message
+from cairn.mcp import McpHub
 from cairn.settings import Settings, SettingsRef
 from cairn.trace import Trace
 
@@ -45,6 +50,15 @@ class ReadOnlyEngine:
     def __init__(self, folders: list[Path], settings: Settings) -> None:
         self.config = SettingsRef(settings)
         self.parts = context_parts(list(folders), self.config, read_only=True)
+        self.mcp = McpHub(self.config, self.parts.workspace.root)
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers (waiting for each one's first attempt)."""
+        await self.mcp.catalog()
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers."""
+        await self.mcp.aclose()
 
     @property
     def workspace(self) -> Workspace:
@@ -84,7 +98,12 @@ class ReadOnlyEngine:
             compaction_model=settings.compaction_model,
             explore_model=settings.explore_model,
         )
-        scope = main_scope(
-            session, inputs, SafeListener(None), self.parts.registry, None, edited=files
+        offer = make_offer(
+            self.parts.registry,
+            inputs.mode,
+            self.mcp.snapshot(),
+            model=inputs.model,
+            settings=settings,
         )
+        scope = main_scope(session, inputs, SafeListener(None), offer, None, edited=files)
         return self.parts.contexts.build(scope)

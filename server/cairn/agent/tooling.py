@@ -8,6 +8,8 @@ the call, so a goal fold never separates a call from its result. The files
 a successful call edited join the scope's files in play and its edit log.
 The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 `on_tool_call` with the recorded parts (and, at the end, the call's edits).
+Calls run with the scope's registry (built-in tools plus the turn's MCP
+tools).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from cairn.agent.api import ToolCallEvent
 from cairn.agent.recorder import EditCapture, output_artifact, record_edits
 from cairn.agent.scope import TurnScope
-from cairn.agent.tools import ToolContext, ToolOutcome, ToolRegistry
+from cairn.agent.tools import ToolContext, ToolOutcome
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
@@ -40,7 +42,6 @@ class ToolRunner:
     """Runs one turn's tool calls with its `ToolContext` and records them in the session."""
 
     scope: TurnScope
-    registry: ToolRegistry
     ctx: ToolContext
     capture: EditCapture
 
@@ -63,14 +64,10 @@ class ToolRunner:
     async def _outcome(self, call: ToolCall) -> ToolOutcome:
         if call.arguments is None or call.error is not None:
             return malformed_outcome(call)
-        offered = self.scope.tools
-        if call.name not in offered:
-            available = ", ".join(offered)
-            mode = self.scope.inputs.mode
-            return ToolOutcome.failure(
-                f"tool {call.name!r} is not available in {mode} mode (available: {available})"
-            )
-        return await self.registry.run(call.name, call.arguments, self.ctx)
+        offer = self.scope.offer
+        if call.name not in offer.offered():
+            return ToolOutcome.failure(offer.why_not(call.name, self.scope.inputs.mode))
+        return await offer.registry.run(call.name, call.arguments, self.ctx)
 
     def _call_event(self, event: ToolCallEvent) -> None:
         self.scope.listener.on_tool_call(event)

@@ -33,6 +33,11 @@ from cairn.context.zones import ZONE_TOOLS
 from cairn.files.text import content_hash
 from cairn.models.manifest import ContextBlock
 
+# The reason on the line of a deferred tool that `tool_search` revealed (offered since).
+FOUND_REASON = "found by tool_search"
+# The cache-break reason of a tools zone that changed between two calls.
+TOOLS_CHANGE = "tools: {what}"
+
 
 @dataclass(frozen=True)
 class ToolLine:
@@ -85,6 +90,46 @@ def tool_blocks(lines: Sequence[ToolLine], tokens: Sequence[int]) -> list[Contex
             )
         )
     return blocks
+
+
+# The group of the built-in tools in a tools-change reason (an MCP tool's is `mcp:<server>`).
+BUILTIN_GROUP = "built-in tools"
+
+
+def tool_group(ref: str) -> str:
+    """`mcp:<server>` for an MCP tool's ref (`mcp:<server>/<tool>`), else the built-in group."""
+    return ref.split("/", 1)[0] if "/" in ref else BUILTIN_GROUP
+
+
+def _group_change(group: str, added: int, removed: int, changed: int, before: int) -> str:
+    if before == 0 and added:
+        return f"{group} added ({added} tool{'s' if added != 1 else ''})"
+    if removed == before and not added and not changed:
+        return f"{group} removed ({removed} tool{'s' if removed != 1 else ''})"
+    counts = (("added", added), ("removed", removed), ("changed", changed))
+    return f"{group}: " + ", ".join(f"{n} {what}" for what, n in counts if n)
+
+
+def tools_change(old: Sequence[tuple[str, str]] | None, new: Sequence[ContextBlock]) -> str | None:
+    """Why the tools zone differs from the one sent before (`old`: each sent tool's ref and
+    version, in order), or None when it is the same: the tools `tool_search` revealed, then per
+    MCP server (or the built-in tools) what was added, removed or changed; else the order."""
+    sent = [(b.ref or "", b.version) for b in new if b.included]
+    if old is None or list(old) == sent:
+        return None
+    before, after = dict(old), dict(sent)
+    found = [b.ref or "" for b in new if b.included and b.reason == FOUND_REASON]
+    found = [ref for ref in found if ref not in before]
+    parts = [f"tool_search found {', '.join(found)}"] if found else []
+    for group in sorted({tool_group(r) for r in [*before, *after]}):
+        mine_before = [r for r in before if tool_group(r) == group]
+        mine_after = [r for r in after if tool_group(r) == group and r not in found]
+        added = sum(1 for r in mine_after if r not in before)
+        removed = sum(1 for r in mine_before if r not in after)
+        changed = sum(1 for r in mine_after if r in before and before[r] != after[r])
+        if added or removed or changed:
+            parts.append(_group_change(group, added, removed, changed, len(mine_before)))
+    return TOOLS_CHANGE.format(what="; ".join(parts) or "order changed")
 
 
 def defer_mcp_schemas(mcp_tokens: int, input_tokens: int, share: float) -> bool:
