@@ -28,6 +28,8 @@ DEFAULT_SERVE_PORT = 2087
 
 trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
+mcp_app = typer.Typer(help="MCP servers (tool sources).", no_args_is_help=True)
+app.add_typer(mcp_app, name="mcp")
 
 WorkspaceOpt = Annotated[
     Path,
@@ -67,6 +69,20 @@ def trace_show(
     from cairn.commands.trace import show_trace
 
     show_trace(workspace, session_id)
+
+
+@mcp_app.command("list")
+def mcp_list(
+    workspace: WorkspaceOpt = Path("."),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Count tokens for this model.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
+) -> None:
+    """Start the configured MCP servers and show their state, tools and schema tokens."""
+    from cairn.commands.mcp import list_servers
+
+    list_servers(workspace, model, as_json)
 
 
 @app.command()

@@ -20,7 +20,7 @@ from typing import TextIO
 from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
 from cairn.agent.engine import Engine
 from cairn.errors import InvalidRequestError
-from cairn.models.events import CompactionEvent, GoalTreeView, TokenUsage, TurnEvent
+from cairn.models.events import CompactionEvent, GoalTreeView, TokenUsage, TurnEvent, TurnResult
 from cairn.models.manifest import ContextStats
 from cairn.settings import Mode, Settings, load_settings, with_flags
 
@@ -145,11 +145,15 @@ def run_turn(
         listener=listener,
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
-    try:
-        result = asyncio.run(engine.turn(message, session_id=session_id, model=model))
-        view = engine.goal_tree(result.session_id)
-    finally:
-        engine.close()
+
+    async def turn_then_close() -> tuple[TurnResult, GoalTreeView]:
+        try:
+            result = await engine.turn(message, session_id=session_id, model=model)
+            return result, engine.goal_tree(result.session_id)
+        finally:
+            await engine.aclose()  # MCP servers stop before the event loop does
+
+    result, view = asyncio.run(turn_then_close())
     if view.tree.goals:
         sys.stderr.write(view.rendered.rstrip() + "\n")
     cost = f" · ${result.usage.cost:.4f}" if result.usage.cost is not None else ""
