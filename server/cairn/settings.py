@@ -363,7 +363,7 @@ def _describe(error: ValidationError) -> str:
         if item["type"] == "extra_forbidden":
             parts.append(f"unknown setting {key!r}")
         else:
-            parts.append(f"setting {key!r}: {item['msg']}")
+            parts.append(f"setting {key!r}: {item['msg'].removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 

@@ -14,6 +14,7 @@ Its tools, defined out of name order on purpose (Cairn sorts them):
 - `--generated N` more: `gen_tool_00` … with realistic descriptions and four
   parameters each (read-only), for the schema-deferral tests.
 
+- `grow()` — adds a tool `grown` and tells the client its tool list changed.
 - `header(name)` — read-only, the value of an HTTP request header (over HTTP).
 
 Resources: `notes://readme` (text). `--starts FILE` appends one line per
@@ -109,6 +110,12 @@ def build(notes: Path | None, generated: int) -> MCPServer:
     def exit_later() -> str:
         threading.Timer(EXIT_LATER_S, os._exit, args=(CRASH_CODE,)).start()
         return "bye"
+
+    @server.tool(description="Add the tool `grown` and announce the changed tool list.")
+    async def grow(ctx: Context) -> str:
+        server.add_tool(lambda: "grown", name="grown", description="Added at run time.")
+        await ctx.notify_tools_changed()  # to `subscriptions/listen` subscribers (2026-07-28)
+        return "grew"
 
     @server.resource("notes://readme", mime_type="text/markdown")
     def readme() -> str:

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +20,19 @@ from cairn.mcp import connection as connection_module
 from cairn.settings import McpServerSettings, Settings, SettingsRef
 from tests.fakes.mcp_fixture import FIXTURE_SERVER, fixture_server
 
-# Seconds the HTTP fixture gets to listen (the test fails after that, it does not measure it).
+# Seconds a fixture gets to listen, or a state to be reached (a limit, not a measurement).
 HTTP_START_LIMIT_S = 60.0
+WAIT_LIMIT_S = 60.0
 POLL_S = 0.1
 
 
 def hub_for(root: Path, servers: dict[str, Any], **mcp: Any) -> McpHub:
     settings = Settings.model_validate({"mcp": {"servers": servers, **mcp}})
     return McpHub(SettingsRef(settings), root)
+
+
+async def _now(value: bool) -> bool:
+    return value
 
 
 def text_of(result: mcp_types.CallToolResult) -> str:
@@ -46,6 +51,15 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait until `check()` holds (polling; fails after `WAIT_LIMIT_S`, which it does not time)."""
+    for _ in range(int(WAIT_LIMIT_S / POLL_S)):
+        if await check():
+            return
+        await asyncio.sleep(POLL_S)
+    raise AssertionError(f"never happened: {what}")
 
 
 def free_port() -> int:
@@ -102,8 +116,7 @@ async def test_a_server_that_exits_while_idle_is_back_for_the_next_call(tmp_path
         by_tool = {s.tool: s for s in catalog.tools}
         await catalog.call_tool(by_tool["exit_later"], {})
         first = pids(starts)[0]
-        while alive(first):
-            await asyncio.sleep(POLL_S)
+        await eventually(lambda: _now(not alive(first)), "the first process exits")
         result = await catalog.call_tool(by_tool["echo"], {"text": "back"})
         assert text_of(result) == "back"
         assert len(pids(starts)) == 2
@@ -120,8 +133,8 @@ async def test_a_server_that_keeps_failing_is_given_up_with_its_reason(
     try:
         [status] = (await hub.catalog()).servers
         assert status.state == "restarting" and "cannot open its database" in (status.reason or "")
-        while (status := hub.snapshot().servers[0]).state != "failed":
-            await asyncio.sleep(POLL_S)
+        await eventually(lambda: _now(hub.snapshot().servers[0].state == "failed"), "given up")
+        status = hub.snapshot().servers[0]
         assert f"gave up after {connection_module.MAX_RESTARTS} restarts" in (status.reason or "")
         assert len(pids(starts)) == connection_module.MAX_RESTARTS + 1
         with pytest.raises(McpCallError, match="is failed"):
@@ -146,8 +159,7 @@ async def test_a_settings_change_restarts_only_the_changed_server(tmp_path: Path
         assert len(before.tools) + 1 == len(after.tools)
         config.current = Settings.model_validate({"mcp": {"servers": {"b": changed["b"]}}})
         assert [s.name for s in (await hub.catalog()).servers] == ["b"]
-        while alive(pids(a)[0]):
-            await asyncio.sleep(POLL_S)
+        await eventually(lambda: _now(not alive(pids(a)[0])), "the removed server stops")
     finally:
         await hub.aclose()
 
@@ -173,5 +185,22 @@ async def test_a_disabled_server_is_listed_but_never_started(tmp_path: Path) -> 
         assert status.state == "disabled" and not status.tools
         assert (await hub.catalog()).unavailable == []  # not a problem to report per call
         assert not starts.exists()
+    finally:
+        await hub.aclose()
+
+
+async def test_a_changed_tool_list_is_listed_again_for_the_next_turn(tmp_path: Path) -> None:
+    hub = hub_for(tmp_path, {"fx": fixture_server()})
+    try:
+        catalog = await hub.catalog()
+        grow = next(s for s in catalog.tools if s.tool == "grow")
+        assert "grown" not in {s.tool for s in catalog.tools}
+        await catalog.call_tool(grow, {})
+
+        async def listed() -> bool:
+            return "grown" in {s.tool for s in (await hub.catalog()).tools}
+
+        await eventually(listed, "the new tool is listed")
+        assert "mcp__fx__grown" in {s.name for s in hub.snapshot().tools}
     finally:
         await hub.aclose()

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from cairn.agent.engine import Engine
+from cairn.agent.inputs import TurnInputs
 from cairn.context.tool_schemas import schema_text
 from cairn.models.manifest import Manifest, ManifestBlock
-from cairn.models.messages import ToolResultPart
+from cairn.models.messages import CompactionPart, ToolResultPart
 from cairn.settings import McpServerSettings, Settings
 from cairn.tokens.counter import count_tokens
 from tests.fakes.mcp_fixture import fixture_server
@@ -75,6 +76,7 @@ async def test_the_servers_tools_are_offered_with_counted_schemas(tmp_path: Path
             "mcp:fx/echo",
             "mcp:fx/exit_later",
             "mcp:fx/find_note",
+            "mcp:fx/grow",
             "mcp:fx/header",
             "mcp:fx/picture",
             "mcp:fx/write_note",
@@ -344,3 +346,27 @@ def test_a_dry_run_lists_servers_it_did_not_start(tmp_path: Path) -> None:
         assert line.reason == "server not started: starts when a turn first needs its tools"
     finally:
         engine.close()
+
+
+async def test_old_mcp_outputs_are_pruned_like_any_other(tmp_path: Path) -> None:
+    script: list[dict[str, Any]] = []
+    for word in ("alpha", "beta", "gamma", "delta"):
+        script += [reply("", call("mcp__fx__echo", text=f"{word} " * 200)), reply(f"said {word}")]
+    server = {"fx": fixture_server()}
+    engine = engine_for(tmp_path, script, server, prune_minimum=200, prune_protect=300)
+    try:
+        sid = (await engine.turn("say alpha")).session_id
+        for word in ("beta", "gamma", "delta"):
+            await engine.turn(f"say {word}", session_id=sid)
+        session = engine.session(sid)
+        markers = [p for m in session.messages() for p in m.parts if isinstance(p, CompactionPart)]
+        pruned = {c for p in markers if p.kind == "prune" for c in p.pruned_call_ids}
+        echoed = {p.call_id: p for p in results(engine, sid)}
+        assert pruned and all(echoed[c].name == "mcp__fx__echo" for c in pruned)
+        inputs = TurnInputs(model=engine.settings.model, mode="build")
+        built = engine.contexts.build(engine.scope(session, inputs))
+        context = "\n".join(str(m.get("content") or "") for m in built.messages)
+        assert "[output pruned:" in context
+        assert "alpha alpha" not in context and "delta delta" in context
+    finally:
+        await engine.aclose()

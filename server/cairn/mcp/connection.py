@@ -11,7 +11,9 @@ failures in a row, or at once for a failure a retry cannot fix (a command
 that does not exist, an unset variable), the server is `failed` and stays
 so, with its reason. Nothing here raises into a turn: a server that is not
 `ready` is reported with its state and reason, and a call on it fails with
-`McpCallError`, which the tool registry turns into a tool error.
+`McpCallError`, which the tool registry turns into a tool error. A server
+that announces a changed tool list (`notifications/tools/list_changed`) is
+listed again the next time a turn asks for its tools.
 """
 
 from __future__ import annotations
@@ -94,12 +96,12 @@ def _client_info() -> mcp_types.Implementation:
     return mcp_types.Implementation(name=CLIENT_NAME, version=version)
 
 
-async def list_all_tools(client: mcp.Client) -> list[mcp_types.Tool]:
-    """Every tool of the server, page after page."""
+async def list_all_tools(client: mcp.Client, refresh: bool = False) -> list[mcp_types.Tool]:
+    """Every tool of the server, page after page (`refresh`: bypassing the SDK's cache)."""
     tools: list[mcp_types.Tool] = []
     cursor: str | None = None
     for _ in range(MAX_TOOL_PAGES):
-        page = await client.list_tools(cursor=cursor)
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
         tools += page.tools
         cursor = page.next_cursor
         if cursor is None:
@@ -138,6 +140,7 @@ class McpConnection:
         self.reason: str | None = NOT_STARTED if settings.enabled else DISABLED
         self.tools: tuple[McpToolSpec, ...] = ()
         self.attempting = False
+        self._tools_stale = False
         self._failures = 0
         self._client: mcp.Client | None = None
         self._tail: StderrTail | None = None
@@ -182,10 +185,38 @@ class McpConnection:
             self._task = asyncio.get_running_loop().create_task(self._supervise())
 
     async def wait_started(self) -> ServerStatus:
-        """Start if needed and wait (up to the startup timeout) for the current attempt."""
+        """Start if needed and wait (up to the startup timeout) for the current attempt;
+        list the tools again when the server said they changed."""
         self.start()
         await self._until(lambda: not self.attempting, self.settings.startup_timeout_s)
+        client = self._client
+        if self._tools_stale and client is not None:
+            self._tools_stale = False
+            try:
+                tools = await list_all_tools(client, refresh=True)
+            except Exception as exc:  # keep the tools it had; the next call will tell
+                logger.warning("mcp %s: listing tools again failed: %s", self.name, exc)
+            else:
+                self.tools = tuple(tool_specs(self.name, tools, self.settings))
         return self.status()
+
+    async def _watch_tools(self, client: mcp.Client) -> None:
+        """Subscribe to tool-list changes where the protocol needs it (2026-07-28 on)."""
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    self._tools_stale = True
+        except Exception as exc:  # older protocols notify without a subscription
+            logger.debug("mcp %s: no tool-list subscription: %s", self.name, exc)
+
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: a changed tool list marks the tools to be listed again."""
+        import mcp_types
+
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self._tools_stale = True
+        elif isinstance(message, Exception):
+            logger.debug("mcp %s: transport error: %s", self.name, message)
 
     async def _supervise(self) -> None:
         while not self._stopping.is_set():
@@ -220,8 +251,8 @@ class McpConnection:
             if tail is not None:
                 tail.start()
             async with AsyncExitStack() as stack:
-                await self._open(stack, transport, tail)
-                return await self._serve(tail), False
+                client = await self._open(stack, transport, tail)
+                return await self._serve(client, tail), False
         except McpConfigError as exc:
             return str(exc), True
         except _PERMANENT_START_ERRORS as exc:
@@ -240,11 +271,15 @@ class McpConnection:
             if tail is not None:
                 tail.close()
 
-    async def _open(self, stack: AsyncExitStack, transport: Any, tail: StderrTail | None) -> None:
+    async def _open(
+        self, stack: AsyncExitStack, transport: Any, tail: StderrTail | None
+    ) -> mcp.Client:
         from mcp import Client
 
         async with asyncio.timeout(self.settings.startup_timeout_s):
-            client = await stack.enter_async_context(Client(transport, client_info=_client_info()))
+            client = await stack.enter_async_context(
+                Client(transport, client_info=_client_info(), message_handler=self._on_message)
+            )
             if tail is not None:
                 tail.spawned()
             tools = await list_all_tools(client)
@@ -253,18 +288,22 @@ class McpConnection:
         self.attempting = False
         self._set("ready")
         logger.info("mcp %s: ready with %d tools", self.name, len(self.tools))
+        return client
 
-    async def _serve(self, tail: StderrTail | None) -> str:
+    async def _serve(self, client: mcp.Client, tail: StderrTail | None) -> str:
         """Wait until the connection is lost or the server is stopped; why it ended."""
         waits = [self._lost.wait(), self._stopping.wait()]
         if tail is not None:
             waits.append(tail.exited.wait())
         tasks = [asyncio.ensure_future(w) for w in waits]
+        watch = asyncio.ensure_future(self._watch_tools(client))
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in tasks:
+            for task in [*tasks, watch]:
                 task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
         if self._lost.is_set():
             return self._with_stderr("the connection was lost")
         return self._with_stderr("the server exited")
@@ -341,6 +380,11 @@ class McpConnection:
         return await self._request(lambda client: client.read_resource(uri))
 
     # -- stopping --------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        """No supervisor runs (never started, or ended)."""
+        return self._task is None or self._task.done()
 
     def stop(self) -> None:
         """Ask the supervisor to stop (the process ends when it leaves the client)."""

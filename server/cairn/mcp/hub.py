@@ -90,7 +90,7 @@ class McpHub:
 
     def _retire(self, conn: McpConnection) -> None:
         conn.stop()
-        self._retired.append(conn)
+        self._retired = [c for c in self._retired if not c.finished] + [conn]
 
     def _servers(self, session_id: str | None) -> dict[str, McpConnection]:
         self._reconcile()
