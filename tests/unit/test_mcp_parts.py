@@ -14,9 +14,9 @@ from cairn.agent.tools import default_registry
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import SettingsError
 from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus
-from cairn.mcp.connection import MAX_RESTARTS, RESTART_MAX_S, restart_delay
 from cairn.mcp.results import format_size, render_content, render_resource
 from cairn.mcp.search import search_tools
+from cairn.mcp.state import MAX_RESTARTS, RESTART_MAX_S, restart_delay
 from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, qualified_name, tool_specs
 from cairn.mcp.transport import McpConfigError, expand, expanded
 from cairn.settings import (

@@ -16,7 +16,7 @@ import mcp_types
 import pytest
 
 from cairn.mcp import McpCallError, McpHub
-from cairn.mcp import connection as connection_module
+from cairn.mcp import state as mcp_state
 from cairn.settings import McpServerSettings, Settings, SettingsRef
 from tests.fakes.mcp_fixture import FIXTURE_SERVER, fixture_server
 
@@ -127,7 +127,7 @@ async def test_a_server_that_exits_while_idle_is_back_for_the_next_call(tmp_path
 async def test_a_server_that_keeps_failing_is_given_up_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(connection_module, "RESTART_BASE_S", 0.01)
+    monkeypatch.setattr(mcp_state, "RESTART_BASE_S", 0.01)
     starts = tmp_path / "starts.txt"
     hub = hub_for(tmp_path, {"dies": fixture_server("--exit-at-start", "--starts", str(starts))})
     try:
@@ -135,8 +135,8 @@ async def test_a_server_that_keeps_failing_is_given_up_with_its_reason(
         assert status.state == "restarting" and "cannot open its database" in (status.reason or "")
         await eventually(lambda: _now(hub.snapshot().servers[0].state == "failed"), "given up")
         status = hub.snapshot().servers[0]
-        assert f"gave up after {connection_module.MAX_RESTARTS} restarts" in (status.reason or "")
-        assert len(pids(starts)) == connection_module.MAX_RESTARTS + 1
+        assert f"gave up after {mcp_state.MAX_RESTARTS} restarts" in (status.reason or "")
+        assert len(pids(starts)) == mcp_state.MAX_RESTARTS + 1
         with pytest.raises(McpCallError, match="is failed"):
             await hub.call_tool(None, "dies", "echo", {"text": "x"})
     finally:

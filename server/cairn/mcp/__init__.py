@@ -3,7 +3,7 @@
 Only this package imports the MCP SDK (`mcp`, `mcp_types`), and only when a
 server is started: `transport` turns an `[mcp.servers.NAME]` table into the
 SDK transport, `connection` runs one server (lazy start, restart with
-backoff, stop), `hub` holds every server of an engine (configured and
+backoff, stop) and `state` its status and restart policy, `hub` holds every server of an engine (configured and
 per-session) and makes the catalog a turn offers, `tools` names and
 describes their tools, `results` turns results into text, `search` finds
 deferred tools for `tool_search`.
@@ -11,8 +11,8 @@ deferred tools for `tool_search`.
 `from cairn.mcp import McpHub, McpCatalog, McpToolSpec, McpCallError`.
 """
 
-from cairn.mcp.connection import McpCallError, ServerStatus
 from cairn.mcp.hub import EMPTY_CATALOG, McpCatalog, McpHub
+from cairn.mcp.state import McpCallError, ServerStatus
 from cairn.mcp.tools import MCP_REF_PREFIX, McpToolSpec, is_mcp_tool
 
 __all__ = [

@@ -24,12 +24,21 @@ import logging
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from cairn.errors import CairnError
+from cairn.mcp import state
+from cairn.mcp.state import (
+    DISABLED,
+    NOT_STARTED,
+    McpCallError,
+    Origin,
+    ServerState,
+    ServerStatus,
+    describe_error,
+    restart_delay,
+)
 from cairn.mcp.stderr import StderrTail
 from cairn.mcp.tools import McpToolSpec, tool_specs
 from cairn.mcp.transport import McpConfigError, describe_target, expanded, open_transport
@@ -41,16 +50,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ServerState = Literal[
-    "not started", "starting", "ready", "restarting", "failed", "disabled", "stopped"
-]
-Origin = Literal["settings", "session"]
-
-# Backoff between restarts: RESTART_BASE_S, doubling, at most RESTART_MAX_S.
-RESTART_BASE_S = 0.5
-RESTART_MAX_S = 30.0
-# Failures in a row (crashes, failed starts) after which a server is given up.
-MAX_RESTARTS = 5
 # Pages of `tools/list` read at most (a server that never stops paginating).
 MAX_TOOL_PAGES = 100
 # Seconds a stopping server gets before its supervisor is cancelled.
@@ -58,32 +57,8 @@ STOP_TIMEOUT_S = 10.0
 CLIENT_NAME = "cairn"
 # Seconds a server that failed to start gets to finish writing its stderr (for the reason).
 LAST_WORDS_S = 1.0
-NOT_STARTED = "starts when a turn first needs its tools"
-DISABLED = "disabled in the settings (enabled = false)"
 # Errors of starting a process that a retry cannot fix.
 _PERMANENT_START_ERRORS = (FileNotFoundError, PermissionError, NotADirectoryError)
-
-
-class McpCallError(CairnError):
-    """A call to an MCP server could not be made or did not complete; the model reads why."""
-
-
-def restart_delay(failures: int) -> float:
-    """Seconds to wait before restart number `failures` (1, 2, …)."""
-    return min(RESTART_BASE_S * 2 ** max(failures - 1, 0), RESTART_MAX_S)
-
-
-def leaf_error(exc: BaseException) -> BaseException:
-    """The first real error inside (nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def describe_error(exc: BaseException) -> str:
-    exc = leaf_error(exc)
-    message = str(getattr(exc, "message", None) or exc).strip()
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _client_info() -> mcp_types.Implementation:
@@ -107,19 +82,6 @@ async def list_all_tools(client: mcp.Client, refresh: bool = False) -> list[mcp_
         if cursor is None:
             break
     return tools
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """What `cairn mcp list` and the manifest say about one server."""
-
-    name: str
-    transport: Literal["stdio", "http"]
-    target: str
-    origin: Origin
-    state: ServerState
-    reason: str | None
-    tools: tuple[McpToolSpec, ...]
 
 
 class McpConnection:
@@ -224,8 +186,8 @@ class McpConnection:
             if self._stopping.is_set():
                 break
             self._failures += 1
-            if permanent or self._failures > MAX_RESTARTS:
-                gave_up = "" if permanent else f" (gave up after {MAX_RESTARTS} restarts)"
+            if permanent or self._failures > state.MAX_RESTARTS:
+                gave_up = "" if permanent else f" (gave up after {state.MAX_RESTARTS} restarts)"
                 self._set("failed", reason + gave_up)
                 break
             delay = restart_delay(self._failures)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.mcp.connection import McpCallError, McpConnection, ServerStatus
+from cairn.mcp.connection import McpConnection
+from cairn.mcp.state import McpCallError, ServerStatus
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
 
