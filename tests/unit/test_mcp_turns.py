@@ -16,7 +16,7 @@ from cairn.models.messages import CompactionPart, ToolResultPart
 from cairn.settings import McpServerSettings, Settings
 from cairn.tokens.counter import count_tokens
 from tests.fakes.mcp_fixture import fixture_server
-from tests.unit.test_agent_support import call, reply, write_script
+from tests.unit.test_agent_support import Recorder, call, reply, write_script
 
 BUILTIN_REFS = [
     "read_file",
@@ -36,6 +36,7 @@ def engine_for(
     lines: list[dict[str, Any]],
     servers: dict[str, Any],
     approve: bool | None = None,
+    recorder: Recorder | None = None,
     **settings: Any,
 ) -> Engine:
     """An engine on `root` with the scripted `lines` and these MCP servers."""
@@ -49,6 +50,7 @@ def engine_for(
         [root],
         Settings.model_validate(options),
         approver=None if approve is None else approver,
+        listener=recorder,
     )
 
 
@@ -272,7 +274,8 @@ async def test_a_server_that_cannot_start_is_excluded_and_the_turn_runs(tmp_path
         "fx": fixture_server(),
     }
     script = [reply("", call("mcp__fx__echo", text="ok")), reply("Worked anyway.")]
-    engine = engine_for(tmp_path, script, servers)
+    recorder = Recorder()
+    engine = engine_for(tmp_path, script, servers, recorder=recorder)
     try:
         result = await engine.turn("go")
         assert result.finish_reason == "stop" and result.text == "Worked anyway."
@@ -284,6 +287,9 @@ async def test_a_server_that_cannot_start_is_excluded_and_the_turn_runs(tmp_path
         assert "server failed" in (missing.reason or "")
         assert "cannot open its database" in (dies.reason or "")  # its stderr
         assert lines["mcp:fx/echo"].included
+        told = [log for log in recorder.logs if log.startswith("MCP server ")]
+        assert any(log.startswith("MCP server missing failed: cannot start") for log in told)
+        assert any(log.startswith("MCP server fx ready (") for log in told)
     finally:
         await engine.aclose()
 

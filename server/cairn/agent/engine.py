@@ -106,6 +106,8 @@ class Engine:
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}
         self._active: str | None = None
+        # The last state of each MCP server told to the listener (state and reason).
+        self._mcp_told: dict[str, str] = {}
 
     @property
     def settings(self) -> Settings:
@@ -273,6 +275,7 @@ class Engine:
         self._set_mission(session, message)
         self.files.refresh_all()
         catalog = await self.mcp.catalog(session.id)
+        self._tell_mcp(catalog)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, self._user_parts(message, references))
 
@@ -331,6 +334,15 @@ class Engine:
         """MCP servers for one session only (an ACP client's `mcpServers`); they start when
         a turn of that session first needs them and stop when it is deleted."""
         self.mcp.add_session_servers(self.session(session_id).id, servers)
+
+    def _tell_mcp(self, catalog: McpCatalog) -> None:
+        """Log each MCP server's state when it changed since it was last told."""
+        for status in catalog.servers:
+            told = f"{status.state}: {status.reason}" if status.reason else status.state
+            if self._mcp_told.get(status.name) != told:
+                self._mcp_told[status.name] = told
+                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
+                self.listener.on_log(f"MCP server {status.name} {told}{tools}")
 
     async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
         """Every MCP server of the session (started now if needed): state, reason, tools."""
