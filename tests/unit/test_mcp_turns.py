@@ -124,7 +124,8 @@ async def test_a_large_result_becomes_an_artifact_with_an_excerpt(tmp_path: Path
         assert part.ok and part.artifact_id is not None
         assert part.output.startswith("line 00001 of the big output")
         assert part.output.rstrip().endswith(f"line {lines:05d} of the big output")
-        assert f"read_file(path='artifact:{part.artifact_id}'" in part.output
+        assert f"artifact:{part.artifact_id}" in part.output  # how to read the rest
+        assert "characters omitted" in part.output
         full = engine.session(result.session_id).trace.read_artifact(part.artifact_id).decode()
         assert full.count("\n") == lines - 1 and len(full) > len(part.output)
     finally:
