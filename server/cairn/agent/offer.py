@@ -17,6 +17,7 @@ not available (with their state and reason).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,13 +87,26 @@ class ToolOffer:
     refused: tuple[McpToolSpec, ...] = ()
     refusal: str | None = None
     found: list[str] = field(default_factory=list)
+    # Each tool's schema, made once per offer (a built-in tool's comes from pydantic: slow).
+    _schemas: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
+
+    def _schema(self, name: str) -> dict[str, Any] | None:
+        schema = self._schemas.get(name)
+        if schema is None:
+            tool = self.registry.get(name)
+            if tool is None:
+                return None
+            schema = self._schemas[name] = tool.schema()
+        return schema
 
     def offered(self) -> tuple[str, ...]:
         """The tools of the next call, in the order the model sees them."""
         return (*self.initial, *sorted(self.found))
 
     def schemas(self) -> list[dict[str, Any]]:
-        return self.registry.schemas(self.offered())
+        """The schemas of the next call (copies: a provider adapter may add to them)."""
+        offered = [self._schema(name) for name in self.offered()]
+        return [copy.deepcopy(s) for s in offered if s is not None]
 
     def reveal(self, specs: Iterable[McpToolSpec]) -> None:
         """Offer these deferred tools from the next call on."""
@@ -113,12 +127,12 @@ class ToolOffer:
         """Every tool of the turn for the manifest, offered ones first in their order."""
         out: list[ToolLine] = []
         for name in self.offered():
-            tool = self.registry.get(name)
-            if tool is None:
+            tool, schema = self.registry.get(name), self._schema(name)
+            if tool is None or schema is None:
                 continue
             ref = tool.spec.ref if isinstance(tool, McpTool) else name
             reason = FOUND_REASON if name in self.found else None
-            out.append(ToolLine(ref=ref, schema=tool.schema(), reason=reason))
+            out.append(ToolLine(ref=ref, schema=schema, reason=reason))
         waiting = [s for s in self.deferred if s.name not in self.found]
         out += [ToolLine(s.ref, s.schema(), False, self.deferral) for s in waiting]
         out += [ToolLine(s.ref, s.schema(), False, self.refusal) for s in self.refused]

@@ -15,6 +15,7 @@ timed out), is a failed outcome the model reads.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, ClassVar
 
@@ -28,6 +29,8 @@ from cairn.mcp.results import StoreBinary, render_content
 # Characters of the arguments shown when asking the user to approve a call.
 APPROVAL_ARGS_CHARS = 300
 KEY_MCP_TOOL = "mcp_tool"
+# Tool classes kept for reuse (one per namespaced name and description).
+MAX_TOOL_CLASSES = 4096
 
 
 class McpArgs(ToolArgs):
@@ -91,8 +94,12 @@ class McpTool(Tool[McpArgs]):
         return ToolOutcome(output=shown, artifact_id=artifact_id, data=data)
 
 
+@functools.lru_cache(maxsize=MAX_TOOL_CLASSES)
+def tool_class(name: str, description: str) -> type[McpTool]:
+    """The subclass of `McpTool` named `name` (made once: making a class is slow)."""
+    return type(f"McpTool[{name}]", (McpTool,), {"name": name, "description": description})
+
+
 def mcp_tool(spec: McpToolSpec, catalog: McpCatalog) -> McpTool:
     """The tool `spec.name` (its own subclass of `McpTool`, named after it)."""
-    attributes = {"name": spec.name, "description": spec.description}
-    cls = type(f"McpTool[{spec.name}]", (McpTool,), attributes)
-    return cls(spec, catalog)
+    return tool_class(spec.name, spec.description)(spec, catalog)
