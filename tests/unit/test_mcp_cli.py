@@ -28,6 +28,9 @@ def cairn(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "cairn.toml").write_text(
         f"""
+# The scripted model chosen explicitly (there is no default model; no call is made).
+model = "scripted/script.jsonl"
+
 [mcp.servers.fixture]
 command = {json.dumps(sys.executable)}
 args = [{json.dumps(str(FIXTURE_SERVER))}]
@@ -69,6 +72,15 @@ def test_mcp_list_without_servers_says_how_to_add_one(tmp_path: Path) -> None:
     assert "no MCP servers configured: add [mcp.servers.NAME] to cairn.toml" in done.stderr
 
 
+def test_mcp_list_without_a_model_counts_with_the_default_tokenizer(tmp_path: Path) -> None:
+    (tmp_path / "cairn.toml").write_text('[mcp.servers.broken]\ncommand = "no-such-mcp-command"\n')
+    done = cairn(tmp_path, "mcp", "list")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:3] == ["broken", "stdio", "failed"] for line in lines)
+    assert lines[-1].startswith("MCP tool schemas: 0 tokens (o200k_base; no model set")
+
+
 def test_a_dry_run_counts_the_started_servers_schemas(workspace: Path) -> None:
     done = cairn(workspace, "context", "--message", "hi", "--json")
     assert done.returncode == 0, done.stderr
@@ -88,7 +100,7 @@ def test_importing_the_engine_does_not_import_the_mcp_sdk(tmp_path: Path) -> Non
         "from pathlib import Path\n"
         "from cairn.agent.engine import Engine\n"
         "from cairn.settings import Settings\n"
-        "engine = Engine([Path.cwd()], Settings())\n"
+        "engine = Engine([Path.cwd()], Settings(model='scripted/script.jsonl'))\n"
         "engine.context_stats()\n"
         "engine.close()\n"
         "sys.exit(3 if 'mcp' in sys.modules or 'mcp_types' in sys.modules else 0)\n"

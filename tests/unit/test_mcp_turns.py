@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cairn.agent.api import Approval, ApprovalRequest
 from cairn.agent.engine import Engine
 from cairn.agent.inputs import TurnInputs
 from cairn.context.tool_schemas import schema_text
@@ -43,8 +44,8 @@ def engine_for(
     model = write_script(root, lines)
     options = {"model": model, "allowed_commands": [], "mcp": {"servers": servers}, **settings}
 
-    async def approver(action: str) -> bool:
-        return bool(approve)
+    async def approver(request: ApprovalRequest) -> Approval:
+        return "once" if approve else "reject"
 
     return Engine(
         [root],
@@ -52,6 +53,12 @@ def engine_for(
         approver=None if approve is None else approver,
         listener=recorder,
     )
+
+
+def main_model(engine: Engine) -> str:
+    model = engine.settings.model
+    assert model is not None
+    return model
 
 
 def tool_lines(manifest: Manifest) -> list[ManifestBlock]:
@@ -85,9 +92,7 @@ async def test_the_servers_tools_are_offered_with_counted_schemas(tmp_path: Path
         }
         for ref, spec in specs.items():
             assert lines[ref].included
-            assert lines[ref].tokens == count_tokens(
-                schema_text(spec.schema()), engine.settings.model
-            )
+            assert lines[ref].tokens == count_tokens(schema_text(spec.schema()), main_model(engine))
         assert "tool_search" not in lines  # a few tools are offered directly
         stats = engine.context_stats(result.session_id)
         assert stats.tool_schema_tokens == sum(b.tokens for b in lines.values() if b.included)
@@ -359,7 +364,7 @@ async def test_old_mcp_outputs_are_pruned_like_any_other(tmp_path: Path) -> None
         pruned = {c for p in markers if p.kind == "prune" for c in p.pruned_call_ids}
         echoed = {p.call_id: p for p in results(engine, sid)}
         assert pruned and all(echoed[c].name == "mcp__fx__echo" for c in pruned)
-        inputs = TurnInputs(model=engine.settings.model, mode="build")
+        inputs = TurnInputs(model=main_model(engine), mode="build")
         built = engine.contexts.build(engine.scope(session, inputs))
         context = "\n".join(str(m.get("content") or "") for m in built.messages)
         assert "[output pruned:" in context

@@ -8,8 +8,9 @@ is not ready, then each tool with its tokens and whether it runs without
 asking; last, the total against the share of the model's input above which
 the schemas are deferred behind `tool_search`. The servers are stopped
 before the command returns. No model is called; tokens are counted with
-the tokenizer of `--model` (default: the settings' model). `--json` prints
-the same as data.
+the tokenizer of `--model` (default: the settings' model; with neither, the
+default tokenizer, and no window to compare with). `--json` prints the same
+as data.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import InvalidRequestError
 from cairn.mcp import McpHub, McpToolSpec, ServerStatus
 from cairn.settings import Settings, SettingsRef, load_settings
-from cairn.tokens.counter import counter_for
+from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
 
 COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
 NO_SERVERS = (
@@ -44,11 +45,12 @@ async def server_statuses(workspace: Path, settings: Settings) -> list[ServerSta
         await hub.aclose()
 
 
-def tool_tokens(spec: McpToolSpec, model: str) -> int:
-    return counter_for(model)(schema_text(spec.schema()))
+def tool_tokens(spec: McpToolSpec, model: str | None) -> int:
+    """The tokens of the tool's schema for `model` (no model: the default tokenizer's)."""
+    return counter_for(model or FALLBACK_ENCODING)(schema_text(spec.schema()))
 
 
-def report(statuses: list[ServerStatus], settings: Settings, model: str) -> dict[str, Any]:
+def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
     """The data `cairn mcp list` prints (also its `--json` output)."""
     servers = []
     for status in statuses:
@@ -74,7 +76,7 @@ def report(statuses: list[ServerStatus], settings: Settings, model: str) -> dict
             }
         )
     total = sum(s["schemaTokens"] for s in servers)
-    window = model_input_tokens(model, settings)
+    window = model_input_tokens(model, settings) if model is not None else None
     share = settings.mcp.tool_search_share
     return {
         "model": model,
@@ -129,6 +131,11 @@ def permission_of(tool: dict[str, Any]) -> str:
 
 def summary(data: dict[str, Any]) -> str:
     total, window, share = data["schemaTokens"], data["modelInput"], data["toolSearchShare"]
+    if data["model"] is None:
+        return (
+            f"MCP tool schemas: {total} tokens ({FALLBACK_ENCODING}; no model set, so no window"
+            " to compare with: pass --model or set `model`)"
+        )
     if window is None:
         return f"MCP tool schemas: {total} tokens (model {data['model']}: window unknown)"
     threshold = int(share * window)
