@@ -170,7 +170,7 @@ async def test_closing_the_hub_ends_every_server_process(tmp_path: Path) -> None
     servers = {"one": fixture_server("--starts", str(starts))}
     hub = hub_for(tmp_path, servers)
     two = McpServerSettings.model_validate(fixture_server("--starts", str(starts)))
-    hub.add_session_servers("s1", {"two": two})
+    hub.set_session_servers("s1", {"two": two})
     catalog = await hub.catalog("s1")
     assert [s.state for s in catalog.servers] == ["ready", "ready"]
     assert all(alive(pid) for pid in pids(starts))

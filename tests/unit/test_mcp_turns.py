@@ -320,7 +320,7 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
     engine = engine_for(tmp_path, script, {})
     try:
         session = engine.active_session_id
-        engine.add_mcp_servers(
+        engine.set_mcp_servers(
             session, {"mine": McpServerSettings.model_validate(fixture_server())}
         )
         result = await engine.turn("use my server", session_id=session)

@@ -227,11 +227,12 @@ class EngineApi(Protocol):
 
     def update_settings(self, settings: Settings) -> None: ...
 
-    def add_mcp_servers(
+    def set_mcp_servers(
         self, session_id: str | None, servers: Mapping[str, McpServerSettings]
     ) -> None:
-        """MCP servers for one session only (e.g. an ACP client's `mcpServers`), beside those
-        of the settings; started when a turn of the session needs them, stopped with it."""
+        """The MCP servers of one session only (e.g. an ACP client's `mcpServers`), beside
+        those of the settings; started when a turn of the session needs them, stopped when
+        a later call leaves them out or the session is deleted."""
         ...
 
     def close(self) -> None:

@@ -328,12 +328,13 @@ class Engine:
 
     # -- MCP servers ---------------------------------------------------------------
 
-    def add_mcp_servers(
+    def set_mcp_servers(
         self, session_id: str | None, servers: Mapping[str, McpServerSettings]
     ) -> None:
-        """MCP servers for one session only (an ACP client's `mcpServers`); they start when
-        a turn of that session first needs them and stop when it is deleted."""
-        self.mcp.add_session_servers(self.session(session_id).id, servers)
+        """The MCP servers of one session only (an ACP client's `mcpServers`): new ones start
+        when a turn of that session first needs them; those left out, and all of them when
+        the session is deleted, stop."""
+        self.mcp.set_session_servers(self.session(session_id).id, servers)
 
     def _tell_mcp(self, catalog: McpCatalog) -> None:
         """Log each MCP server's state when it changed since it was last told."""

@@ -207,7 +207,7 @@ class McpConnection:
         tail = StderrTail(self.name) if self.settings.transport == "stdio" else None
         self._tail = tail
         try:
-            settings = expanded(self.name, self.settings)
+            settings = self._expanded()
             errlog = tail.errlog if tail is not None else sys.stderr
             transport = open_transport(self.name, settings, self.root, errlog)
             if tail is not None:
@@ -232,6 +232,11 @@ class McpConnection:
             self.attempting = False
             if tail is not None:
                 tail.close()
+
+    def _expanded(self) -> McpServerSettings:
+        """The settings with `${VAR}` expanded; a session's servers (an ACP client's) are
+        used as given: their values are literal."""
+        return expanded(self.name, self.settings) if self.origin == "settings" else self.settings
 
     async def _open(
         self, stack: AsyncExitStack, transport: Any, tail: StderrTail | None

@@ -4,9 +4,10 @@
 (`mcp.servers`) are shared by every session and follow the settings: a
 server added, removed or changed there is started, stopped or restarted the
 next time the hub is asked. A front end may add servers for one session
-(`add_session_servers`: an ACP client's `mcpServers`); they are seen by that
-session only (over a configured server of the same name) and stop when the
-session is dropped. `catalog(session_id)` starts what is not started yet
+(`set_session_servers`: an ACP client's `mcpServers`); they are seen by that
+session only (over a configured server of the same name), their values are
+used as given (no `${VAR}` expansion: the client resolved them), and they
+stop when the session's list drops them or the session is dropped. `catalog(session_id)` starts what is not started yet
 and waits for each server's first attempt (bounded by its startup timeout),
 then returns an `McpCatalog`: the tools of the servers that are ready and
 the state and reason of every other one. `snapshot` is the same without
@@ -100,18 +101,19 @@ class McpHub:
             servers.update(self._sessions.get(session_id, {}))
         return dict(sorted(servers.items()))
 
-    def add_session_servers(
+    def set_session_servers(
         self, session_id: str, servers: Mapping[str, McpServerSettings]
     ) -> None:
-        """Servers for one session only (they replace a session server of the same name)."""
+        """The servers of one session only: those it had and `servers` keeps run on; changed
+        and dropped ones stop; new ones start when a turn first needs them."""
         own = self._sessions.setdefault(session_id, {})
+        for name in [n for n, conn in own.items() if servers.get(n) != conn.settings]:
+            self._retire(own.pop(name))
         for name, settings in servers.items():
-            old = own.get(name)
-            if old is not None and old.settings == settings:
-                continue
-            if old is not None:
-                self._retire(old)
-            own[name] = McpConnection(name, settings, self.root, origin="session")
+            if name not in own:
+                own[name] = McpConnection(name, settings, self.root, origin="session")
+        if not own:
+            del self._sessions[session_id]
 
     def drop_session(self, session_id: str) -> None:
         """Stop the servers a session added."""
