@@ -12,6 +12,8 @@ from tests.lsp.harness import write_workspace
 from tests.unit.test_mcp_servers import alive, eventually, pids
 
 ECHO = {"toolCalls": [{"name": "mcp__fixture__echo", "arguments": {"text": "via acp"}}]}
+WRITE = {"toolCalls": [{"name": "mcp__fixture__write_note", "arguments": {"title": "t"}}]}
+ALLOW_ALWAYS = {"outcome": {"outcome": "selected", "optionId": "allow-always"}}
 # A port nothing listens on (connections are refused at once).
 CLOSED_PORT_URL = "http://127.0.0.1:9/mcp"
 
@@ -29,7 +31,9 @@ def agent_text(client: RawAcpClient, session: str, mark: int) -> str:
 
 
 async def test_a_clients_mcp_servers_serve_its_session_and_stop_with_it(tmp_path: Path) -> None:
-    root = write_workspace(tmp_path / "ws", script=[ECHO, {"text": "Echoed."}])
+    root = write_workspace(
+        tmp_path / "ws", script=[ECHO, {"text": "Echoed."}, WRITE, {"text": "Wrote."}]
+    )
     starts = tmp_path / "starts.txt"
     client = await RawAcpClient.start(root)
     answer = await client.initialize()
@@ -66,6 +70,18 @@ async def test_a_clients_mcp_servers_serve_its_session_and_stop_with_it(tmp_path
     assert refs["mcp:fixture/echo"]["included"]
     assert not refs["mcp:my_docs"]["included"] and refs["mcp:my_docs"]["reason"]
     assert not any(ref.startswith("mcp:legacy") for ref in refs)
+
+    # A tool not marked read-only asks through session/request_permission, as an MCP call.
+    client.handlers["session/request_permission"] = lambda params: ALLOW_ALWAYS
+    mark = client.mark()
+    prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "write it"}]}
+    assert (await client.call("session/prompt", prompt))["stopReason"] == "end_turn"
+    [asked] = [r["params"] for r in client.requests if r["method"] == "session/request_permission"]
+    assert asked["toolCall"]["title"].startswith("Call MCP tool fixture/write_note {")
+    assert asked["toolCall"]["kind"] == "other"
+    assert "Always allow `mcp:fixture/write_note`" in [o["name"] for o in asked["options"]]
+    wrote = [u for u in client.updates(session, mark) if u.get("status") == "completed"]
+    assert [u["rawOutput"]["mcp_tool"] for u in wrote] == ["mcp:fixture/write_note"]
 
     other = await client.call("session/new", {"cwd": str(root), "mcpServers": []})
     others = tool_refs(

@@ -77,18 +77,22 @@ class EngineListener(Protocol):
     def on_tool_call(self, event: ToolCallEvent) -> None: ...
 
 
-# The user's answer to a command outside the allowlist: run it this once, run it and
-# allow it for the rest of the session, or refuse it.
+# The user's answer to a command outside the allowlist (or an MCP tool not marked
+# read-only): run it this once, run it and allow it for the rest of the session, or refuse it.
 Approval = Literal["once", "always", "reject"]
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
+    """What is asked: a shell command, or (`tool` set: `mcp:server/tool`) an MCP tool call,
+    `command` then saying the tool and its arguments; "always" allows the whole tool."""
+
     site: CallSite
     command: str
+    tool: str | None = None
 
 
-# Asked before running a shell command that is not allow-listed.
+# Asked before running a shell command that is not allow-listed, or an MCP tool call.
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 # Applies a whole-file edit through the editor (so undo and dirty buffers work).

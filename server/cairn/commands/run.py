@@ -113,7 +113,8 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
         return None
 
     async def ask(request: ApprovalRequest) -> Approval:
-        answer = await asyncio.to_thread(input, f"Run `{request.command}`? [y/N] ")
+        verb = "Call" if request.tool else "Run"
+        answer = await asyncio.to_thread(input, f"{verb} `{request.command}`? [y/N] ")
         return "once" if answer.strip().lower() in APPROVE_ANSWERS else "reject"
 
     return ask

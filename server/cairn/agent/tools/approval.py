@@ -59,7 +59,7 @@ async def check_tool_call(ctx: ToolContext, tool_ref: str, action: str, how_to_a
         return
     if ctx.approve is None:
         raise ToolFailure(f"not allowed without approval: {action} ({how_to_allow})")
-    answer = await ctx.approve(ApprovalRequest(ctx.site, action))
+    answer = await ctx.approve(ApprovalRequest(ctx.site, action, tool=tool_ref))
     if answer == "reject":
         raise ToolFailure(f"not approved by the user: {action}")
     if answer == "always":
