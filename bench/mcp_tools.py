@@ -1,4 +1,4 @@
-"""MCP tools in a context build: the cost of offering (or deferring) 68 MCP tools, and their tokens.
+"""MCP tools in a context build: the cost of offering (or deferring) 69 MCP tools, and their tokens.
 
 Usage:
     .venv/bin/python bench/mcp_tools.py [--generated 60] [--repeats 30]
