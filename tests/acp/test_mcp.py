@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.acp.raw_client import RawAcpClient
-from tests.fakes.mcp_fixture import FIXTURE_SERVER
+from tests.fakes.mcp_fixture import FIXTURE_ARGS
 from tests.lsp.harness import write_workspace
 from tests.unit.test_mcp_servers import alive, eventually, pids
 
@@ -42,7 +42,7 @@ async def test_a_clients_mcp_servers_serve_its_session_and_stop_with_it(tmp_path
         {
             "name": "fixture",
             "command": sys.executable,
-            "args": [str(FIXTURE_SERVER), "--starts", str(starts)],
+            "args": [*FIXTURE_ARGS, "--starts", str(starts)],
             "env": [],
         },
         {"type": "sse", "name": "legacy", "url": "http://127.0.0.1:9/sse", "headers": []},

@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 FIXTURE_SERVER = Path(__file__).with_name("mcp_server.py")
+# The interpreter's arguments that run it: `-P` keeps the script's folder off `sys.path`
+# (tests/fakes/http.py there would shadow the standard library's `http`).
+FIXTURE_ARGS: tuple[str, ...] = ("-P", str(FIXTURE_SERVER))
 
 
 def fixture_server(*args: str, **options: Any) -> dict[str, Any]:
     """An `[mcp.servers.NAME]` table running the fixture server over stdio with `args`."""
-    return {"command": sys.executable, "args": [str(FIXTURE_SERVER), *args], **options}
+    return {"command": sys.executable, "args": [*FIXTURE_ARGS, *args], **options}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.mcp_fixture import FIXTURE_SERVER
+from tests.fakes.mcp_fixture import FIXTURE_ARGS
 
 TIMEOUT_S = 240
 
@@ -33,7 +33,7 @@ model = "scripted/script.jsonl"
 
 [mcp.servers.fixture]
 command = {json.dumps(sys.executable)}
-args = [{json.dumps(str(FIXTURE_SERVER))}]
+args = {json.dumps(list(FIXTURE_ARGS))}
 
 [mcp.servers.broken]
 command = "no-such-mcp-server-command"

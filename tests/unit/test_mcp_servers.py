@@ -18,7 +18,7 @@ import pytest
 from cairn.mcp import McpCallError, McpHub
 from cairn.mcp import state as mcp_state
 from cairn.settings import McpServerSettings, Settings, SettingsRef
-from tests.fakes.mcp_fixture import FIXTURE_SERVER, fixture_server
+from tests.fakes.mcp_fixture import FIXTURE_ARGS, fixture_server
 
 # Seconds a fixture gets to listen, or a state to be reached (a limit, not a measurement).
 HTTP_START_LIMIT_S = 60.0
@@ -73,7 +73,7 @@ def http_server() -> Iterator[str]:
     """The fixture server over streamable HTTP on 127.0.0.1; yields its URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(FIXTURE_SERVER), "--http", str(port)],
+        [sys.executable, *FIXTURE_ARGS, "--http", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -94,7 +94,7 @@ async def test_the_servers_tools_are_offered_with_counted_schemas(tmp_path: Path
             assert lines[ref].included
             assert lines[ref].tokens == count_tokens(schema_text(spec.schema()), main_model(engine))
         assert "tool_search" not in lines  # a few tools are offered directly
-        stats = engine.context_stats(result.session_id)
+        stats = await engine.context_stats(result.session_id)
         assert stats.tool_schema_tokens == sum(b.tokens for b in lines.values() if b.included)
         assert stats.by_source["tools"] == stats.tool_schema_tokens
     finally:
@@ -178,7 +178,7 @@ async def test_sixty_tools_are_deferred_and_tool_search_loads_one(tmp_path: Path
         assert '"name": "mcp__gen__gen_tool_11"' in searched.output  # the full schema
         assert called.ok and called.output.startswith("gen_tool_11: unpaid")
 
-        first, second, _ = engine.session(result.session_id).trace.manifests()
+        first, second, third = engine.session(result.session_id).trace.manifests()
         before = {b.ref: b for b in tool_lines(first)}
         assert before["tool_search"].included
         deferred = [b for b in before.values() if (b.ref or "").startswith("mcp:gen/")]
@@ -190,6 +190,12 @@ async def test_sixty_tools_are_deferred_and_tool_search_loads_one(tmp_path: Path
         assert after["mcp:gen/gen_tool_11"].included
         assert after["mcp:gen/gen_tool_11"].reason == "found by tool_search"
         assert not after["mcp:gen/gen_tool_12"].included
+        # The reveal is the one change of the tools zone in the turn, and a recorded break.
+        assert first.cache_break is None and third.cache_break is None
+        revealed = ", ".join(sorted(f"mcp:gen/{n.split('__')[-1]}" for n in searched.data["found"]))
+        assert second.cache_break == f"tools: tool_search found {revealed}"
+        assert third.cache.zone_hashes["tools"] == second.cache.zone_hashes["tools"]
+        assert second.cache.zone_hashes["tools"] != first.cache.zone_hashes["tools"]
     finally:
         await engine.aclose()
 
@@ -327,10 +333,10 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
         [part] = results(engine, result.session_id)
         assert part.ok and part.output == "mine"
         other = engine.fork(session)
-        refs = {b.ref for b in engine.context_manifest(other, message="x").blocks}
+        refs = {b.ref for b in (await engine.context_manifest(other, message="x")).blocks}
         assert "mcp:mine/echo" not in refs
         assert "mcp:mine/echo" in {
-            b.ref for b in engine.context_manifest(session, message="x").blocks
+            b.ref for b in (await engine.context_manifest(session, message="x")).blocks
         }
         engine.delete_session(session)
         assert await engine.mcp_servers(other) == []
@@ -338,10 +344,10 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
         await engine.aclose()
 
 
-def test_a_dry_run_lists_servers_it_did_not_start(tmp_path: Path) -> None:
+async def test_a_dry_run_lists_servers_it_did_not_start(tmp_path: Path) -> None:
     engine = engine_for(tmp_path, [], {"fx": fixture_server()})
     try:
-        manifest = engine.context_manifest(message="hi")
+        manifest = await engine.context_manifest(message="hi")
         [line] = [b for b in tool_lines(manifest) if (b.ref or "").startswith("mcp:")]
         assert line.ref == "mcp:fx" and not line.included
         assert line.reason == "server not started: starts when a turn first needs its tools"
