@@ -12,10 +12,11 @@ provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `settings_origins`
 says where each value came from (default, cairn.toml, editor, flag).
 
-MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`): `command`,
-`args`, `env`, `cwd` for a server started over stdio, or `url` and `headers`
-for streamable HTTP. The editor's servers join those of `cairn.toml` by name
-(an editor entry replaces the file's entry of the same name).
+MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
+`cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
+`cwd` for a server started over stdio, or `url` and `headers` for streamable
+HTTP. The editor's servers join those of `cairn.toml` by name (an editor
+entry replaces the file's entry of the same name).
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
-    model_validator,
 )
-from pydantic.alias_generators import to_camel
 
 from cairn.errors import SettingsError
+from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
+from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 
 SETTINGS_FILE = "cairn.toml"
 
@@ -63,13 +64,6 @@ MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 # How long a provider keeps a cached prompt prefix without a hit (Anthropic: 5 minutes).
 DEFAULT_CACHE_LIFETIME_S = 300.0
-# MCP: the share of the model's input above which MCP tool schemas wait behind `tool_search`.
-DEFAULT_TOOL_SEARCH_SHARE = 0.1
-DEFAULT_MCP_STARTUP_TIMEOUT_S = 30.0
-DEFAULT_MCP_TOOL_TIMEOUT_S = 120.0
-# A server name becomes part of tool names (`mcp__NAME__tool`), which providers restrict.
-MCP_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-
 # Request arguments Cairn sets itself; `extra_params` may not replace them.
 RESERVED_REQUEST_PARAMS: dict[str, str] = {
     "model": "model",
@@ -95,73 +89,6 @@ Mode = Literal["build", "plan", "review"]
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
-
-_MODEL_CONFIG = ConfigDict(
-    alias_generator=to_camel,
-    populate_by_name=True,
-    extra="forbid",
-    validate_assignment=True,
-    use_attribute_docstrings=True,
-)
-
-
-class McpServerSettings(BaseModel):
-    """One MCP server: a command run over stdio, or a streamable HTTP `url`.
-
-    String values may use `${VAR}` (or `${VAR:-default}`) for environment
-    variables, so tokens stay out of the file. A stdio server gets a minimal
-    environment (PATH, HOME, USER, SHELL, TERM, LOGNAME) plus `env`; `cwd` is
-    relative to the workspace root (the default). Tools in `allowed_tools`
-    (the server's own tool names, or "*") run without asking even when the
-    server does not mark them read-only.
-    """
-
-    model_config = _MODEL_CONFIG
-
-    command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
-    enabled: bool = True
-    allowed_tools: list[str] = Field(default_factory=list)
-    startup_timeout_s: float = Field(default=DEFAULT_MCP_STARTUP_TIMEOUT_S, gt=0)
-    timeout_s: float = Field(default=DEFAULT_MCP_TOOL_TIMEOUT_S, gt=0)
-
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerSettings:
-        if (self.command is None) == (self.url is None):
-            raise ValueError(
-                "give either `command` (a server started over stdio) or `url` (streamable HTTP)"
-            )
-        if self.url is None and self.headers:
-            raise ValueError("`headers` are for `url` servers; a stdio server takes `env`")
-        if self.command is None and (self.args or self.env or self.cwd):
-            raise ValueError("`args`, `env` and `cwd` are for `command` servers")
-        return self
-
-    @property
-    def transport(self) -> Literal["stdio", "http"]:
-        return "stdio" if self.command is not None else "http"
-
-
-class McpSettings(BaseModel):
-    """The `[mcp]` table: the servers, and when their tool schemas are deferred."""
-
-    model_config = _MODEL_CONFIG
-
-    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
-    tool_search_share: float = Field(default=DEFAULT_TOOL_SEARCH_SHARE, gt=0, le=1)
-
-    @field_validator("servers")
-    @classmethod
-    def _names(cls, servers: dict[str, McpServerSettings]) -> dict[str, McpServerSettings]:
-        for name in servers:
-            if not MCP_SERVER_NAME.match(name):
-                raise ValueError(f"server name {name!r}: use 1-32 letters, digits, '-' or '_'")
-        return servers
-
 
 # How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
 CacheFamily = Literal["anthropic", "openai", "automatic", "none"]
@@ -195,7 +122,7 @@ class Settings(BaseModel):
     `python -m tools.gen_contracts`).
     """
 
-    model_config = _MODEL_CONFIG
+    model_config = SETTINGS_MODEL_CONFIG
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or

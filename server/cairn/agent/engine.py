@@ -39,7 +39,7 @@ from cairn.agent.api import (
 from cairn.agent.compactor import Compactor
 from cairn.agent.explore import Explorer
 from cairn.agent.goal_ops import change_goal
-from cairn.agent.inputs import TurnInputs, referenced_files
+from cairn.agent.inputs import TurnInputs, user_parts
 from cairn.agent.listener import SafeListener
 from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
@@ -47,7 +47,6 @@ from cairn.agent.runner import EditorSide, TurnRunner
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
 from cairn.errors import InvalidRequestError, NoModelError
-from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
@@ -55,7 +54,7 @@ from cairn.llm.guide import no_model_message
 from cairn.mcp import McpCatalog, McpHub, ServerStatus
 from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
 from cairn.models.manifest import ContextStats, Manifest
-from cairn.models.messages import FilePart, Message, Part, TextPart
+from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
@@ -229,17 +228,6 @@ class Engine:
         )
         return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
 
-    def _user_parts(self, message: str, references: Sequence[str]) -> list[Part]:
-        parts: list[Part] = [TextPart(text=message)]
-        for path in referenced_files(self.workspace, list(references)):
-            try:
-                text = self.workspace.read_text(path)
-            except OSError:
-                continue
-            digest = content_hash(text)
-            parts.append(FilePart(path=self.workspace.relative(path), hash=digest))
-        return parts
-
     def _set_mission(self, session: Session, message: str) -> None:
         tree = session.goals()
         if tree.mission or not message.strip():
@@ -277,7 +265,7 @@ class Engine:
         catalog = await self.mcp.catalog(session.id)
         self._tell_mcp(catalog)
         scope = self.scope(session, inputs, catalog=catalog)
-        return await self.runner.run(scope, self._user_parts(message, references))
+        return await self.runner.run(scope, user_parts(self.workspace, message, references))
 
     # -- context -----------------------------------------------------------------
 

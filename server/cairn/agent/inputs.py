@@ -6,6 +6,8 @@ changes while a turn runs (the files it edited) lives in its `TurnScope`. Files 
 rules, buffers and the repository map) are the open buffers, the referenced
 files, the files the turn edited and the file of the diagnostic being fixed.
 A fix turn also carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
+`user_parts` is the user's message as recorded: its text, then one file part
+(path and content hash) per referenced file.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.sources.diagnostics import format_diagnostic
 from cairn.errors import CairnError
+from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
+from cairn.models.messages import FilePart, Part, TextPart
 from cairn.settings import Mode, Role
 from cairn.tokens.counter import counter_for
 
@@ -68,6 +72,18 @@ def referenced_files(workspace: Workspace, references: Sequence[str]) -> list[Pa
         if path.is_file():
             out.append(path)
     return out
+
+
+def user_parts(workspace: Workspace, message: str, references: Sequence[str]) -> list[Part]:
+    """The user's message as recorded: the text, then each readable referenced file's hash."""
+    parts: list[Part] = [TextPart(text=message)]
+    for path in referenced_files(workspace, list(references)):
+        try:
+            text = workspace.read_text(path)
+        except OSError:
+            continue
+        parts.append(FilePart(path=workspace.relative(path), hash=content_hash(text)))
+    return parts
 
 
 def files_in_play(
