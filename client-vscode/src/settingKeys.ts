@@ -48,5 +48,6 @@ export const SERVER_SETTING_KEYS = [
   'secretValuePatterns',
   'cacheLifetimeS',
   'cachePrices',
+  'mcp',
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];

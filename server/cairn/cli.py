@@ -32,6 +32,8 @@ INTERRUPTED_EXIT = 130
 
 trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
+mcp_app = typer.Typer(help="MCP servers (tool sources).", no_args_is_help=True)
+app.add_typer(mcp_app, name="mcp")
 
 WorkspaceOpt = Annotated[
     Path,
@@ -129,6 +131,20 @@ def trace_repair(
     from cairn.commands.trace import repair_trace
 
     repair_trace(workspace, session_id)
+
+
+@mcp_app.command("list")
+def mcp_list(
+    workspace: WorkspaceOpt = Path("."),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Count tokens for this model.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
+) -> None:
+    """Start the configured MCP servers and show their state, tools and schema tokens."""
+    from cairn.commands.mcp import list_servers
+
+    list_servers(workspace, model, as_json)
 
 
 @app.command()

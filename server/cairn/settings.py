@@ -11,6 +11,12 @@ There is no default model: `model` is None until cairn.toml, the editor or a
 provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `settings_origins`
 says where each value came from (default, cairn.toml, editor, flag).
+
+MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
+`cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
+`cwd` for a server started over stdio, or `url` and `headers` for streamable
+HTTP. The editor's servers join those of `cairn.toml` by name (an editor
+entry replaces the file's entry of the same name).
 """
 
 from __future__ import annotations
@@ -23,10 +29,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from cairn.errors import SettingsError
+from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
+from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 
 SETTINGS_FILE = "cairn.toml"
 
@@ -84,7 +97,6 @@ Origin = Literal["default", "cairn.toml", "editor", "flag"]
 OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
 
-
 # How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
 CacheFamily = Literal["anthropic", "openai", "automatic", "none"]
 
@@ -117,13 +129,7 @@ class Settings(BaseModel):
     `python -m tools.gen_contracts`).
     """
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        validate_assignment=True,
-        use_attribute_docstrings=True,
-    )
+    model_config = SETTINGS_MODEL_CONFIG
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
@@ -218,6 +224,9 @@ class Settings(BaseModel):
     """Prompt-cache prices per cache family (`anthropic`, `openai`, `automatic`, `none`):
     `read` and `write` as multiples of the input price, replacing the defaults (Anthropic
     0.1 and 1.25, OpenAI 0.1 and 1); e.g. `openai = {read = 0.5, write = 1}` for gpt-4o."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (`[mcp.servers.NAME]`: `command`/`args`/`env`/`cwd` for stdio,
+    `url`/`headers` for streamable HTTP) and `toolSearchShare`; see docs/MCP.md."""
 
     @field_validator("secret_paths", "secret_path_exemptions")
     @classmethod
@@ -298,7 +307,7 @@ def _describe(error: ValidationError) -> str:
         if item["type"] == "extra_forbidden":
             parts.append(f"unknown setting {key!r}")
         else:
-            parts.append(f"setting {key!r}: {item['msg']}")
+            parts.append(f"setting {key!r}: {item['msg'].removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 
@@ -363,7 +372,16 @@ def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> S
     if not overrides:
         return base
     merged = base.model_dump()
-    merged.update(
-        validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True)
-    )
+    override = validate_settings(overrides, origin="initializationOptions")
+    changes = override.model_dump(exclude_unset=True)
+    if "mcp" in changes:
+        changes["mcp"] = merge_mcp(merged["mcp"], changes["mcp"])
+    merged.update(changes)
     return Settings.model_validate(merged)
+
+
+def merge_mcp(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """The `[mcp]` table of `base` with `override` on top: servers joined by name (an
+    overriding server replaces the base's whole entry), other keys replaced."""
+    servers = {**base.get("servers", {}), **override.get("servers", {})}
+    return {**base, **override, "servers": servers}

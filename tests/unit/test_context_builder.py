@@ -139,10 +139,15 @@ def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -
     ]
     b = builder(root, context_window=50_000, max_output_tokens=1_000, safety_margin=500)
     built = b.build(request(user_message="hi", tool_schemas=schemas))
-    expected = count_tokens(json.dumps(schemas), MODEL)
+    expected = sum(count_tokens(json.dumps(s), MODEL) for s in schemas)
     assert built.stats.tool_schema_tokens == expected
     assert built.stats.by_source["tools"] == expected
     assert built.manifest.available_input == 50_000 - 1_000 - 500 - expected
+    # Each schema is a manifest line of its own, outside usedInput.
+    lines = [b for b in built.manifest.blocks if b.source == "tools"]
+    assert [(b.ref, b.tokens, b.included) for b in lines] == [("read_file", expected, True)]
+    content = sum(b.tokens for b in built.manifest.blocks if b.included and b.source != "tools")
+    assert built.manifest.used_input == content
 
 
 def test_a_small_budget_is_never_exceeded_and_large_files_become_outlines(root: Path) -> None:

@@ -76,7 +76,7 @@ async def ask_narrative(
         reply = await runtime.complete(
             scope.inputs.model_for("compaction"),
             request,
-            contexts.registry.schemas(scope.tools) if on_prefix else None,
+            scope.offer.schemas() if on_prefix else None,
             agent=COMPACTION_AGENT,
             main_model=scope.inputs.main_model,
             allow_empty=True,  # an empty narrative still gets the ledger from the records

@@ -16,6 +16,8 @@ come into play — from the call after the read). The editor's other open
 tabs are not in play (`cairn.context.sources.buffers` shows a few of
 them, small and last). A fix turn also carries the diagnostic with
 `FIX_CONTEXT_LINES` lines around it.
+`user_parts` is the user's message as recorded: its text, then one file part
+(path and content hash) per referenced file.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.sources.diagnostics import format_diagnostic
 from cairn.errors import CairnError
+from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
+from cairn.models.messages import FilePart, Part, TextPart
 from cairn.settings import DEFAULT_ACTIVE_BUFFERS, Mode, Role
 from cairn.tokens.counter import counter_for
 
@@ -90,6 +94,18 @@ def active_buffers(workspace: Workspace, how_many: int = DEFAULT_ACTIVE_BUFFERS)
 def _unique(paths: Iterable[Path]) -> list[Path]:
     seen: set[Path] = set()
     return [p for p in paths if not (p in seen or seen.add(p))]
+
+
+def user_parts(workspace: Workspace, message: str, references: Sequence[str]) -> list[Part]:
+    """The user's message as recorded: the text, then each readable referenced file's hash."""
+    parts: list[Part] = [TextPart(text=message)]
+    for path in referenced_files(workspace, list(references)):
+        try:
+            text = workspace.read_text(path)
+        except OSError:
+            continue
+        parts.append(FilePart(path=workspace.relative(path), hash=content_hash(text)))
+    return parts
 
 
 def files_in_play(

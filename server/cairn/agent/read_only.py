@@ -15,6 +15,9 @@ Without a session the build is that of a new session: no history, the
 session id `DRY_RUN_SESSION`. With or without one, the message sets the
 plan's mission when the tree has none, as a real turn does before its first
 call, so the dry run shows the plan block that call gets.
+The configured MCP servers count too: `start_mcp` starts them (their
+schemas are then listed and counted as in a real call), `aclose` stops
+them; without `start_mcp` they are listed as not started.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
+from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.scope import main_scope
 from cairn.agent.session import Session, session_model
@@ -34,6 +38,7 @@ from cairn.errors import NoModelError
 from cairn.files.workspace import Workspace
 from cairn.goals.replay import mission_of
 from cairn.llm.guide import no_model_message
+from cairn.mcp import McpHub
 from cairn.models.goals import GoalTree
 from cairn.settings import Mode, Settings, SettingsRef
 from cairn.trace import Trace
@@ -65,6 +70,15 @@ class ReadOnlyEngine:
     def __init__(self, folders: list[Path], settings: Settings) -> None:
         self.config = SettingsRef(settings)
         self.parts = context_parts(list(folders), self.config, read_only=True)
+        self.mcp = McpHub(self.config, self.parts.workspace.root)
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers (waiting for each one's first attempt)."""
+        await self.mcp.catalog()
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers."""
+        await self.mcp.aclose()
 
     @property
     def workspace(self) -> Workspace:
@@ -109,7 +123,12 @@ class ReadOnlyEngine:
             compaction_model=settings.compaction_model,
             explore_model=settings.explore_model,
         )
-        scope = main_scope(
-            session, inputs, SafeListener(None), self.parts.registry, None, edited=files
+        offer = make_offer(
+            self.parts.registry,
+            inputs.mode,
+            self.mcp.snapshot(),
+            model=inputs.model,
+            settings=settings,
         )
+        scope = main_scope(session, inputs, SafeListener(None), offer, None, edited=files)
         return self.parts.contexts.build(scope)

@@ -13,11 +13,14 @@ prompt cache (the unchanged prefix of the session's last call) and what it
 reported for that call — as the Manifest wire JSON (`--json`), or as the
 exact chat messages (`--text`). It is a dry run:
 no trace, no artifact, no profile document is written; only the repository
-map's index is read and refreshed, so a second run starts warm.
+map's index is read and refreshed, so a second run starts warm. Configured
+MCP servers are started for the dry run (their tool schemas are part of the
+call) and stopped afterwards.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -64,7 +67,17 @@ def build_dry_run(
     """The context the next call would get (see the module docstring)."""
     require_workspace(workspace_dir)
     engine = ReadOnlyEngine([workspace_dir], load_settings(workspace_dir))
-    return next_context(engine, files, message, session_id, model, mode)
+    if not engine.config.current.mcp.servers:
+        return next_context(engine, files, message, session_id, model, mode)
+
+    async def with_servers() -> BuiltContext:
+        try:
+            await engine.start_mcp()
+            return next_context(engine, files, message, session_id, model, mode)
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(with_servers())
 
 
 def _short(text: str, width: int) -> str:

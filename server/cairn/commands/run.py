@@ -159,8 +159,8 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
         return None
 
     async def ask(request: ApprovalRequest) -> Approval:
-        prompt = f"Run `{request.command}`? [y/N] "
-        answer = await asyncio.wrap_future(ask_in_background(prompt))
+        verb = "Call" if request.tool else "Run"
+        answer = await asyncio.wrap_future(ask_in_background(f"{verb} `{request.command}`? [y/N] "))
         return "once" if answer.strip().lower() in APPROVE_ANSWERS else "reject"
 
     return ask
@@ -288,11 +288,18 @@ def run_turn(
         listener=listener,
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
+
+    async def turn_then_close(session_id: str, refs: list[str]) -> TurnResult | Interrupted:
+        try:
+            return await _turn(engine, message, session_id, model, refs)
+        finally:
+            await engine.mcp.aclose()  # MCP servers stop before the event loop does
+
     try:
         engine.check_turn(session_id, model)  # no model, no key: fail before a session exists
         refs = checked_references(engine.workspace, engine.builder.ignore_rules(), files, message)
         session = engine.session(session_id)
-        outcome = asyncio.run(_turn(engine, message, session.id, model, refs))
+        outcome = asyncio.run(turn_then_close(session.id, refs))
         view = engine.goal_tree(session.id)
     finally:
         engine.close()

@@ -26,7 +26,6 @@ assembling again gives the same bytes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -56,8 +55,8 @@ from cairn.context.select import MemoKey, Outcome, select
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.sources.ledger import ledger_candidate
 from cairn.context.sources.plan import plan_candidate
-from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE, ZONE_SYSTEM, ZONE_TAIL, ZONE_TOOLS
-from cairn.files.text import content_hash
+from cairn.context.tool_schemas import tool_blocks
+from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE, ZONE_SYSTEM, ZONE_TAIL
 from cairn.models.manifest import (
     CacheStats,
     ContextBlock,
@@ -191,24 +190,6 @@ def _is_header(candidate: Candidate) -> bool:
     return candidate.block.source == "system" and candidate.block.zone in ZONE_HEADERS
 
 
-def tool_blocks(snapshot: ContextSnapshot) -> list[ContextBlock]:
-    """One manifest block per tool schema, in the order sent (the tools zone)."""
-    return [
-        ContextBlock(
-            source="tools",
-            priority=PRIORITY_SYSTEM,
-            text="",
-            tokens=tokens,
-            version=content_hash(json.dumps(schema, sort_keys=True)),
-            ref=name,
-            zone=ZONE_TOOLS,
-        )
-        for name, schema, tokens in zip(
-            snapshot.tool_names, snapshot.tool_schemas, snapshot.tool_tokens, strict=False
-        )
-    ]
-
-
 def _tail(snapshot: ContextSnapshot, history: HistoryView, count: Count) -> list[Candidate]:
     out = [*snapshot.diagnostics, *snapshot.diff]
     out += tail_blocks(snapshot.files, history.attached, count)
@@ -273,7 +254,7 @@ def assemble(
     selection = select(candidates, snapshot.budget.available_input, ctx, view.memo)
     ordered = layout(without_lonely_headers(selection.candidates))
     laid = to_messages(ordered)
-    blocks = [*tool_blocks(snapshot), *(c.block for c in ordered)]
+    blocks = [*tool_blocks(snapshot.tools, snapshot.tool_tokens), *(c.block for c in ordered)]
     manifest = build_manifest(
         snapshot.session_id, snapshot.call_id, snapshot.model, snapshot.budget, blocks
     )

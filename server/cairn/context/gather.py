@@ -16,12 +16,11 @@ whose reason names the failure instead of failing the call.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from cairn.context.blocks import Candidate, Count, framed, make_block, section
 from cairn.context.budget import Budget, context_window_for
@@ -41,6 +40,7 @@ from cairn.context.sources.diff import diff_candidates
 from cairn.context.sources.mode import mode_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.system import system_candidate
+from cairn.context.tool_schemas import ToolLine, schema_text
 from cairn.errors import PathRefusedError
 from cairn.files.guard import read_text_guarded
 from cairn.files.ignore import IgnoreRules
@@ -89,8 +89,8 @@ class GatherRequest:
     # Files the agent edited in this turn: in play, but never attached (the model made them).
     edited: tuple[Path, ...]
     extra_blocks: tuple[ContextBlock, ...]
-    tool_names: tuple[str, ...]
-    tool_schemas: tuple[dict[str, Any], ...]
+    # Every tool the call knows, in the order sent (offered ones are sent; see tool_schemas).
+    tools: tuple[ToolLine, ...]
     # Gather the profile and the repository map (a fresh preamble); False: a frozen one is used.
     preamble: bool = True
     call_id: str | None = None
@@ -123,15 +123,16 @@ def mentioned_words(text: str) -> set[str]:
 def budget_for(
     model: str,
     settings: Settings,
-    tool_schemas: Sequence[dict[str, Any]],
+    tools: Sequence[ToolLine],
     window_limit: int | None = None,
     role_window: int | None = None,
 ) -> tuple[Budget, tuple[int, ...]]:
-    """The budget of a call to `model` offering `tool_schemas`, and each schema's tokens: its
-    window (`role_window` for a role's own model), within `window_limit`."""
+    """The budget of a call to `model` with `tools`, and each line's schema tokens: its window
+    (`role_window` for a role's own model), within `window_limit`; the offered schemas' tokens
+    are set aside (each counted once)."""
     count = counter_for(model)
-    per_tool = tuple(count(json.dumps(schema)) for schema in tool_schemas)
-    schema_tokens = count(json.dumps(list(tool_schemas))) if tool_schemas else 0
+    per_tool = tuple(count(schema_text(t.schema)) if t.schema is not None else 0 for t in tools)
+    schema_tokens = sum(n for t, n in zip(tools, per_tool, strict=True) if t.offered)
     window = role_window or context_window_for(model, settings)
     budget = Budget(
         context_window=min(window, window_limit) if window_limit else window,
@@ -299,7 +300,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     budget, per_tool = budget_for(
         request.model,
         parts.settings,
-        request.tool_schemas,
+        request.tools,
         request.window_limit,
         request.role_window,
     )
@@ -317,8 +318,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         model=request.model,
         mode=request.mode,
         budget=budget,
-        tool_names=request.tool_names,
-        tool_schemas=request.tool_schemas,
+        tools=request.tools,
         tool_tokens=per_tool,
         user_message=request.user_message,
         goals=request.goals.model_copy(deep=True),

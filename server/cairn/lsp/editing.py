@@ -147,7 +147,7 @@ class EditorBridge:
             choice = await ls.window_show_message_request_async(
                 types.ShowMessageRequestParams(
                     type=types.MessageType.Warning,
-                    message=f"Cairn wants to run: {command}",
+                    message=f"Cairn wants to {'call' if request.tool else 'run'}: {command}",
                     actions=[
                         types.MessageActionItem(title=APPROVE),
                         types.MessageActionItem(title=DENY),

@@ -7,6 +7,9 @@ newline) — so "pytest" allows "pytest -q tests/test_x.py" but not
 "pytest; rm -rf ~". Anything else needs `ctx.approve` (the editor's prompt,
 or `--yes` on the CLI); without an approver it is refused. An "always"
 answer runs the command and adds it to the session's allowlist.
+MCP tools that their server does not mark read-only (and the user did not
+allow) go through the same approver (`check_tool_call`); "always" allows
+that tool for the rest of the session.
 """
 
 from __future__ import annotations
@@ -47,3 +50,17 @@ async def check_command(ctx: ToolContext, command: str) -> None:
         raise ToolFailure(f"command not approved by the user: {command}")
     if answer == "always":
         ctx.allow_always(command)
+
+
+async def check_tool_call(ctx: ToolContext, tool_ref: str, action: str, how_to_allow: str) -> None:
+    """Return when the MCP tool `tool_ref` may run `action` (allowed for the session, or the
+    user approves it now); raise `ToolFailure` saying why not otherwise."""
+    if tool_ref in ctx.allowed_commands:
+        return
+    if ctx.approve is None:
+        raise ToolFailure(f"not allowed without approval: {action} ({how_to_allow})")
+    answer = await ctx.approve(ApprovalRequest(ctx.site, action, tool=tool_ref))
+    if answer == "reject":
+        raise ToolFailure(f"not approved by the user: {action}")
+    if answer == "always":
+        ctx.allow_always(tool_ref)
