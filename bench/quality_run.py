@@ -5,9 +5,9 @@ folder, writes the scripted model's replies (`quality_script`) to a file
 outside it, and runs every user turn through `Engine.turn` on one session.
 Every request the scripted provider receives is recorded as it arrives
 (`Recorded`: its lane, messages and tools, and how many session messages
-existed at that moment), by wrapping the process's scripted-provider
-instance's `astreaming`: these are exactly the messages litellm handed to
-the model, after every fold, prune, summary and selection. The session's
+existed at that moment), by wrapping
+`scripted_stream` as the model runtime calls it: these are exactly the
+messages the model received, after every fold, prune, summary and selection. The session's
 messages, manifests and compaction markers are read back from its trace.
 """
 
@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cairn.llm.runtime as runtime_module
 from cairn.agent.engine import Engine
-from cairn.llm.lazy import load_litellm
-from cairn.llm.script import AGENT_METADATA_KEY, MAIN_LANE
-from cairn.llm.scripted import provider, reset_scripts
+from cairn.llm import reset_scripts
+from cairn.llm.script import MAIN_LANE
 from cairn.models.manifest import Manifest
 from cairn.models.messages import CompactionPart, Message
 from cairn.settings import Settings
@@ -67,27 +67,24 @@ class SessionRun:
         return counts
 
 
-def _lane(kwargs: dict[str, Any]) -> str:
-    metadata = (kwargs.get("litellm_params") or {}).get("metadata") or {}
-    return str(metadata.get(AGENT_METADATA_KEY) or MAIN_LANE)
-
-
 def record_requests(sink: Callable[[str, list[Any], list[Any]], None]) -> Callable[[], None]:
-    """Wrap the scripted provider so `sink(lane, messages, tools)` sees each request; the undo."""
-    load_litellm()
-    instance = provider()
-    inner = instance.astreaming
+    """Wrap the runtime's scripted stream so `sink(lane, messages, tools)` sees each request;
+    returns the undo."""
+    inner = runtime_module.scripted_stream
 
     async def recording(
-        model: str, messages: list[Any], *args: Any, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        tools = (kwargs.get("optional_params") or {}).get("tools") or []
-        sink(_lane(kwargs), json.loads(json.dumps(messages, default=str)), list(tools))
-        async for chunk in inner(model, messages, *args, **kwargs):
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        lane: Sequence[str],
+    ) -> AsyncIterator[dict[str, Any]]:
+        sent = json.loads(json.dumps(list(messages), default=str))
+        sink(lane[0] if lane else MAIN_LANE, sent, list(tools))
+        async for chunk in inner(model, messages, tools, lane):
             yield chunk
 
-    instance.astreaming = recording  # type: ignore[method-assign]
-    return lambda: setattr(instance, "astreaming", inner)
+    runtime_module.scripted_stream = recording
+    return lambda: setattr(runtime_module, "scripted_stream", inner)
 
 
 async def run_session(session: Session, settings: dict[str, Any]) -> SessionRun:

@@ -238,6 +238,7 @@ export interface ManifestParams {
   sessionId?: string | null;
   message?: string | null;
   uri?: string | null;
+  references?: string[];
 }
 
 /** `cairn/models` result: the configured model (None when none) and the providers. */

@@ -43,6 +43,9 @@ export const SERVER_SETTING_KEYS = [
   'commandTimeoutS',
   'maxMessageBytes',
   'mode',
+  'activeBuffers',
+  'openTabs',
+  'openTabsMax',
   'secretPaths',
   'secretPathExemptions',
   'redactSecrets',
@@ -50,6 +53,7 @@ export const SERVER_SETTING_KEYS = [
   'secretValuePatterns',
   'cacheLifetimeS',
   'cachePrices',
+  'mcp',
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
 

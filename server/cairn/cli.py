@@ -32,10 +32,19 @@ INTERRUPTED_EXIT = 130
 
 trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
+mcp_app = typer.Typer(help="MCP servers (tool sources).", no_args_is_help=True)
+app.add_typer(mcp_app, name="mcp")
 
 WorkspaceOpt = Annotated[
     Path,
     typer.Option("--workspace", "-w", help="Workspace folder.", file_okay=False, resolve_path=True),
+]
+
+FileOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--file", "-f", help="Reference a file or folder (repeatable), as @path in the message."
+    ),
 ]
 
 
@@ -124,13 +133,32 @@ def trace_repair(
     repair_trace(workspace, session_id)
 
 
+@mcp_app.command("list")
+def mcp_list(
+    workspace: WorkspaceOpt = Path("."),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Count tokens for this model.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
+) -> None:
+    """Start the configured MCP servers and show their state, tools and schema tokens."""
+    from cairn.commands.mcp import list_servers
+
+    list_servers(workspace, model, as_json)
+
+
 @app.command()
 def context(
     workspace: WorkspaceOpt = Path("."),
-    file: Annotated[list[Path] | None, typer.Option("--file", "-f", help="A file in play.")] = None,
-    message: Annotated[str, typer.Option("--message", "-m", help="The user message.")] = "",
+    file: FileOpt = None,
+    message: Annotated[
+        str, typer.Option("--message", "-m", help="The user message (@path mentions included).")
+    ] = "",
     session: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="build, plan or review (default: the settings').")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
     as_text: Annotated[
         bool, typer.Option("--text", help="Print the exact messages the model would receive.")
@@ -147,13 +175,15 @@ def context(
         model=model,
         as_json=as_json,
         as_text=as_text,
+        mode=mode,
     )
 
 
 @app.command()
 def run(
-    message: Annotated[str, typer.Argument(help="What to do.")],
+    message: Annotated[str, typer.Argument(help="What to do (@path mentions a file or folder).")],
     workspace: WorkspaceOpt = Path("."),
+    file: FileOpt = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="build, plan or review.")] = "build",
@@ -163,7 +193,13 @@ def run(
     from cairn.commands.run import run_turn
 
     run_turn(
-        message=message, workspace=workspace, model=model, session_id=session, mode=mode, yes=yes
+        message=message,
+        workspace=workspace,
+        model=model,
+        session_id=session,
+        mode=mode,
+        yes=yes,
+        files=list(file or []),
     )
 
 

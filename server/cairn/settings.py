@@ -11,6 +11,12 @@ There is no default model: `model` is None until cairn.toml, the editor or a
 provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `settings_origins`
 says where each value came from (default, cairn.toml, editor, flag).
+
+MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
+`cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
+`cwd` for a server started over stdio, or `url` and `headers` for streamable
+HTTP. The editor's servers join those of `cairn.toml` by name (an editor
+entry replaces the file's entry of the same name).
 """
 
 from __future__ import annotations
@@ -23,10 +29,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from cairn.errors import SettingsError
+from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
+from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 from cairn.models.session import Mode
 
 SETTINGS_FILE = "cairn.toml"
@@ -52,6 +65,10 @@ MIN_MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_MAX_MESSAGE_BYTES = 1024 * 1024 * 1024
 # How long a provider keeps a cached prompt prefix without a hit (Anthropic: 5 minutes).
 DEFAULT_CACHE_LIFETIME_S = 300.0
+# Editor buffers in play as the active file(s), and other open tabs shown at most.
+DEFAULT_ACTIVE_BUFFERS = 1
+DEFAULT_OPEN_TABS_MAX = 8
+MAX_OPEN_TABS = 200
 
 # Request arguments Cairn sets itself; `extra_params` may not replace them.
 RESERVED_REQUEST_PARAMS: dict[str, str] = {
@@ -76,8 +93,9 @@ _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
+# How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
+OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
-
 
 # How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
 CacheFamily = Literal["anthropic", "openai", "automatic", "none"]
@@ -111,13 +129,7 @@ class Settings(BaseModel):
     `python -m tools.gen_contracts`).
     """
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        validate_assignment=True,
-        use_attribute_docstrings=True,
-    )
+    model_config = SETTINGS_MODEL_CONFIG
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
@@ -182,6 +194,16 @@ class Settings(BaseModel):
     """The mode of a turn that names none, such as a "Fix with Cairn" quick fix: `build`
     edits files and runs commands, `plan` and `review` only read. The chat and `Cairn: Ask`
     choose their own mode."""
+    active_buffers: int = Field(default=DEFAULT_ACTIVE_BUFFERS, ge=0, le=MAX_OPEN_TABS)
+    """How many editor buffers count as the active file, in play and shown whole: the most
+    recently opened or edited ones. The turn's references, edits, reads and searches, and
+    the file being fixed, are in play besides them."""
+    open_tabs: OpenTabs = "outline"
+    """How the other open editor tabs are shown: `outline` (signatures with line ranges),
+    `whole` (their text) or `off`. Either way they come last, after the turn's own history,
+    and are the first to go when the budget is short."""
+    open_tabs_max: int = Field(default=DEFAULT_OPEN_TABS_MAX, ge=0, le=MAX_OPEN_TABS)
+    """At most this many other open tabs are shown, the most recently active first."""
     secret_paths: list[str] = Field(default_factory=list)
     """Paths treated as secret (gitignore-style patterns, e.g. `config/prod/**`): never read,
     never shown to the model, listed as secret."""
@@ -202,6 +224,9 @@ class Settings(BaseModel):
     """Prompt-cache prices per cache family (`anthropic`, `openai`, `automatic`, `none`):
     `read` and `write` as multiples of the input price, replacing the defaults (Anthropic
     0.1 and 1.25, OpenAI 0.1 and 1); e.g. `openai = {read = 0.5, write = 1}` for gpt-4o."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP servers (`[mcp.servers.NAME]`: `command`/`args`/`env`/`cwd` for stdio,
+    `url`/`headers` for streamable HTTP) and `toolSearchShare`; see docs/MCP.md."""
 
     @field_validator("secret_paths", "secret_path_exemptions")
     @classmethod
@@ -287,7 +312,7 @@ def _describe(error: ValidationError) -> str:
         if item["type"] == "extra_forbidden":
             parts.append(f"unknown setting {key!r}")
         else:
-            parts.append(f"setting {key!r}: {item['msg']}")
+            parts.append(f"setting {key!r}: {item['msg'].removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 
@@ -352,7 +377,16 @@ def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> S
     if not overrides:
         return base
     merged = base.model_dump()
-    merged.update(
-        validate_settings(overrides, origin="initializationOptions").model_dump(exclude_unset=True)
-    )
+    override = validate_settings(overrides, origin="initializationOptions")
+    changes = override.model_dump(exclude_unset=True)
+    if "mcp" in changes:
+        changes["mcp"] = merge_mcp(merged["mcp"], changes["mcp"])
+    merged.update(changes)
     return Settings.model_validate(merged)
+
+
+def merge_mcp(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """The `[mcp]` table of `base` with `override` on top: servers joined by name (an
+    overriding server replaces the base's whole entry), other keys replaced."""
+    servers = {**base.get("servers", {}), **override.get("servers", {})}
+    return {**base, **override, "servers": servers}

@@ -122,7 +122,7 @@ def test_initialize_advertises_sessions_and_cairn_methods(turns: dict[str, Any])
     assert capabilities["promptCapabilities"]["embeddedContext"] is True
     assert set(capabilities["sessionCapabilities"]) >= {"list", "delete", "fork"}
     assert "_cairn/goal" in capabilities["_meta"]["cairn"]["methods"]
-    assert "mcpCapabilities" not in capabilities
+    assert capabilities["mcpCapabilities"] == {"http": True, "sse": False}
     assert [m["id"] for m in turns["modes"]["availableModes"]] == ["build", "plan", "review"]
 
 

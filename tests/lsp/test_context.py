@@ -98,3 +98,15 @@ async def test_the_repository_map_index_is_built_before_the_engine_is_handed_out
     assert [path.suffix for path in cache.iterdir()] == [".marshal"]
     stats = await client.request("cairn/contextStats", {})
     assert stats["bySource"]["repomap"] > 0
+
+
+async def test_the_manifest_request_references_mentions_and_references(start: Starter) -> None:
+    client = await start(files={"app.py": "def main():\n    return 1\n", "docs/a.md": "# A\n"})
+    manifest = await client.request(
+        "cairn/contextManifest",
+        {"message": "explain @app.py, not `@decorator`", "references": [client.uri("docs/a.md")]},
+    )
+    refs = [(b["ref"], b["included"]) for b in manifest["blocks"] if b["source"] == "reference"]
+    assert refs == [("docs/a.md", True), ("app.py", True)]
+    with pytest.raises(JsonRpcInvalidParams, match="references"):
+        await client.request("cairn/contextManifest", {"references": "app.py"})

@@ -4,7 +4,7 @@ Every `import` and `from … import` of every module under `server/cairn` is rea
 with `ast` (including imports inside functions and under `TYPE_CHECKING`), so
 a lazy import cannot hide an upward dependency. Third-party boundaries are
 checked the same way: pygls and lsprotocol only in the LSP front end, litellm
-only in the model runtime.
+only in the model runtime, the MCP SDK (and its HTTP client) only in `mcp/`.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ CONFINED_IMPORTS: dict[str, frozenset[str]] = {
     "litellm": frozenset({"llm"}),
     # The secret-value detector sits behind `cairn.files.redaction`.
     "detect_secrets": frozenset({"files"}),
+    "mcp": frozenset({"mcp"}),
+    "mcp_types": frozenset({"mcp"}),
+    "httpx2": frozenset({"mcp"}),
 }
 
 

@@ -13,7 +13,6 @@ import pytest
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
-from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.zones import ZONES
 from cairn.errors import BudgetError, CairnError, InvalidRequestError
@@ -24,6 +23,7 @@ from cairn.models.goals import Goal, GoalTree
 from cairn.models.manifest import ContextBlock, Zone
 from cairn.models.messages import Message, TextPart
 from cairn.models.profile import ProjectProfile
+from cairn.settings import DEFAULT_OPEN_TABS_MAX as MAX_OTHER_BUFFERS
 from cairn.settings import Settings
 from cairn.tokens.counter import count_tokens
 
@@ -139,10 +139,15 @@ def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -
     ]
     b = builder(root, context_window=50_000, max_output_tokens=1_000, safety_margin=500)
     built = b.build(request(user_message="hi", tool_schemas=schemas))
-    expected = count_tokens(json.dumps(schemas), MODEL)
+    expected = sum(count_tokens(json.dumps(s), MODEL) for s in schemas)
     assert built.stats.tool_schema_tokens == expected
     assert built.stats.by_source["tools"] == expected
     assert built.manifest.available_input == 50_000 - 1_000 - 500 - expected
+    # Each schema is a manifest line of its own, outside usedInput.
+    lines = [b for b in built.manifest.blocks if b.source == "tools"]
+    assert [(b.ref, b.tokens, b.included) for b in lines] == [("read_file", expected, True)]
+    content = sum(b.tokens for b in built.manifest.blocks if b.included and b.source != "tools")
+    assert built.manifest.used_input == content
 
 
 def test_a_small_budget_is_never_exceeded_and_large_files_become_outlines(root: Path) -> None:

@@ -78,7 +78,7 @@ def test_the_dry_run_writes_only_the_repository_map_cache(root: Path) -> None:
     engine = ReadOnlyEngine([root], Settings.model_validate(SMALL))
     for session in (None, session_id):
         built = next_context(engine, [Path("app/engine.py")], "fix it", session, None)
-        buffer = next(b for b in built.blocks if b.source == "buffer")
+        buffer = next(b for b in built.blocks if b.source == "reference")
         assert buffer.reason is not None and "outline" in buffer.reason
         assert buffer.artifact_id is None  # a real call would store the full text
     assert built.manifest.session_id == session_id
@@ -110,7 +110,10 @@ async def test_a_writing_engine_stores_what_the_dry_run_does_not(root: Path) -> 
 def test_without_a_session_the_build_is_a_new_sessions(root: Path) -> None:
     built = next_context(ReadOnlyEngine([root], SCRIPTED), [], "hello", None, None)
     assert built.manifest.session_id == DRY_RUN_SESSION
-    assert [b.source for b in built.blocks if b.source in ("history", "plan")] == []
+    assert [b.source for b in built.blocks if b.source == "history"] == []
+    # The plan the first call of a new session gets: the message is its mission.
+    [plan] = [b for b in built.blocks if b.source == "plan"]
+    assert "hello" in plan.text
     assert [f for f in files_under(root / ".cairn") if not f.startswith(MAP_CACHE)] == [
         ".gitignore"
     ]

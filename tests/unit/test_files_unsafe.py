@@ -246,7 +246,7 @@ def test_cli_context_and_run_work_next_to_a_loop_and_a_fifo(hostile: Path) -> No
         hostile, "context", "-w", str(hostile), *dry, "-m", "hi", "--file", "pipe.py", "--json"
     )
     assert fifo.returncode == 0, fifo.stderr
-    [buffer] = [b for b in json.loads(fifo.stdout)["blocks"] if b["source"] == "buffer"]
+    [buffer] = [b for b in json.loads(fifo.stdout)["blocks"] if b["source"] == "reference"]
     assert not buffer["included"] and "not a regular file (a FIFO)" in buffer["reason"]
 
     model = write_script(

@@ -96,6 +96,8 @@ def description_key(text: str) -> str:
 def setting_property(schema: Mapping[str, Any], default: object) -> dict[str, Any]:
     """One `contributes.configuration` property from a field's JSON schema and default."""
     flat = _flatten_nullable(schema)
+    if "$ref" in flat:  # a nested model (the `[mcp]` table): an object in settings.json
+        flat["type"] = "object"
     kinds = flat.get("type")
     if "integer" in (kinds if isinstance(kinds, list) else [kinds]) and "exclusiveMinimum" in flat:
         flat["minimum"] = flat.pop("exclusiveMinimum") + 1

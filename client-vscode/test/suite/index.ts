@@ -294,7 +294,9 @@ const tests: TestCase[] = [
     async () => {
       const manifest = await vscode.commands.executeCommand<string>('cairn.showManifest');
       assert.match(manifest, /^# Cairn context manifest/);
-      assert.match(manifest, /\| 1 \| system \|/);
+      // Blocks in request order: the tool schemas (the tools zone) first, then the system prompt.
+      assert.match(manifest, /\| 1 \| tools \| /);
+      assert.match(manifest, /\| \d+ \| system \| harness \|/);
       assert.match(manifest, /\| included \| \d+ \| \d+ \|/);
       const preview = await waitFor('the rendered manifest', () => {
         const tab = vscode.window.tabGroups.activeTabGroup.activeTab;

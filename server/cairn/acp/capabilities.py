@@ -4,10 +4,9 @@ ACP v1. Sessions can be loaded (history replayed), resumed, listed, deleted,
 closed and forked, with additional workspace folders. Prompts take text,
 resource links and embedded resources (no images or audio: Cairn's
 prompts are text). No authentication: the model's provider key is read
-from the environment variable the settings name. MCP servers are not
-advertised: the list a client sends is accepted and ignored (logged) until
-Cairn's MCP support lands. Cairn's own methods are listed under
-`_meta.cairn.methods`.
+from the environment variable the settings name. MCP servers a client
+passes may be stdio or HTTP ones (`mcpCapabilities.http`), not SSE.
+Cairn's own methods are listed under `_meta.cairn.methods`.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ def agent_capabilities() -> dict[str, Any]:
     return {
         "loadSession": True,
         "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+        "mcpCapabilities": {"http": True, "sse": False},
         "sessionCapabilities": {
             "list": {},
             "delete": {},

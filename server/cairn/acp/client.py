@@ -53,11 +53,31 @@ TRUNCATED_NOTE = "[... earlier output dropped by the editor's terminal]\n"
 
 
 def permission_options(command: str) -> list[dict[str, str]]:
+    """Once, always (`command`: the command, or an MCP tool's `mcp:server/tool`), reject."""
     return [
         {"optionId": ALLOW_ONCE, "name": "Allow once", "kind": "allow_once"},
         {"optionId": ALLOW_ALWAYS, "name": f"Always allow `{command}`", "kind": "allow_always"},
         {"optionId": REJECT, "name": "Reject", "kind": "reject_once"},
     ]
+
+
+def permission_call(request: ApprovalRequest) -> dict[str, Any]:
+    """The `toolCall` of a permission request: the command, or the MCP tool call."""
+    site, command = request.site, request.command
+    if request.tool is not None:
+        return {
+            "toolCallId": site.call_id or "",
+            "title": f"Call {command}",
+            "kind": "other",
+            "status": "pending",
+        }
+    return {
+        "toolCallId": site.call_id or "",
+        "title": tool_title("run_command", {"command": command}),
+        "kind": "execute",
+        "status": "pending",
+        "rawInput": {"command": command},
+    }
 
 
 def approval_of(answer: Any) -> Approval:
@@ -88,17 +108,10 @@ class ClientBridge:
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         site, command = request.site, request.command
-        tool_call = {
-            "toolCallId": site.call_id or "",
-            "title": tool_title("run_command", {"command": command}),
-            "kind": "execute",
-            "status": "pending",
-            "rawInput": {"command": command},
-        }
         params = {
             "sessionId": site.session_id,
-            "toolCall": tool_call,
-            "options": permission_options(command),
+            "toolCall": permission_call(request),
+            "options": permission_options(request.tool or command),
         }
         try:
             answer = await self._request("session/request_permission", params)

@@ -9,6 +9,8 @@ on one too, so the connection keeps answering meanwhile; two sessions
 asking for the same root at once share one start. Settings that do not
 validate are reported (one line naming the key) and the defaults are used,
 as in the language server; the problems are kept for the front end to show.
+`aclose` (the end of the connection) waits for every engine's MCP servers to
+stop.
 """
 
 from __future__ import annotations
@@ -106,11 +108,24 @@ class Engines:
         logger.info("engine ready for %s (model %s)", root, settings.model)
         return engine
 
-    def close(self) -> None:
+    def _cancel_starts(self) -> None:
         for task in self._starting.values():
             task.cancel()
         if self._preload is not None:
             self._preload.cancel()
+
+    async def aclose(self) -> None:
+        """`close`, waiting for every engine's MCP servers to be gone."""
+        self._cancel_starts()
+        engines, self._ready = list(self._ready.values()), {}
+        for engine in engines:
+            try:
+                await engine.aclose()
+            except Exception:
+                logger.exception("closing an engine failed")
+
+    def close(self) -> None:
+        self._cancel_starts()
         for engine in self._ready.values():
             try:
                 engine.close()

@@ -4,8 +4,8 @@ The same engine calls as the language server's `cairn/*` methods, with the
 same result shapes (docs/PROTOCOL.md), on a session this connection opened
 (`sessionId` is required: ACP has no active session):
 
-- `_cairn/contextManifest` `{sessionId, message?}` → Manifest (with
-  `message`: a dry run of the next call, no model call)
+- `_cairn/contextManifest` `{sessionId, message?, references?}` → Manifest
+  (with `message` or `references`: a dry run of the next call, no model call)
 - `_cairn/contextStats` `{sessionId}` → ContextStats
 - `_cairn/goalTree` `{sessionId}` → `{sessionId, tree, rendered}`
 - `_cairn/goal` `{sessionId, add? | done? | abandon? | focus?}` (exactly one
@@ -17,6 +17,8 @@ same result shapes (docs/PROTOCOL.md), on a session this connection opened
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
 
 from cairn.acp.handling import bind
 from cairn.acp.schema import AcpModel, SessionId
@@ -32,6 +34,7 @@ class SessionRef(AcpModel):
 
 class ManifestParams(SessionRef):
     message: str | None = None
+    references: list[str] = Field(default_factory=list)
 
 
 class GoalParams(SessionRef):
@@ -51,7 +54,9 @@ class ExtensionHandlers:
 
     async def context_manifest(self, params: ManifestParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        manifest = await session.engine.context_manifest(session.id, message=params.message)
+        manifest = await session.engine.context_manifest(
+            session.id, message=params.message, references=params.references
+        )
         return manifest.wire()
 
     async def context_stats(self, params: SessionRef) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 PROTOCOL_VERSION = 1
@@ -83,12 +83,45 @@ class InitializeParams(AcpModel):
 
 
 # -- sessions -------------------------------------------------------------------
+class NameValue(AcpModel):
+    """An environment variable of a stdio MCP server, or an HTTP header of a URL one."""
+
+    name: str
+    value: str
+
+
+class McpServerEntry(AcpModel):
+    """One entry of `mcpServers`: stdio (no `type`), `http` or `sse` (any other type is kept,
+    to be reported as unsupported rather than failing the request)."""
+
+    type: str = "stdio"
+    name: str
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: list[NameValue] = Field(default_factory=list)
+    url: str | None = None
+    headers: list[NameValue] = Field(default_factory=list)
+
+    @field_validator("args", "env", "headers", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+    @model_validator(mode="after")
+    def _address(self) -> McpServerEntry:
+        if self.type == "stdio" and not self.command:
+            raise ValueError(f"MCP server {self.name!r}: a stdio server needs `command`")
+        if self.type in ("http", "sse") and not self.url:
+            raise ValueError(f"MCP server {self.name!r}: an {self.type} server needs `url`")
+        return self
+
+
 class WorkspaceParams(AcpModel):
     """What session/new, load, resume and fork share: the folders and the MCP servers."""
 
     cwd: str
     additional_directories: list[str] = Field(default_factory=list)
-    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
+    mcp_servers: list[McpServerEntry] = Field(default_factory=list)
 
     @field_validator("cwd")
     @classmethod

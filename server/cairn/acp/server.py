@@ -7,7 +7,8 @@ engine's listener (`listener.py`) and its editor callbacks served by the
 client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
 `extensions.py`; they only translate. Session methods before `initialize`
 are Invalid Request, as the protocol requires initializing first.
-`serve_stdio` runs it over a pipe pair until the client closes stdin.
+`serve_stdio` runs it over a pipe pair until the client closes stdin; the
+engines' MCP servers are stopped (their processes gone) before it returns.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class AcpSession:
     directories: list[Path] = field(default_factory=list)
     prompt: asyncio.Task[TurnResult] | None = None
     title: str = ""
+    # What the user is told about the session's MCP servers (left out, renamed).
+    mcp_notes: list[str] = field(default_factory=list)
 
 
 class AcpServer:
@@ -181,7 +184,7 @@ class AcpServer:
             for session in self.sessions.values():
                 if session.prompt is not None:
                     session.prompt.cancel()
-            self.engines.close()
+            await self.engines.aclose()
 
 
 async def stdio_streams(

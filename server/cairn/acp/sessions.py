@@ -4,14 +4,17 @@
   join it as more workspace folders. The folders are per engine, so sessions
   of one root in one `cairn acp` process see the union of the folders asked
   for so far.
-- `mcpServers` are accepted and ignored, with a log line, until Cairn's MCP
-  support lands (the initialize answer does not advertise MCP).
+- `mcpServers` become the session's own MCP servers (`mcp_servers.py`:
+  stdio and HTTP; others are left out and reported), beside those of the
+  root's `cairn.toml`; each new, load, resume or fork sets the session's
+  list (servers left out stop), and `session/close` stops them.
 - new, load, resume and fork answer the session's modes (build / plan /
   review, `plan.py`); the mode a client sets applies from the next prompt.
 - `session/load` replays the whole recorded conversation (`replay.py`), then
   the plan, then a `usage_update`, before it answers. New, resumed and forked
   sessions get the `usage_update` (a dry-run context build) right after the
-  answer, and the settings problems of their root as an agent message.
+  answer, and the settings problems of their root (and of their MCP servers)
+  as an agent message; a loaded session gets the MCP notes before the replay.
 - `session/list` pages (`LIST_PAGE_SIZE`) through the sessions of `cwd`, or
   of every root served so far, newest first; the cursor is opaque.
 - `session/delete` of an unknown session succeeds (ACP asks for that);
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from cairn.acp.handling import bind
+from cairn.acp.mcp_servers import session_servers
 from cairn.acp.plan import MODES, modes_state, plan_update
 from cairn.acp.replay import replay_updates
 from cairn.acp.rpc import INVALID_PARAMS, Handler, RpcError
@@ -53,6 +57,7 @@ logger = logging.getLogger(__name__)
 
 LIST_PAGE_SIZE = 50
 SETTINGS_PREFIX = "Cairn settings: "
+MCP_PREFIX = "Cairn MCP: "
 
 
 def _folders(params: WorkspaceParams) -> tuple[Path, list[Path]]:
@@ -72,9 +77,6 @@ class SessionHandlers:
 
     async def _engine(self, params: WorkspaceParams) -> tuple[EngineApi, Path, list[Path]]:
         root, extra = _folders(params)
-        if params.mcp_servers:
-            names = ", ".join(str(s.get("name", "?")) for s in params.mcp_servers)
-            logger.info("MCP servers are not supported yet; ignoring: %s", names)
         engine = await self.server.engines.get(root)
         if extra:
             known = engine.workspace.folders
@@ -82,7 +84,12 @@ class SessionHandlers:
         return engine, root, extra
 
     def _open(
-        self, session_id: str, engine: EngineApi, root: Path, extra: list[Path]
+        self,
+        session_id: str,
+        engine: EngineApi,
+        root: Path,
+        extra: list[Path],
+        params: WorkspaceParams,
     ) -> AcpSession:
         running = self.server.sessions.get(session_id)
         if running is not None and running.prompt is not None:
@@ -96,16 +103,26 @@ class SessionHandlers:
             title=engine.session_meta(session_id).title,
         )
         self.server.sessions[session_id] = session
+        servers, session.mcp_notes = session_servers(params.mcp_servers)
+        for note in session.mcp_notes:
+            logger.warning("session %s: %s", session_id, note)
+        engine.set_mcp_servers(session_id, servers)
         return session
 
+    def _tell_mcp(self, session: AcpSession) -> None:
+        for note in session.mcp_notes:
+            self.server.send(session.id, chunk("agent_message_chunk", MCP_PREFIX + note + "\n"))
+
     def _greet(self, session: AcpSession) -> None:
-        """After the answer: the settings problems of the root, and the context's usage."""
+        """After the answer: the settings problems of the root, the MCP servers left out or
+        renamed, and the context's usage."""
 
         async def greet() -> None:
             for problem in self.server.engines.problems.get(session.root, []):
                 self.server.send(
                     session.id, chunk("agent_message_chunk", SETTINGS_PREFIX + problem + "\n")
                 )
+            self._tell_mcp(session)
             await self.send_usage(session)
 
         task = asyncio.ensure_future(greet())
@@ -125,14 +142,15 @@ class SessionHandlers:
 
     async def new(self, params: NewSessionParams) -> dict[str, Any]:
         engine, root, extra = await self._engine(params)
-        session = self._open(engine.new_session(), engine, root, extra)
+        session = self._open(engine.new_session(), engine, root, extra, params)
         self._greet(session)
         return self._answer(session, sessionId=session.id)
 
     async def load(self, params: SessionWorkspaceParams) -> dict[str, Any]:
         engine, root, extra = await self._engine(params)
         session_id = engine.session_meta(params.session_id).id
-        session = self._open(session_id, engine, root, extra)
+        session = self._open(session_id, engine, root, extra, params)
+        self._tell_mcp(session)
         locate = self.server.locate(session_id)
         compaction = self.server.client.compaction_updates
         for update in replay_updates(engine.messages(session_id), locate, compaction):
@@ -147,14 +165,14 @@ class SessionHandlers:
 
     async def resume(self, params: SessionWorkspaceParams) -> dict[str, Any]:
         engine, root, extra = await self._engine(params)
-        session = self._open(engine.session_meta(params.session_id).id, engine, root, extra)
+        session = self._open(engine.session_meta(params.session_id).id, engine, root, extra, params)
         self._greet(session)
         return self._answer(session)
 
     async def fork(self, params: SessionWorkspaceParams) -> dict[str, Any]:
         engine, root, extra = await self._engine(params)
         child = engine.fork(engine.session_meta(params.session_id).id)
-        session = self._open(child, engine, root, extra)
+        session = self._open(child, engine, root, extra, params)
         self._greet(session)
         return self._answer(session, sessionId=child)
 
@@ -204,8 +222,11 @@ class SessionHandlers:
         return {}
 
     async def close(self, params: SessionParams) -> dict[str, Any]:
-        if self._stop(params.session_id) is None:
+        session = self._stop(params.session_id)
+        if session is None:
             self.server.session(params.session_id)  # raises: not open here
+        else:
+            session.engine.set_mcp_servers(session.id, {})  # its MCP servers stop
         return {}
 
     async def set_mode(self, params: SetModeParams) -> dict[str, Any]:

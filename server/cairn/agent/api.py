@@ -12,7 +12,7 @@ address the right one. Any method given an unknown session id raises
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -35,7 +35,7 @@ from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
-from cairn.settings import Mode, Settings
+from cairn.settings import McpServerSettings, Mode, Settings
 
 # Why the engine edits a file: a tool call's edit (an editor may hold it for review), or
 # a checkpoint restore (`restore`; never held).
@@ -87,22 +87,24 @@ class EngineListener(Protocol):
     def on_tool_call(self, event: ToolCallEvent) -> None: ...
 
 
-# The user's answer to a command outside the allowlist: run it this once, run it and
-# allow it for the rest of the session, or refuse it.
+# The user's answer to a command outside the allowlist (or an MCP tool not marked
+# read-only): run it this once, run it and allow it for the rest of the session, or refuse it.
 Approval = ApprovalDecision
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A tool call (`site`, of turn `turn_id`) wants to run `command`."""
+    """What is asked: a shell command, or (`tool` set: `mcp:server/tool`) an MCP tool call,
+    `command` then saying the tool and its arguments; "always" allows the whole tool.
+    `turn_id`: the turn the call (`site`) belongs to."""
 
     site: CallSite
     command: str
-    tool: str = "run_command"
+    tool: str | None = None
     turn_id: str = ""
 
 
-# Asked before running a shell command that is not allow-listed.
+# Asked before running a shell command that is not allow-listed, or an MCP tool call.
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 # Applies a whole-file edit through the editor (so undo and dirty buffers work).
@@ -179,10 +181,15 @@ class EngineApi(Protocol):
     async def context_stats(self, session_id: str | None = None) -> ContextStats: ...
 
     async def context_manifest(
-        self, session_id: str | None = None, message: str | None = None, uri: str | None = None
+        self,
+        session_id: str | None = None,
+        message: str | None = None,
+        uri: str | None = None,
+        references: Sequence[str] = (),
     ) -> Manifest:
-        """With `message`: a dry run (the manifest the next call would get). Without:
-        the last recorded manifest of the session (or a dry run with an empty message)."""
+        """With `message` (or `references`): a dry run (the manifest the next call would
+        get, with the message's `@` mentions and `references` referenced). Without: the
+        last recorded manifest of the session (or a dry run with an empty message)."""
         ...
 
     def goal_tree(self, session_id: str | None = None) -> GoalTreeView: ...
@@ -260,6 +267,18 @@ class EngineApi(Protocol):
 
     def update_settings(self, settings: Settings) -> None: ...
 
+    def set_mcp_servers(
+        self, session_id: str | None, servers: Mapping[str, McpServerSettings]
+    ) -> None:
+        """The MCP servers of one session only (e.g. an ACP client's `mcpServers`), beside
+        those of the settings; started when a turn of the session needs them, stopped when
+        a later call leaves them out or the session is deleted."""
+        ...
+
     def close(self) -> None:
-        """Release trace locks and background tasks."""
+        """Release trace locks and background tasks; ask MCP servers to stop."""
+        ...
+
+    async def aclose(self) -> None:
+        """`close`, after stopping the MCP servers and waiting for their processes to end."""
         ...

@@ -7,7 +7,8 @@ the JSON narrative (`cairn.compaction.narrative`). Only when that prefix
 plus the instruction would not fit the model's input budget, or the
 compaction model is another model than the session's (`compaction_model`: a
 provider caches a prefix per model, and its window may be smaller), is a
-fresh transcript of the messages to cover sent instead, with no tools, through the
+fresh transcript of the messages to cover sent instead (large tool outputs as
+their outline or excerpt, `cairn.agent.transcript_forms`), with no tools, through the
 builder's secret redaction (the prefix was redacted when it was assembled). A failed
 call leaves the narrative empty (the summary still carries the ledger);
 its usage is added to the session's.
@@ -20,6 +21,7 @@ from typing import Any
 
 from cairn.agent.contexts import Contexts
 from cairn.agent.scope import TurnScope
+from cairn.agent.transcript_forms import shorten_for
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import (
     COMPACTION_AGENT,
@@ -52,7 +54,7 @@ def compaction_request(
             return request, True
     state = read_state(messages)
     covered = messages[state.watermark_index + 1 : index + 1]
-    transcript = render_transcript(covered, state, count)
+    transcript = render_transcript(covered, state, count, shorten_for(count))
     return [dict(m) for m in compaction_messages(state.summary, transcript)], False
 
 
@@ -74,7 +76,7 @@ async def ask_narrative(
         reply = await runtime.complete(
             scope.inputs.model_for("compaction"),
             request,
-            contexts.registry.schemas(scope.tools) if on_prefix else None,
+            scope.offer.schemas() if on_prefix else None,
             agent=COMPACTION_AGENT,
             main_model=scope.inputs.main_model,
             allow_empty=True,  # an empty narrative still gets the ledger from the records

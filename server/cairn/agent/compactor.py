@@ -24,12 +24,15 @@ turn runs its tools; its marker is recorded at the next `join`, before the
 next context build, so a marker never lands inside a step. The compaction
 call repeats the next request's prefix plus one instruction (read from the
 cache), falling back to a transcript only when that does not fit. A summary
-that frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled.
-After any summary attempt the next one waits until the history has grown by
-`SUMMARY_RETRY_MESSAGES` messages, so compaction never loops; a summary is
-not even attempted when what it would cover is too small to matter.
-`compact_for_overflow` is the entry point the turn loop calls when the
-provider refused a call as too long.
+that frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled and
+replaced by the same cut with the ledger alone, or, when that stalls too, by
+the pending prune. After any summary attempt the next one waits until the
+history has grown by `SUMMARY_RETRY_MESSAGES` messages — unless the call
+overflows (history or the summary would be dropped), where one new attempt
+per new message is made whatever the gate says (`policy.may_summarise_now`),
+so compaction never loops; a summary is not even attempted when what it
+would cover is too small to matter. `compact_for_overflow` is the entry
+point the turn loop calls when the provider refused a call as too long.
 """
 
 from __future__ import annotations
@@ -43,12 +46,13 @@ from cairn.agent.compaction_call import ask_narrative
 from cairn.agent.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import DeferredFold, PendingFold
+from cairn.agent.transcript_forms import shorten_for
 from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
-from cairn.compaction.summary_build import build_summary
+from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
 from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
@@ -68,6 +72,7 @@ COMPACTION_PROMPT_RESERVE = 2_000
 SUMMARY_BREAK = "summary"
 FORCED = "compaction requested"
 TOKENS_PER_K = 1_000
+LEDGER_ONLY_NOTE = "; recorded with the ledger alone (no narrative)"
 
 
 class Compactor:
@@ -225,6 +230,7 @@ class Compactor:
             count,
             keep_recent_tokens=policy.keep_recent_tokens(available),
             max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
+            shorten=shorten_for(count),
         )
         if index is None:
             return None
@@ -263,29 +269,43 @@ class Compactor:
     def record_summary(
         self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart | None
     ) -> bool:
-        """Measure and record a prepared summary (or report the stall); True when recorded."""
+        """Measure and record a prepared summary; True when a summary was recorded.
+
+        A summary that frees too little is stalled: the same cut with the ledger
+        alone (no model narrative) is tried instead, and when that stalls too the
+        pending prune is applied (the ledger block keeps the facts either way).
+        """
         session = scope.session
         messages = session.messages()
         before = self._tokens(scope, snapshot.with_history(messages)).tokens
-        if part is None or not _still_newer(messages, part):
-            session.summarised_at = len(messages)
+        session.summarised_at = len(messages)
+        if part is None or not moves_watermark(messages, part):
             self._event(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        probe = [*messages, Message(id="probe-summary", role="system", parts=[part])]
-        after = self._tokens(scope, snapshot.with_history(probe)).tokens
+        after = self._probe(scope, snapshot, part)
         if policy.is_stalled(before, after):
-            session.summarised_at = len(messages)
             error = policy.stall_message(before, after)
-            self._event(scope, "failed", "summary", before, after, error)
-            return False
+            plain = ledger_only_summary(messages, part, session.goals())
+            plain_after = self._probe(scope, snapshot, plain)
+            if policy.is_stalled(before, plain_after):
+                pruned = self.apply_pending(scope, snapshot, force=True)
+                fallback = "; pruned instead" if pruned else "; the ledger block stands alone"
+                self._event(scope, "failed", "summary", before, after, error + fallback)
+                return False
+            self._event(scope, "failed", "summary", before, after, error + LEDGER_ONLY_NOTE)
+            part, after = plain, plain_after
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part)
-        session.summarised_at = len(messages)
         session.deferred_folds = []
         session.cache.note_break(SUMMARY_BREAK)
         session.cache.refresh = True
         self._event(scope, "done", "summary", before, after)
         return True
+
+    def _probe(self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart) -> int:
+        """What the next call would cost with `part` recorded."""
+        probe = [*scope.session.messages(), Message(id="probe", role="system", parts=[part])]
+        return self._tokens(scope, snapshot.with_history(probe)).tokens
 
     async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
@@ -344,7 +364,9 @@ class Compactor:
         over = policy.needs_summary(
             demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
         )
-        retry = policy.may_summarise_again(len(session.messages()), session.summarised_at)
+        retry = policy.may_summarise_now(
+            len(session.messages()), session.summarised_at, demand.overflow
+        )
         if over and retry and self.worth_it(scope, demand) and await self.summarize(scope):
             snapshot, built = await self.contexts.prepare(scope)
         self.contexts.record_attachments(scope, built)
@@ -374,12 +396,3 @@ class Compactor:
         return CompactResult(
             session_id=session.id, tokens_before=before, tokens_after=after, kind=kind
         )
-
-
-def _still_newer(messages: Sequence[Message], part: CompactionPart) -> bool:
-    """A prepared summary must move the watermark forward (no other summary got there first)."""
-    assert part.summary is not None
-    state = read_state(messages)
-    watermark = part.summary.covered_until_message_id
-    index = next((i for i, m in enumerate(messages) if m.id == watermark), -1)
-    return index > state.watermark_index

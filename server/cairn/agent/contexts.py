@@ -1,7 +1,8 @@
 """Building a session's context for a model call (the turn loop's view of the builder).
 
 Wraps `ContextBuilder` with what a `TurnScope` knows: the session's history
-and goals, the schemas of the tools the turn offers, the files in play (the
+and goals, the tools the turn offers (their schemas, and one manifest line
+for every tool it knows: offered, deferred or refused), the files in play (the
 open buffers, the turn's references and edits) and the fix target, and the
 session's prompt-cache state (`SessionCache`). A build is a gather (the
 only I/O, run on a worker thread over a copy of the editor state when the
@@ -13,7 +14,9 @@ Only a real call changes the cache state: `prepare` gathers and assembles
 it and records the attachments it rendered; `commit` keeps what was sent
 (the preamble frozen for the rest of the turn, the selection memo, the
 manifest with the provider's usage). A dry run reads the state and changes
-nothing. A read-only `Contexts` stores no artifact (a degraded block's
+nothing. A tools zone that differs from the previous call's (an MCP server
+added or gone, tools `tool_search` revealed) is a recorded break naming what
+changed (`tools_change`), as a recomputed preamble is. A read-only `Contexts` stores no artifact (a degraded block's
 full text is then not kept). A window a provider reported for the
 session's model (by refusing a longer request) caps the budget of every
 later build; an explore branch on its own model builds for that model's
@@ -31,10 +34,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.inputs import TurnInputs, files_in_play, fix_block
+from cairn.agent.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
 from cairn.agent.scope import TurnScope
 from cairn.agent.session import Session
-from cairn.agent.tools import ToolRegistry
 from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
@@ -42,6 +44,7 @@ from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.context.cache import MODEL_SWITCH, CacheView, Preamble, Signature, preamble_change
 from cairn.context.prefix import entries_of
 from cairn.context.snapshot import ContextSnapshot
+from cairn.context.tool_schemas import tool_blocks, tools_change
 from cairn.errors import CairnError
 from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
@@ -91,6 +94,11 @@ def preamble_signature(manifest: Manifest) -> Signature:
     )
 
 
+def tool_signature(manifest: Manifest) -> list[tuple[str, str]]:
+    """The tools a manifest's call sent (ref and schema version, in order)."""
+    return [(b.ref or "", b.version) for b in manifest.blocks if b.zone == "tools" and b.included]
+
+
 class Contexts:
     """Builds contexts for the sessions of one engine."""
 
@@ -98,14 +106,12 @@ class Contexts:
         self,
         workspace: Workspace,
         builder: ContextBuilder,
-        registry: ToolRegistry,
         files: FileSync | None = None,
         *,
         read_only: bool = False,
     ) -> None:
         self.workspace = workspace
         self.builder = builder
-        self.registry = registry
         self.files = files
         self.read_only = read_only
         # One gather at a time, and no file sync during one: the repository map and the
@@ -123,6 +129,8 @@ class Contexts:
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         own_edits = set(scope.edit_log.paths)
         edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
+        active = self.builder.settings.active_buffers
+        shown = files_in_play(self.workspace, inputs, scope.edited, active=active)
         return ContextRequest(
             session_id=session.id,
             model=inputs.model,
@@ -131,11 +139,11 @@ class Contexts:
             history=history,
             user_message=inputs.user_message,
             references=list(inputs.references),
-            files_in_play=files_in_play(self.workspace, inputs, scope.edited),
+            files_in_play=shown,
+            seen_files=seen_in_play(shown, scope.seen),
             edited=edited,
             extra_blocks=extra,
-            tool_schemas=self.registry.schemas(scope.tools),
-            tool_names=list(scope.tools),
+            tool_lines=scope.offer.lines(),
             preamble=preamble,
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
@@ -234,6 +242,11 @@ class Contexts:
                 reasons.append(change)
         if cache.mode is not None and cache.mode != scope.inputs.mode:
             reasons.insert(0, MODE_SWITCH)
+        elif previous is not None:
+            now = tool_blocks(snapshot.tools, snapshot.tool_tokens)
+            change = tools_change(tool_signature(previous), now)
+            if change is not None:
+                reasons.insert(0, change)
         cold = self.cold(scope)
         return CacheView(
             preamble=preamble,

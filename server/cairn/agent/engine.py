@@ -18,13 +18,17 @@ user finished, a forced compaction) gets one too. Methods only translate to
 the parts in `cairn.agent` and report through the listener. File events
 from the editor (`files_changed`) and its open buffers reach the cached file
 listing, the repository map and the profile through `FileSync`, before
-every context build.
+every context build. MCP servers (`cairn.mcp.McpHub`: those of the settings,
+and those a front end adds for a session) start when a turn first needs
+their tools; each turn's `ToolOffer` is made from their catalog, and work
+between turns sees the servers as they are, starting none. `aclose` stops
+them; `close` asks them to stop.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from cairn.agent.api import (
@@ -38,8 +42,9 @@ from cairn.agent.api import (
 from cairn.agent.compactor import Compactor
 from cairn.agent.explore import Explorer
 from cairn.agent.goal_ops import change_goal
-from cairn.agent.inputs import TurnInputs, referenced_files
+from cairn.agent.inputs import TurnInputs, user_parts
 from cairn.agent.listener import SafeListener
+from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.processes import ProcessGroups
 from cairn.agent.recovery import fork_session, recover
@@ -49,14 +54,15 @@ from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
 from cairn.agent.snapshot import TurnPatches, workspace_snapshots
 from cairn.agent.transcript import build_transcript
+from cairn.context.mentions import turn_references
 from cairn.errors import InvalidRequestError, NoModelError
-from cairn.files.text import content_hash
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
 from cairn.llm.guide import no_model_message
 from cairn.llm.preflight import check_model
+from cairn.mcp import McpCatalog, McpHub, ServerStatus
 from cairn.models.base import utc_now
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
@@ -67,11 +73,11 @@ from cairn.models.events import (
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
-from cairn.models.messages import FilePart, Message, Part, TextPart
+from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
-from cairn.settings import Mode, Settings, SettingsRef
+from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
 from cairn.trace.rebuild import open_turns
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
@@ -106,6 +112,7 @@ class Engine:
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
+        self.mcp = McpHub(self.config, self.workspace.root)
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         # The process groups of the shell commands running now (killed at once on a signal).
@@ -130,6 +137,8 @@ class Engine:
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self._sessions: dict[str, Session] = {}
         self._active: str | None = None
+        # The last state of each MCP server told to the listener (state and reason).
+        self._mcp_told: dict[str, str] = {}
 
     @property
     def settings(self) -> Settings:
@@ -216,6 +225,7 @@ class Engine:
                 session.background.cancel()
             session.trace.close()
         self.store.delete(resolved)
+        self.mcp.drop_session(resolved)
         if self._active == resolved:
             self._active = None
 
@@ -248,30 +258,35 @@ class Engine:
             model=model,
             mode=mode or self.settings.mode,
             user_message=message,
-            references=tuple(references),
+            references=turn_references(self.workspace, message, references),
             fix=fix,
             compaction_model=self.settings.compaction_model,
             explore_model=self.settings.explore_model,
         )
 
-    def _between_turns(self, session: Session, message: str = "") -> TurnInputs:
+    def _between_turns(
+        self, session: Session, message: str = "", references: Sequence[str] = ()
+    ) -> TurnInputs:
         """The inputs of work on `session` between turns (a dry run, a fold, a compaction)."""
-        return self._inputs(self.model_of(session), message=message)
+        return self._inputs(self.model_of(session), message=message, references=references)
 
-    def scope(self, session: Session, inputs: TurnInputs, edited: Iterable[Path] = ()) -> TurnScope:
-        """The scope of a main-agent turn of `session` (or of work on it between turns)."""
-        return main_scope(session, inputs, self.listener, self.registry, self.explorer, edited)
-
-    def _user_parts(self, message: str, references: Sequence[str]) -> list[Part]:
-        parts: list[Part] = [TextPart(text=message)]
-        for path in referenced_files(self.workspace, list(references)):
-            try:
-                text = self.workspace.read_text(path)
-            except OSError:
-                continue
-            digest = content_hash(text)
-            parts.append(FilePart(path=self.workspace.relative(path), hash=digest))
-        return parts
+    def scope(
+        self,
+        session: Session,
+        inputs: TurnInputs,
+        edited: Iterable[Path] = (),
+        catalog: McpCatalog | None = None,
+    ) -> TurnScope:
+        """The scope of a main-agent turn of `session` (or of work on it between turns: then
+        the MCP servers as they are now, none started)."""
+        offer = make_offer(
+            self.registry,
+            inputs.mode,
+            catalog if catalog is not None else self.mcp.snapshot(session.id),
+            model=inputs.model,
+            settings=self.settings,
+        )
+        return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
 
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
@@ -300,8 +315,10 @@ class Engine:
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(chosen, mode, message, references, fix)
         self.files.refresh_all()
-        scope = self.scope(session, inputs)
-        return await self.runner.run(scope, self._user_parts(message, references))
+        catalog = await self.mcp.catalog(session.id)
+        self._tell_mcp(catalog)
+        scope = self.scope(session, inputs, catalog=catalog)
+        return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
 
     # -- checkpoints and transcripts ---------------------------------------------
 
@@ -344,16 +361,21 @@ class Engine:
         ).stats
 
     async def context_manifest(
-        self, session_id: str | None = None, message: str | None = None, uri: str | None = None
+        self,
+        session_id: str | None = None,
+        message: str | None = None,
+        uri: str | None = None,
+        references: Sequence[str] = (),
     ) -> Manifest:
         """The last call's manifest, or with `message`/`uri` the next call's (a dry run)."""
         session = self.session(session_id)
-        if message is None and uri is None:
+        if message is None and uri is None and not references:
             manifests = session.trace.manifests()
             if manifests:
                 return manifests[-1]
         edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
-        scope = self.scope(session, self._between_turns(session, message or ""), edited)
+        inputs = self._between_turns(session, message or "", references)
+        scope = self.scope(session, inputs, edited)
         return (await self.contexts.build_async(scope)).manifest
 
     # -- goals -------------------------------------------------------------------
@@ -380,6 +402,30 @@ class Engine:
             else:
                 self.compactor.fold(self.scope(session, self._inputs(model)), fold)
         return session.goal_view()
+
+    # -- MCP servers ---------------------------------------------------------------
+
+    def set_mcp_servers(
+        self, session_id: str | None, servers: Mapping[str, McpServerSettings]
+    ) -> None:
+        """The MCP servers of one session only (an ACP client's `mcpServers`): new ones start
+        when a turn of that session first needs them; those left out, and all of them when
+        the session is deleted, stop."""
+        self.mcp.set_session_servers(self.session(session_id).id, servers)
+
+    def _tell_mcp(self, catalog: McpCatalog) -> None:
+        """Log each MCP server's state when it changed since it was last told."""
+        for status in catalog.servers:
+            told = f"{status.state}: {status.reason}" if status.reason else status.state
+            if self._mcp_told.get(status.name) != told:
+                self._mcp_told[status.name] = told
+                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
+                self.listener.on_log(f"MCP server {status.name} {told}{tools}")
+
+    async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
+        """Every MCP server of the session (started now if needed): state, reason, tools."""
+        catalog = await self.mcp.catalog(self.session(session_id).id)
+        return list(catalog.servers)
 
     # -- files -------------------------------------------------------------------
 
@@ -424,7 +470,13 @@ class Engine:
     def warm(self) -> None:
         self.files.refresh_all()
 
+    async def aclose(self) -> None:
+        """`close`, after stopping the MCP servers and waiting for them to be gone."""
+        await self.mcp.aclose()
+        self.close()
+
     def close(self) -> None:
+        self.mcp.close()
         for session in self._sessions.values():
             if session.background is not None and not session.background.done():
                 session.background.cancel()

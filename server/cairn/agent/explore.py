@@ -7,9 +7,10 @@ sub-agent with its own message list, kept as a child trace of the parent
 text when given, else from a copy of the parent's messages, then gets the
 branch's instruction. Branches run through the same `TurnRunner` as the
 main agent, concurrently, at most `settings.explore_concurrency` at once,
-each in a `branch_scope`: read-only tools, no compaction, no nested explore.
-Branch `i` reads the scripted model's lane by any of its names (DESIGN §2.6:
-"branch index or name"): its index `str(i)`, its trace name
+each in a `branch_scope`: read-only tools (the parent's MCP servers' tools
+too when their server marks them read-only), no compaction, no nested
+explore. Branch `i` reads the scripted model's lane by any of its names
+(DESIGN §2.6: "branch index or name"): its index `str(i)`, its trace name
 (`explore<k>-<i>`) or its text. A failing
 branch does not fail the others; cancelling the parent cancels every branch.
 The parent gets one JSON tool result with, per branch, its conclusion (final
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from cairn.agent.inputs import TurnInputs
+from cairn.agent.offer import make_offer
 from cairn.agent.runner import TurnRunner
 from cairn.agent.scope import TurnScope, branch_scope
 from cairn.agent.session import Session
@@ -90,7 +92,8 @@ class Explorer:
     async def _run_branch(
         self, branch: Session, parent: TurnScope, report: BranchReport
     ) -> TurnResult:
-        """One branch's turn, on the explore model and the parent's mode, with its instruction."""
+        """One branch's turn, on the explore model, the parent's mode and MCP servers, with its
+        instruction."""
         instruction = INSTRUCTION + report.branch
         given = parent.inputs
         inputs = TurnInputs(
@@ -99,8 +102,17 @@ class Explorer:
             user_message=instruction,
             parent_model=given.main_model,
         )
+        offer = make_offer(
+            self.registry,
+            inputs.mode,
+            parent.offer.catalog,
+            model=inputs.model,
+            settings=self.config.current,
+            read_only=True,
+            explore=False,
+        )
         lane = (str(report.index), report.trace.rpartition("/")[2], report.branch)
-        scope = branch_scope(branch, inputs, lane, self.registry, parent.session.id)
+        scope = branch_scope(branch, inputs, lane, offer, parent.session.id)
         parts: list[Part] = [TextPart(text=instruction)]
         return await self.runner.run(scope, parts)
 

@@ -2,15 +2,27 @@
 
 `TurnInputs` is frozen; it names the model of each role (the main model;
 the compaction and explore models, each the main one unless set). What
-changes while a turn runs (the files it edited) lives in its `TurnScope`. Files in play (they select the nearer `AGENTS.md`
-rules, buffers and the repository map) are the open buffers, the referenced
-files, the files the turn edited and the file of the diagnostic being fixed.
-A fix turn also carries the diagnostic with `FIX_CONTEXT_LINES` lines around it.
+changes while a turn runs (the files it edited, read, searched or listed)
+lives in its `TurnScope`.
+
+Files in play select the nearer `AGENTS.md` rules, the diagnostics and
+the repository map's ranking. They are, in this order: the active editor
+file (the `active_buffers` most recently opened or edited buffers), the
+referenced files, the files the turn edited, the file of the diagnostic
+being fixed (`files_in_play`: these are also shown as buffers), then the
+files the turn read, searched into or listed (`seen_in_play`: their text
+is already in the history, so only their rules, diagnostics and ranking
+come into play — from the call after the read). The editor's other open
+tabs are not in play (`cairn.context.sources.buffers` shows a few of
+them, small and last). A fix turn also carries the diagnostic with
+`FIX_CONTEXT_LINES` lines around it.
+`user_parts` is the user's message as recorded: its text, then one file part
+(path and content hash) per referenced file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,9 +31,11 @@ from cairn.context.blocks import make_block
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.sources.diagnostics import format_diagnostic
 from cairn.errors import CairnError
+from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
-from cairn.settings import Mode, Role
+from cairn.models.messages import FilePart, Part, TextPart
+from cairn.settings import DEFAULT_ACTIVE_BUFFERS, Mode, Role
 from cairn.tokens.counter import counter_for
 
 FIX_CONTEXT_LINES = 20
@@ -70,17 +84,52 @@ def referenced_files(workspace: Workspace, references: Sequence[str]) -> list[Pa
     return out
 
 
+def active_buffers(workspace: Workspace, how_many: int = DEFAULT_ACTIVE_BUFFERS) -> list[Path]:
+    """The `how_many` most recently opened or edited editor buffers, the latest first."""
+    if how_many <= 0:
+        return []
+    return list(reversed(list(workspace.open_paths())))[:how_many]
+
+
+def _unique(paths: Iterable[Path]) -> list[Path]:
+    seen: set[Path] = set()
+    return [p for p in paths if not (p in seen or seen.add(p))]
+
+
+def user_parts(workspace: Workspace, message: str, references: Sequence[str]) -> list[Part]:
+    """The user's message as recorded: the text, then each readable referenced file's hash."""
+    parts: list[Part] = [TextPart(text=message)]
+    for path in referenced_files(workspace, list(references)):
+        try:
+            text = workspace.read_text(path)
+        except OSError:
+            continue
+        parts.append(FilePart(path=workspace.relative(path), hash=content_hash(text)))
+    return parts
+
+
 def files_in_play(
-    workspace: Workspace, inputs: TurnInputs, edited: Sequence[Path] = ()
+    workspace: Workspace,
+    inputs: TurnInputs,
+    edited: Sequence[Path] = (),
+    *,
+    active: int = DEFAULT_ACTIVE_BUFFERS,
 ) -> list[Path]:
-    """Open buffers, referenced files, edited files and the fix target, without repeats."""
-    ordered: list[Path] = list(workspace.open_paths())
+    """The active editor file(s), referenced files, edited files and the fix target, once each
+    (the files in play that are shown as buffers)."""
+    ordered: list[Path] = active_buffers(workspace, active)
     ordered += referenced_files(workspace, inputs.references)
     ordered += edited
     if inputs.fix is not None:
         ordered.append(inputs.fix.path)
-    seen: set[Path] = set()
-    return [p for p in ordered if not (p in seen or seen.add(p))]
+    return _unique(ordered)
+
+
+def seen_in_play(shown: Sequence[Path], seen: Sequence[Path]) -> list[Path]:
+    """The files (and folders) the turn read, searched or listed that are not already in
+    play as `shown`: in play for their rules, diagnostics and ranking, not shown again."""
+    known = set(shown)
+    return [p for p in _unique(seen) if p not in known]
 
 
 def fix_block(workspace: Workspace, fix: FixTarget, model: str) -> ContextBlock:

@@ -93,7 +93,7 @@ def context_parts(
     )
     files = FileSync(workspace, ignore, repomap)
     registry = default_registry()
-    contexts = Contexts(workspace, builder, registry, files, read_only=read_only)
+    contexts = Contexts(workspace, builder, files, read_only=read_only)
     return ContextParts(
         workspace=workspace,
         store=store,

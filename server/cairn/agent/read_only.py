@@ -11,8 +11,13 @@ profile document; a session given by id is only read. The one thing it
 may write is the repository map's index (a cache, with the trace store's
 `.gitignore` beside it), so the next `cairn context` starts warm.
 
-Without a session the build is that of a new session: no history, no plan,
-the session id `DRY_RUN_SESSION`.
+Without a session the build is that of a new session: no history, the
+session id `DRY_RUN_SESSION`. With or without one, the message sets the
+plan's mission when the tree has none, as a real turn does before its first
+call, so the dry run shows the plan block that call gets.
+The configured MCP servers count too: `start_mcp` starts them (their
+schemas are then listed and counted as in a real call), `aclose` stops
+them; without `start_mcp` they are listed as not started.
 """
 
 from __future__ import annotations
@@ -23,14 +28,19 @@ from pathlib import Path
 
 from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
+from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.scope import main_scope
 from cairn.agent.session import Session, session_model
 from cairn.context.builder import BuiltContext
+from cairn.context.mentions import turn_references
 from cairn.errors import NoModelError
 from cairn.files.workspace import Workspace
+from cairn.goals.replay import mission_of
 from cairn.llm.guide import no_model_message
-from cairn.settings import Settings, SettingsRef
+from cairn.mcp import McpHub
+from cairn.models.goals import GoalTree
+from cairn.settings import Mode, Settings, SettingsRef
 from cairn.trace import Trace
 
 DRY_RUN_SESSION = "(dry run)"
@@ -39,23 +49,47 @@ DRY_RUN_SESSION = "(dry run)"
 DRY_RUN_FOLDER = ".dry-run"
 
 
+class DryRunSession(Session):
+    """A session only read: its goals are what the next turn's first call would see (the
+    message sets the mission of a tree that has none, as a real turn does before calling)."""
+
+    def __init__(self, trace: Trace, message: str) -> None:
+        super().__init__(trace)
+        self.message = message
+
+    def goals(self) -> GoalTree:
+        tree = super().goals()
+        if not tree.mission and self.message.strip():
+            tree.mission = mission_of(self.message)
+        return tree
+
+
 class ReadOnlyEngine:
     """The context side of an engine, for dry runs (see the module docstring)."""
 
     def __init__(self, folders: list[Path], settings: Settings) -> None:
         self.config = SettingsRef(settings)
         self.parts = context_parts(list(folders), self.config, read_only=True)
+        self.mcp = McpHub(self.config, self.parts.workspace.root)
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers (waiting for each one's first attempt)."""
+        await self.mcp.catalog()
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers."""
+        await self.mcp.aclose()
 
     @property
     def workspace(self) -> Workspace:
         """The workspace (open buffers here are in play, as an editor's are)."""
         return self.parts.workspace
 
-    def _session(self, session_id: str | None) -> Session:
+    def _session(self, session_id: str | None, message: str) -> Session:
         store = self.parts.store
         if session_id is None:
-            return Session(Trace(store.traces_dir / DRY_RUN_FOLDER, DRY_RUN_SESSION))
-        return Session(store.open(session_id))
+            return DryRunSession(Trace(store.traces_dir / DRY_RUN_FOLDER, DRY_RUN_SESSION), message)
+        return DryRunSession(store.open(session_id), message)
 
     def next_context(
         self,
@@ -63,13 +97,17 @@ class ReadOnlyEngine:
         *,
         session_id: str | None = None,
         files: Sequence[Path] = (),
+        references: Sequence[str] = (),
         model: str | None = None,
+        mode: Mode | None = None,
     ) -> BuiltContext:
         """The context the next call would get: in `session_id` (a new session when None),
-        with `message` as the user's and `files` in play beside the open buffers.
+        with `message` as the user's, `references` and the message's `@` mentions
+        referenced, and `files` in play beside the open buffers.
 
-        The model is `model`, else the session's (`session_model`), else the settings'."""
-        session = self._session(session_id)
+        The model is `model`, else the session's (`session_model`), else the settings';
+        the mode is `mode`, else the settings'."""
+        session = self._session(session_id, message)
         settings = self.config.current
         if session_id is not None:
             chosen = session_model(model, settings.model, session.meta())
@@ -79,12 +117,18 @@ class ReadOnlyEngine:
             raise NoModelError(no_model_message(os.environ))
         inputs = TurnInputs(
             model=chosen,
-            mode=settings.mode,
+            mode=mode or settings.mode,
             user_message=message,
+            references=turn_references(self.workspace, message, references),
             compaction_model=settings.compaction_model,
             explore_model=settings.explore_model,
         )
-        scope = main_scope(
-            session, inputs, SafeListener(None), self.parts.registry, None, edited=files
+        offer = make_offer(
+            self.parts.registry,
+            inputs.mode,
+            self.mcp.snapshot(),
+            model=inputs.model,
+            settings=settings,
         )
+        scope = main_scope(session, inputs, SafeListener(None), offer, None, edited=files)
         return self.parts.contexts.build(scope)

@@ -148,7 +148,6 @@ class TurnRunner:
         capture = EditCapture(self.workspace, self.editor.apply_edit, self.editor.read_text)
         tools = ToolRunner(
             scope=scope,
-            registry=self.registry,
             ctx=self._tool_context(scope, capture),
             capture=capture,
         )

@@ -5,11 +5,14 @@ malformed JSON arguments, or a tool outside the mode's allowlist, gets an
 error result the model can read (it is never run). Each result is recorded
 as a `tool` message under the same goal as the assistant message that made
 the call, so a goal fold never separates a call from its result. The files
-a successful call edited join the scope's files in play and its edit log.
+a successful call edited join the scope's files in play and its edit log; the
+files it read, searched into or listed (`ToolOutcome.seen`) join its seen files.
 The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 `on_tool_call` with the recorded parts (and, at the end, the call's edits).
 A `toolEnd` is `ok` when the call succeeded: a command that exited non-zero
 ran, but is shown as failed, its exit code in the event's text.
+Calls run with the scope's registry (built-in tools plus the turn's MCP
+tools).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 from cairn.agent.api import ToolCallEvent
 from cairn.agent.recorder import EditCapture, output_artifact, record_edits
 from cairn.agent.scope import TurnScope
-from cairn.agent.tools import ToolContext, ToolOutcome, ToolRegistry
+from cairn.agent.tools import ToolContext, ToolOutcome
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
@@ -96,7 +99,6 @@ class ToolRunner:
     """Runs one turn's tool calls with its `ToolContext` and records them in the session."""
 
     scope: TurnScope
-    registry: ToolRegistry
     ctx: ToolContext
     capture: EditCapture
 
@@ -125,12 +127,13 @@ class ToolRunner:
     async def _outcome(self, call: ToolCall) -> ToolOutcome:
         if call.arguments is None or call.error is not None:
             return malformed_outcome(call)
-        offered = self.scope.tools
+        offer = self.scope.offer
+        offered = offer.offered()
         if call.name not in offered:
-            return ToolOutcome.failure(
-                refusal(call.name, offered, self.registry.names(), self.scope)
-            )
-        return await self.registry.run(call.name, call.arguments, self.ctx)
+            held = offer.held_reason(call.name)
+            known = offer.registry.names()
+            return ToolOutcome.failure(held or refusal(call.name, offered, known, self.scope))
+        return await offer.registry.run(call.name, call.arguments, self.ctx)
 
     def _call_event(self, event: ToolCallEvent) -> None:
         self.scope.listener.on_tool_call(event)
@@ -152,6 +155,7 @@ class ToolRunner:
             self.ctx.call_id = None
         edits = self.capture.take()
         if outcome.ok:
+            self.scope.note_seen(outcome.seen)
             self.scope.note_edited(e.path for e in edits)
             record_edits(self.ctx.workspace, edits, self.scope.edit_log)
         part = ToolResultPart(

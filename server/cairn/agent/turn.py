@@ -187,7 +187,7 @@ class TurnLoop:
             reply = await self.runtime.complete(
                 scope.inputs.model,
                 built.messages,
-                self.contexts.registry.schemas(scope.tools),
+                scope.offer.schemas(),
                 on_text=self._on_text,
                 agent=scope.lane or None,
                 on_reasoning=self._on_reasoning,

@@ -2,19 +2,25 @@
 
 Asks a read-only engine on the workspace (`cairn.agent.read_only`) for the
 next call's context: the same builder path as a real call (sources, open
-buffers, the mode's tools, project profile, repository map with its index
-under `.cairn/cache/`), over a session's history and goals when `--session`
-is given. Prints it as a table of blocks (with the cache zone each sits in)
-and totals — the tokens per zone, the share the provider should serve from
-its prompt cache (the unchanged prefix of the session's last call) and what
-it reported for that call — as the Manifest wire JSON (`--json`), or as the
+buffers, the mode's tools — `--mode`, else the settings' — project profile,
+repository map with its index under `.cairn/cache/`), over a session's
+history and goals when `--session` is given. `--file` (repeatable) and the
+message's `@path` mentions are referenced, through the same guard and with
+the same refusals as in a real turn; a missing workspace is an error.
+Prints it as a table of blocks (with the cache zone each sits in) and
+totals — the tokens per zone, the share the provider should serve from its
+prompt cache (the unchanged prefix of the session's last call) and what it
+reported for that call — as the Manifest wire JSON (`--json`), or as the
 exact chat messages (`--text`). It is a dry run:
 no trace, no artifact, no profile document is written; only the repository
-map's index is read and refreshed, so a second run starts warm.
+map's index is read and refreshed, so a second run starts warm. Configured
+MCP servers are started for the dry run (their tool schemas are part of the
+call) and stopped afterwards.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -22,10 +28,10 @@ from typing import Any
 import typer
 
 from cairn.agent.read_only import ReadOnlyEngine
+from cairn.commands.checks import file_reference, parse_mode, require_workspace
 from cairn.context.builder import BuiltContext
 from cairn.errors import InvalidRequestError
-from cairn.files.workspace import Workspace
-from cairn.settings import load_settings
+from cairn.settings import Mode, load_settings
 
 COLUMNS = ("ZONE", "SOURCE", "REF", "TOKENS", "STATUS")
 PERCENT = 100
@@ -34,23 +40,20 @@ ELLIPSIS = "…"
 RULE = "─" * 8
 
 
-def _file_path(workspace: Workspace, file: Path) -> Path:
-    """A `--file` as typed: absolute, relative to the current folder, or to the workspace."""
-    if not file.is_absolute() and (Path.cwd() / file).exists():
-        file = Path.cwd() / file
-    return workspace.resolve(file)
-
-
 def next_context(
     engine: ReadOnlyEngine,
     files: list[Path],
     message: str,
     session_id: str | None,
     model: str | None,
+    mode: Mode | None = None,
 ) -> BuiltContext:
-    """What `cairn context` shows: the engine's next context with `files` as typed in play."""
-    in_play = [_file_path(engine.workspace, f) for f in files]
-    return engine.next_context(message, session_id=session_id, files=in_play, model=model)
+    """What `cairn context` shows: the engine's next context with `files` (`--file`) and the
+    message's `@` mentions referenced."""
+    references = [file_reference(f) for f in files]
+    return engine.next_context(
+        message, session_id=session_id, references=references, model=model, mode=mode
+    )
 
 
 def build_dry_run(
@@ -59,10 +62,22 @@ def build_dry_run(
     message: str,
     session_id: str | None,
     model: str | None,
+    mode: Mode | None = None,
 ) -> BuiltContext:
     """The context the next call would get (see the module docstring)."""
+    require_workspace(workspace_dir)
     engine = ReadOnlyEngine([workspace_dir], load_settings(workspace_dir))
-    return next_context(engine, files, message, session_id, model)
+    if not engine.config.current.mcp.servers:
+        return next_context(engine, files, message, session_id, model, mode)
+
+    async def with_servers() -> BuiltContext:
+        try:
+            await engine.start_mcp()
+            return next_context(engine, files, message, session_id, model, mode)
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(with_servers())
 
 
 def _short(text: str, width: int) -> str:
@@ -157,11 +172,13 @@ def show_context(
     model: str | None,
     as_json: bool,
     as_text: bool,
+    mode: str | None = None,
 ) -> None:
     """Print the next call's manifest (table, `--json`) or its messages (`--text`)."""
     if as_json and as_text:
         raise InvalidRequestError("--json and --text cannot be used together")
-    built = build_dry_run(workspace, files, message, session_id, model)
+    chosen = parse_mode(mode) if mode is not None else None
+    built = build_dry_run(workspace, files, message, session_id, model, chosen)
     if as_json:
         typer.echo(json.dumps(built.manifest.wire(), indent=2, ensure_ascii=False))
     elif as_text:

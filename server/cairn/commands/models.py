@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from cairn.agent.session import session_model
-from cairn.errors import InvalidRequestError
+from cairn.commands.checks import require_workspace
 from cairn.llm.guide import no_model_message
 from cairn.llm.provider import ProviderSetup
 from cairn.llm.report import RoleReport, models_report
@@ -99,8 +99,7 @@ def report_json(report: RoleReport) -> dict[str, Any]:
 
 def show_models(workspace: Path, model: str | None, session_id: str | None, as_json: bool) -> None:
     """Print the report (see the module docstring); exit 1 when the main model cannot be called."""
-    if not workspace.is_dir():
-        raise InvalidRequestError(f"workspace not found: {workspace}")
+    require_workspace(workspace)
     settings = with_flags(load_settings(workspace), {"model": model})
     origins = settings_origins(read_settings_file(workspace), (), ["model"] if model else [])
     own: str | None = None

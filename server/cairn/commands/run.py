@@ -23,14 +23,15 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals, exit_code, signal_name
-from cairn.errors import InvalidRequestError
-from cairn.settings import Mode, Settings, load_settings, with_flags
+from cairn.settings import Settings, load_settings, with_flags
 from cairn.tokens.model_info import is_scripted_model
 
 if TYPE_CHECKING:  # imported when used: the first line is printed before them
@@ -50,7 +51,6 @@ ALWAYS_ANSWERS = frozenset({"a", "always"})
 EXPLORE_TOOL = "explore"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
-MODES: tuple[Mode, ...] = ("build", "plan", "review")
 
 
 class TerminalListener:
@@ -160,7 +160,8 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
         return None
 
     async def ask(request: ApprovalRequest) -> Approval:
-        prompt = f"Run `{request.command}`? [y]es / [a]lways in this session / [N]o "
+        verb = "Call" if request.tool else "Run"
+        prompt = f"{verb} `{request.command}`? [y]es / [a]lways in this session / [N]o "
         answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:
             return "always"
@@ -184,9 +185,7 @@ def ask_in_background(prompt: str) -> Future[str]:
 
 
 def run_settings(workspace: Path, mode: str) -> Settings:
-    if mode not in MODES:
-        raise InvalidRequestError(f"unknown mode {mode!r}: use build, plan or review")
-    return with_flags(load_settings(workspace), {"mode": mode})
+    return with_flags(load_settings(workspace), {"mode": parse_mode(mode)})
 
 
 def likely_model(settings: Settings, model: str | None, session_id: str | None) -> str | None:
@@ -228,11 +227,17 @@ def _cancelled_line(session_id: str, signum: int) -> str:
 
 
 async def _turn(
-    engine: Engine, message: str, session_id: str, model: str | None
+    engine: Engine,
+    message: str,
+    session_id: str,
+    model: str | None,
+    references: Sequence[str] = (),
 ) -> TurnResult | Interrupted:
     """Run the turn; a signal cancels it (see `cairn.commands.signals`)."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(engine.turn(message, session_id=session_id, model=model))
+    task = asyncio.ensure_future(
+        engine.turn(message, session_id=session_id, model=model, references=references)
+    )
 
     def hard_exit(code: int) -> None:
         """A second Ctrl-C: record the cancel if the turn has not yet, and exit now."""
@@ -258,13 +263,14 @@ def run_turn(
     session_id: str | None,
     mode: str,
     yes: bool,
+    files: Sequence[Path] = (),
 ) -> None:
-    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes.
+    """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes;
+    `files` (`--file`) and the message's `@` mentions are referenced.
 
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
-    if not workspace.is_dir():
-        raise InvalidRequestError(f"workspace not found: {workspace}")
+    require_workspace(workspace)
     settings = run_settings(workspace, mode)
     if session_id is None and likely_model(settings, model, session_id) is None:
         from cairn.errors import NoModelError
@@ -286,10 +292,18 @@ def run_turn(
         listener=listener,
         approver=terminal_approver(yes, sys.stdin.isatty()),
     )
+
+    async def turn_then_close(session_id: str, refs: list[str]) -> TurnResult | Interrupted:
+        try:
+            return await _turn(engine, message, session_id, model, refs)
+        finally:
+            await engine.mcp.aclose()  # MCP servers stop before the event loop does
+
     try:
         engine.check_turn(session_id, model)  # no model, no key: fail before a session exists
+        refs = checked_references(engine.workspace, engine.builder.ignore_rules(), files, message)
         session = engine.session(session_id)
-        outcome = asyncio.run(_turn(engine, message, session.id, model))
+        outcome = asyncio.run(turn_then_close(session.id, refs))
         view = engine.goal_tree(session.id)
     finally:
         engine.close()

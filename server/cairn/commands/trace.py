@@ -17,6 +17,7 @@ from pathlib import Path
 import typer
 
 from cairn.agent.recovery import fork_session, goals_of, meta_of, recover
+from cairn.commands.checks import require_workspace
 from cairn.commands.trace_view import (
     SessionData,
     call_lines,
@@ -40,8 +41,7 @@ CONFIRM_ANSWERS = frozenset({"y", "yes"})
 
 
 def _store(workspace: Path) -> TraceStore:
-    if not workspace.is_dir():
-        raise InvalidRequestError(f"workspace not found: {workspace}")
+    require_workspace(workspace)
     return TraceStore(workspace / load_settings(workspace).trace_dir)
 
 

@@ -1,21 +1,26 @@
-"""The summary's ledger: facts the trace knows exactly, read from the records.
+"""The ledger: facts the trace knows exactly, read from the records (one definition).
 
 Files read (with the content hash at read time), files changed (with the
-patch artifact of each edit), test runs (command, status from the exit code,
-output artifact) and finished goals are never left to the compaction model.
-The agent writes the facts into `ToolResultPart.data` when it records a tool
-result, under the keys below; this module only reads them back.
+patch artifact of each edit), commands run (command, exit code, whether it
+is a test run, output artifact), test runs (status from the exit code) and
+finished goals are never left to the compaction model. The agent writes the
+facts into `ToolResultPart.data` when it records a tool result, under the
+keys below; this module only reads them back. The same facts feed the
+summary's ledger fields and the ledger block of every call
+(`cairn.context.sources.ledger`), which also lists the questions the user
+asked that no finished reply has followed yet (`open_questions`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from cairn.compaction.markers import tool_results
+from cairn.compaction.markers import compaction_parts, tool_results
 from cairn.models.goals import Goal, GoalTree
-from cairn.models.messages import Message, ToolResultPart
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.summary import FileChanged, FileRead, GoalSummary, TestRecord
 
 TestStatus = Literal["passed", "failed", "error", "unknown"]
@@ -30,6 +35,12 @@ KEY_PATCH = "patch_artifact_id"
 KEY_COMMAND = "command"
 KEY_EXIT_CODE = "exit_code"
 KEY_IS_TEST = "test"
+KEY_TIMED_OUT = "timed_out"
+
+# A sentence of a user message that asks something (ends with a question mark).
+QUESTION = re.compile(r"[^.!?\n]*\?")
+# Shorter questions than this ("?", "ok?") are not worth carrying.
+MIN_QUESTION_CHARS = 8
 
 
 def run_status(exit_code: int | None) -> TestStatus:
@@ -99,6 +110,99 @@ def tests_run(messages: Iterable[Message]) -> list[TestRecord]:
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """One `run_command` call as recorded: its exit code (None: did not finish)."""
+
+    command: str
+    exit_code: int | None
+    test: bool
+    timed_out: bool = False
+    artifact_id: str | None = None
+
+    @property
+    def status(self) -> TestStatus:
+        return run_status(self.exit_code)
+
+
+def commands_run(messages: Iterable[Message]) -> list[CommandRun]:
+    """Every command run (tests or not), in order."""
+    out: list[CommandRun] = []
+    for part in _results(messages):
+        data = part.data or {}
+        if part.name != COMMAND_TOOL or KEY_COMMAND not in data:
+            continue
+        code = data.get(KEY_EXIT_CODE)
+        out.append(
+            CommandRun(
+                command=str(data[KEY_COMMAND]),
+                exit_code=code if isinstance(code, int) else None,
+                test=bool(data.get(KEY_IS_TEST)),
+                timed_out=bool(data.get(KEY_TIMED_OUT)),
+                artifact_id=part.artifact_id,
+            )
+        )
+    return out
+
+
+def last_test_status(messages: Iterable[Message]) -> list[TestRecord]:
+    """The last run of each distinct test command, in the order of those last runs."""
+    last: dict[str, TestRecord] = {}
+    for record in tests_run(messages):
+        key = " ".join(record.command.split())
+        last.pop(key, None)
+        last[key] = record
+    return list(last.values())
+
+
+def _questions(text: str) -> list[str]:
+    found = (" ".join(q.split()) for q in QUESTION.findall(text))
+    return [q for q in found if len(q) >= MIN_QUESTION_CHARS]
+
+
+def _is_user_words(message: Message) -> bool:
+    return message.role == "user" and not compaction_parts(message) and bool(message.text())
+
+
+def _answers(message: Message) -> bool:
+    """An assistant reply that ends a step without tool calls: the turn's answer."""
+    return (
+        message.role == "assistant"
+        and bool(message.text().strip())
+        and not any(isinstance(p, ToolCallPart) for p in message.parts)
+    )
+
+
+def open_questions(messages: Sequence[Message]) -> list[str]:
+    """Questions the user asked that no finished reply followed yet, oldest first.
+
+    A question counts as answered once the assistant gave a reply without tool
+    calls in the same turn (or, for records without turns, before the next user
+    message); a turn that was cancelled, failed or hit its step limit leaves its
+    questions open.
+    """
+    out: list[str] = []
+    for index, message in enumerate(messages):
+        if not _is_user_words(message):
+            continue
+        asked = _questions(message.text())
+        if asked and not _answered(messages, index):
+            out += [q for q in asked if q not in out]
+    return out
+
+
+def _answered(messages: Sequence[Message], index: int) -> bool:
+    turn = messages[index].turn_id
+    for later in messages[index + 1 :]:
+        if turn is None and _is_user_words(later):
+            return False
+        if turn is not None and later.turn_id not in (turn, None) and _is_user_words(later):
+            return False
+        if _answers(later) and (turn is None or later.turn_id in (turn, None)):
+            return True
+    return False
 
 
 def _walk(goals: Sequence[Goal]) -> Iterable[Goal]:

@@ -55,6 +55,14 @@ def may_summarise_again(messages_now: int, messages_at_last: int | None) -> bool
     return messages_at_last is None or messages_now - messages_at_last >= SUMMARY_RETRY_MESSAGES
 
 
+def may_summarise_now(messages_now: int, messages_at_last: int | None, overflow: bool) -> bool:
+    """The retry gate, except on overflow: then any new message since the last attempt
+    allows another one (a stalled attempt falls back to pruning, so this cannot loop)."""
+    if overflow:
+        return messages_at_last is None or messages_now > messages_at_last
+    return may_summarise_again(messages_now, messages_at_last)
+
+
 def worth_summarising(covered: int, demand: int) -> bool:
     """True when the history a summary would cover is large enough to free something."""
     return demand > 0 and covered >= demand * MIN_COVERED_FRACTION

@@ -1,8 +1,10 @@
 """Plain-text rendering of history for the compaction call, and the choice of its watermark.
 
 The compaction model reads the messages after the previous watermark as a
-plain transcript: pruned or very large tool outputs appear as one-line stubs
-with their artifact id, folded goals as their fold text. The new watermark
+plain transcript: a very large tool output appears in its faithful smaller
+form (an outline, an excerpt with the error lines — the caller's `Shorten`,
+built on the context's degrade ladder), a pruned one, or one with no such
+form, as a one-line stub with its artifact id; folded goals as their fold text. The new watermark
 keeps a recent tail of the history verbatim (measured as the context shows
 it), keeps the transcript within what the compaction call can read, and
 never separates an assistant message from the tool results that answer it.
@@ -16,21 +18,37 @@ from collections.abc import Callable, Sequence
 from cairn.compaction.markers import CompactionState, compaction_parts, is_marker
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 
-# A tool output larger than this is shown to the compaction model as a stub.
+# A tool output larger than this is shown to the compaction model in a smaller form.
 TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS = 2_000
 
+# A tool output's faithful smaller form within the given tokens, or None (a stub).
+Shorten = Callable[[ToolResultPart, int], "str | None"]
 
-def _tool_line(part: ToolResultPart, state: CompactionState, count: Callable[[str], int]) -> str:
+
+def _tool_line(
+    part: ToolResultPart,
+    state: CompactionState,
+    count: Callable[[str], int],
+    shorten: Shorten | None = None,
+) -> str:
     status = "ok" if part.ok else "failed"
+    head = f"TOOL {part.name} [{status}]: "
     tokens = count(part.output)
-    if part.call_id in state.pruned_call_ids or tokens > TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS:
-        return (
-            f"TOOL {part.name} [{status}]: [output of {tokens} tokens, artifact {part.artifact_id}]"
-        )
-    return f"TOOL {part.name} [{status}]: {part.output}"
+    stub = f"{head}[output of {tokens} tokens, artifact {part.artifact_id}]"
+    if part.call_id in state.pruned_call_ids:
+        return stub
+    if tokens > TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS:
+        smaller = shorten(part, TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS) if shorten else None
+        return head + smaller if smaller else stub
+    return head + part.output
 
 
-def render_message(message: Message, state: CompactionState, count: Callable[[str], int]) -> str:
+def render_message(
+    message: Message,
+    state: CompactionState,
+    count: Callable[[str], int],
+    shorten: Shorten | None = None,
+) -> str:
     """One message as transcript text ('' for messages the context no longer shows)."""
     if is_marker(message):
         return "\n".join(
@@ -47,7 +65,7 @@ def render_message(message: Message, state: CompactionState, count: Callable[[st
         elif isinstance(part, ToolCallPart):
             lines.append(f"CALL {part.name}({json.dumps(part.arguments, sort_keys=True)})")
         elif isinstance(part, ToolResultPart):
-            lines.append(_tool_line(part, state, count))
+            lines.append(_tool_line(part, state, count, shorten))
     return "\n".join(lines)
 
 
@@ -67,9 +85,12 @@ def context_tokens(message: Message, state: CompactionState, count: Callable[[st
 
 
 def render_transcript(
-    messages: Sequence[Message], state: CompactionState, count: Callable[[str], int]
+    messages: Sequence[Message],
+    state: CompactionState,
+    count: Callable[[str], int],
+    shorten: Shorten | None = None,
 ) -> str:
-    return "\n".join(t for m in messages if (t := render_message(m, state, count)))
+    return "\n".join(t for m in messages if (t := render_message(m, state, count, shorten)))
 
 
 def _splits_step(messages: Sequence[Message], index: int) -> bool:
@@ -88,6 +109,7 @@ def choose_watermark(
     *,
     keep_recent_tokens: int,
     max_transcript_tokens: int,
+    shorten: Shorten | None = None,
 ) -> int | None:
     """Index of the last message the next summary covers, or None when nothing can be covered."""
     start = state.watermark_index + 1
@@ -99,8 +121,10 @@ def choose_watermark(
             break
         tail += cost
         last -= 1
-    sizes = [count(render_message(m, state, count)) for m in messages]
-    total = sum(sizes[start : last + 1])
+    sizes = {
+        i: count(render_message(messages[i], state, count, shorten)) for i in range(start, last + 1)
+    }
+    total = sum(sizes.values())
     while last >= start and total > max_transcript_tokens:
         total -= sizes[last]
         last -= 1

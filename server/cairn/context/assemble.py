@@ -10,7 +10,7 @@ snapshot and view give byte-identical messages. It
    real call records them before it is sent (the next build then renders
    the same bytes from the record);
 4. builds the tail: diagnostics, the diff, changes to attached files, extra
-   blocks (the diagnostic being fixed), the plan;
+   blocks (the diagnostic being fixed), the ledger of the records, the plan;
 5. selects whole blocks under the budget (`cairn.context.select`, stable
    under the view's memo) — every candidate passes through
    `prepare_candidates` first, the one place for a per-block transform (the
@@ -26,7 +26,6 @@ assembling again gives the same bytes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -38,6 +37,7 @@ from cairn.context.attachments import (
     tail_blocks,
 )
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, Candidate, ChatMessage, Count, section
+from cairn.context.budget import Budget
 from cairn.context.cache import CacheView, Preamble, break_reason, predicted_cached
 from cairn.context.degrade import DegradeContext
 from cairn.context.history import ATTACHMENT_SEQ_STEP, HistoryView, render_history
@@ -50,12 +50,13 @@ from cairn.context.prefix import (
     common_prefix,
     entries_of,
 )
-from cairn.context.priorities import PRIORITY_SYSTEM
+from cairn.context.priorities import PRIORITY_SYSTEM, SUMMARY_SHARE
 from cairn.context.select import MemoKey, Outcome, select
 from cairn.context.snapshot import ContextSnapshot
+from cairn.context.sources.ledger import ledger_candidate
 from cairn.context.sources.plan import plan_candidate
-from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE, ZONE_SYSTEM, ZONE_TAIL, ZONE_TOOLS
-from cairn.files.text import content_hash
+from cairn.context.tool_schemas import tool_blocks
+from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE, ZONE_SYSTEM, ZONE_TAIL
 from cairn.models.manifest import (
     CacheStats,
     ContextBlock,
@@ -121,6 +122,11 @@ def zoned(candidate: Candidate, zone: Zone) -> Candidate:
     )
 
 
+def summary_limit(budget: Budget) -> int:
+    """The most tokens the summary may use: its reserved share of the input budget."""
+    return int(max(budget.available_input, 0) * SUMMARY_SHARE)
+
+
 def fresh_preamble(snapshot: ContextSnapshot) -> Preamble:
     """The preamble of the snapshot's rules, profile and repository map.
 
@@ -184,28 +190,11 @@ def _is_header(candidate: Candidate) -> bool:
     return candidate.block.source == "system" and candidate.block.zone in ZONE_HEADERS
 
 
-def tool_blocks(snapshot: ContextSnapshot) -> list[ContextBlock]:
-    """One manifest block per tool schema, in the order sent (the tools zone)."""
-    return [
-        ContextBlock(
-            source="tools",
-            priority=PRIORITY_SYSTEM,
-            text="",
-            tokens=tokens,
-            version=content_hash(json.dumps(schema, sort_keys=True)),
-            ref=name,
-            zone=ZONE_TOOLS,
-        )
-        for name, schema, tokens in zip(
-            snapshot.tool_names, snapshot.tool_schemas, snapshot.tool_tokens, strict=False
-        )
-    ]
-
-
 def _tail(snapshot: ContextSnapshot, history: HistoryView, count: Count) -> list[Candidate]:
     out = [*snapshot.diagnostics, *snapshot.diff]
     out += tail_blocks(snapshot.files, history.attached, count)
     out += snapshot.extra
+    out += [c for c in (ledger_candidate(snapshot.history, count),) if c is not None]
     plan = plan_candidate(snapshot.goals, count)
     if plan is not None:
         out.append(plan)
@@ -252,7 +241,9 @@ def assemble(
     view = view or CacheView()
     count = counter_for(snapshot.model)
     ctx = ctx or DegradeContext(count=count)
-    history = render_history(snapshot.history, snapshot.user_message, count)
+    history = render_history(
+        snapshot.history, snapshot.user_message, count, summary_limit(snapshot.budget)
+    )
     preamble = view.preamble or fresh_preamble(snapshot)
     chat, pending = _history(snapshot, history, preamble, count)
     system = [zoned(c, ZONE_SYSTEM) for c in snapshot.system]
@@ -263,7 +254,7 @@ def assemble(
     selection = select(candidates, snapshot.budget.available_input, ctx, view.memo)
     ordered = layout(without_lonely_headers(selection.candidates))
     laid = to_messages(ordered)
-    blocks = [*tool_blocks(snapshot), *(c.block for c in ordered)]
+    blocks = [*tool_blocks(snapshot.tools, snapshot.tool_tokens), *(c.block for c in ordered)]
     manifest = build_manifest(
         snapshot.session_id, snapshot.call_id, snapshot.model, snapshot.budget, blocks
     )

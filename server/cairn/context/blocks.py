@@ -203,10 +203,14 @@ def tool_call_message(call_id: str, name: str, arguments: dict[str, Any]) -> Cha
     }
 
 
-def framed(block: ContextBlock, title: str | None, count: Count) -> Candidate:
+def framed(
+    block: ContextBlock, title: str | None, count: Count, *, body_version: bool = False
+) -> Candidate:
     """A system-prompt section from a block made elsewhere (its text is the body).
 
-    An excluded block (a refused reference, with its reason) stays excluded.
+    The version is the hash of the framed text, or with `body_version` the block's own
+    (a rules file's content hash, as the profile records it). An excluded block (a
+    refused reference, with its reason) stays excluded.
     """
     if not block.included:
         return Candidate(block=block, body=block.text, title=title)
@@ -215,7 +219,7 @@ def framed(block: ContextBlock, title: str | None, count: Count) -> Candidate:
         update={
             "text": text,
             "tokens": count(text) + SECTION_OVERHEAD_TOKENS,
-            "version": content_hash(text),
+            "version": block.version if body_version else content_hash(text),
         }
     )
     return Candidate(block=fresh, body=block.text, title=title)

@@ -48,6 +48,7 @@ from cairn.context.gather import (
 from cairn.context.redact import redact_candidate
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.sources.mode import MODE_TOOLS
+from cairn.context.tool_schemas import ToolLine, lines_of
 from cairn.files.ignore import IgnoreRules
 from cairn.files.redaction import Redactor
 from cairn.files.secrets import SecretPaths
@@ -83,10 +84,15 @@ class ContextRequest:
     files_in_play: list[Path] = field(default_factory=list)
     # Files the agent edited in this turn (in play, never attached: the model made them).
     edited: list[Path] = field(default_factory=list)
+    # Files in play that are not shown as buffers (the turn read, searched or listed them).
+    seen_files: list[Path] = field(default_factory=list)
     extra_blocks: list[ContextBlock] = field(default_factory=list)
     tool_schemas: list[dict[str, Any]] = field(default_factory=list)
     # The tools' names, in the order of `tool_schemas` (default: the schemas' function names).
     tool_names: list[str] = field(default_factory=list)
+    # Every tool the call knows, for the manifest (offered, deferred, refused), in the order
+    # sent; when empty, one line per schema of `tool_schemas`.
+    tool_lines: list[ToolLine] = field(default_factory=list)
     call_id: str | None = None
     store_artifact: StoreArtifact | None = None
     # A smaller window the provider reported for this session's model (its refusal said so).
@@ -97,7 +103,6 @@ class ContextRequest:
     preamble: bool = True
 
     def gather_request(self) -> GatherRequest:
-        names = self.tool_names or [_tool_name(s) for s in self.tool_schemas]
         return GatherRequest(
             session_id=self.session_id,
             model=self.model,
@@ -108,19 +113,14 @@ class ContextRequest:
             references=tuple(self.references),
             files_in_play=tuple(self.files_in_play),
             edited=tuple(self.edited),
+            seen_files=tuple(self.seen_files),
             extra_blocks=tuple(self.extra_blocks),
-            tool_names=tuple(names),
-            tool_schemas=tuple(self.tool_schemas),
+            tools=tuple(self.tool_lines or lines_of(self.tool_schemas, self.tool_names)),
             preamble=self.preamble,
             call_id=self.call_id,
             window_limit=self.window_limit,
             role_window=self.role_window,
         )
-
-
-def _tool_name(schema: dict[str, Any]) -> str:
-    function = schema.get("function")
-    return str(function.get("name", "")) if isinstance(function, dict) else ""
 
 
 class ContextBuilder:
@@ -193,7 +193,8 @@ class ContextBuilder:
     ) -> Budget:
         """The budget of a call to `model` offering `tool_schemas`: its window (`role_window`
         for a role's own model), within `window_limit`."""
-        return budget_for(model, self.settings, tool_schemas, window_limit, role_window)[0]
+        lines = lines_of(tool_schemas)
+        return budget_for(model, self.settings, lines, window_limit, role_window)[0]
 
     def ignore_rules(self) -> IgnoreRules:
         """The root folder's ignore rules (given, or loaded once; `refresh()` them on changes)."""

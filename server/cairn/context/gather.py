@@ -16,12 +16,11 @@ whose reason names the failure instead of failing the call.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from cairn.context.blocks import Candidate, Count, framed, make_block, section
 from cairn.context.budget import Budget, context_window_for
@@ -35,12 +34,13 @@ from cairn.context.priorities import (
 from cairn.context.references import block_kind, reference_blocks
 from cairn.context.rules import rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
-from cairn.context.sources.buffers import MAX_OTHER_BUFFERS
+from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
 from cairn.context.sources.diff import diff_candidates
 from cairn.context.sources.mode import mode_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.system import system_candidate
+from cairn.context.tool_schemas import ToolLine, schema_text
 from cairn.errors import PathRefusedError
 from cairn.files.guard import read_text_guarded
 from cairn.files.ignore import IgnoreRules
@@ -89,8 +89,8 @@ class GatherRequest:
     # Files the agent edited in this turn: in play, but never attached (the model made them).
     edited: tuple[Path, ...]
     extra_blocks: tuple[ContextBlock, ...]
-    tool_names: tuple[str, ...]
-    tool_schemas: tuple[dict[str, Any], ...]
+    # Every tool the call knows, in the order sent (offered ones are sent; see tool_schemas).
+    tools: tuple[ToolLine, ...]
     # Gather the profile and the repository map (a fresh preamble); False: a frozen one is used.
     preamble: bool = True
     call_id: str | None = None
@@ -98,6 +98,8 @@ class GatherRequest:
     window_limit: int | None = None
     # The window of a role's own model (an explore branch's), instead of the main model's.
     role_window: int | None = None
+    # Files in play the turn read, searched or listed (rules, diagnostics, map; not shown).
+    seen_files: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,15 +123,16 @@ def mentioned_words(text: str) -> set[str]:
 def budget_for(
     model: str,
     settings: Settings,
-    tool_schemas: Sequence[dict[str, Any]],
+    tools: Sequence[ToolLine],
     window_limit: int | None = None,
     role_window: int | None = None,
 ) -> tuple[Budget, tuple[int, ...]]:
-    """The budget of a call to `model` offering `tool_schemas`, and each schema's tokens: its
-    window (`role_window` for a role's own model), within `window_limit`."""
+    """The budget of a call to `model` with `tools`, and each line's schema tokens: its window
+    (`role_window` for a role's own model), within `window_limit`; the offered schemas' tokens
+    are set aside (each counted once)."""
     count = counter_for(model)
-    per_tool = tuple(count(json.dumps(schema)) for schema in tool_schemas)
-    schema_tokens = count(json.dumps(list(tool_schemas))) if tool_schemas else 0
+    per_tool = tuple(count(schema_text(t.schema)) if t.schema is not None else 0 for t in tools)
+    schema_tokens = sum(n for t, n in zip(tools, per_tool, strict=True) if t.offered)
     window = role_window or context_window_for(model, settings)
     budget = Budget(
         context_window=min(window, window_limit) if window_limit else window,
@@ -153,7 +156,8 @@ def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candi
     """Rules files in play, general to specific (nearest last)."""
     out: list[Candidate] = []
     for index, block in enumerate(rules_blocks(workspace, files, count)):
-        candidate = framed(block, RULES_TITLE.format(ref=block.ref or ""), count)
+        title = RULES_TITLE.format(ref=block.ref or "")
+        candidate = framed(block, title, count, body_version=True)
         candidate.seq = float(index)
         out.append(candidate)
     return tuple(out)
@@ -224,24 +228,32 @@ def _buffer_view(workspace: Workspace, path: Path, priority: int) -> FileView:
     )
 
 
+def _tab_view(workspace: Workspace, path: Path, policy: TabPolicy, count: Count) -> FileView:
+    """An open tab that is not in play: its outline (or one line), or its whole text."""
+    view = _buffer_view(workspace, path, PRIORITY_LOW_RELEVANCE)
+    if policy.form == "whole" or view.refusal is not None:
+        return view
+    body = tab_body(view.text, view.rel, count)
+    return replace(view, text=body, version=content_hash(body), kind="text")
+
+
 def _buffer_views(
-    workspace: Workspace, request: GatherRequest, skip: set[str]
+    workspace: Workspace, request: GatherRequest, skip: set[str], policy: TabPolicy, count: Count
 ) -> tuple[list[FileView], dict[str, str]]:
-    """Files in play (bar the agent's own edits) then a few other open buffers; and the edits."""
+    """Files in play (bar the agent's own edits) then a few other open tabs, small
+    (`cairn.context.sources.buffers`); and the edits."""
     edited = set(request.edited)
     in_play = list(request.files_in_play)
-    others = [p for p in reversed(list(workspace.open_paths())) if p not in set(in_play)]
     views: list[FileView] = []
     seen: set[Path] = set()
-    for priority, paths in (
-        (PRIORITY_BUFFER, in_play),
-        (PRIORITY_LOW_RELEVANCE, others[:MAX_OTHER_BUFFERS]),
-    ):
-        for path in paths:
-            if path in seen or path in edited or workspace.relative(path) in skip:
-                continue
-            seen.add(path)
-            views.append(_buffer_view(workspace, path, priority))
+    for path in in_play:
+        if path in seen or path in edited or workspace.relative(path) in skip:
+            continue
+        seen.add(path)
+        views.append(_buffer_view(workspace, path, PRIORITY_BUFFER))
+    for path in other_tabs(workspace, set(in_play), policy):
+        if path not in edited and workspace.relative(path) not in skip:
+            views.append(_tab_view(workspace, path, policy, count))
     texts: dict[str, str] = {}
     for path in request.edited:
         try:
@@ -288,23 +300,25 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     budget, per_tool = budget_for(
         request.model,
         parts.settings,
-        request.tool_schemas,
+        request.tools,
         request.window_limit,
         request.role_window,
     )
     available = budget.require_positive(request.model)
-    files = list(request.files_in_play)
+    shown = list(request.files_in_play)
+    # Files the turn read, searched or listed: their rules, diagnostics and ranking too.
+    files = shown + [p for p in request.seen_files if p not in set(shown)]
     references = _reference_views(parts, request.references, count)
     skip = {v.rel for v in references}
-    buffers, edited = _buffer_views(workspace, request, skip)
+    policy = tab_policy(parts.settings)
+    buffers, edited = _buffer_views(workspace, request, skip, policy, count)
     with_preamble = request.preamble
     return ContextSnapshot(
         session_id=request.session_id,
         model=request.model,
         mode=request.mode,
         budget=budget,
-        tool_names=request.tool_names,
-        tool_schemas=request.tool_schemas,
+        tools=request.tools,
         tool_tokens=per_tool,
         user_message=request.user_message,
         goals=request.goals.model_copy(deep=True),
@@ -320,7 +334,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
         files=tuple(references + buffers),
         edited=edited,
-        in_play=tuple(workspace.relative(p) for p in files),
+        in_play=tuple(workspace.relative(p) for p in shown),
         has_preamble=with_preamble,
         call_id=request.call_id,
     )

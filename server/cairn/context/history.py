@@ -8,13 +8,16 @@ The three markers (`CompactionPart` kinds, written by `cairn.agent.compactor`):
   with the marker's text, placed where the first covered message was (a fold
   that is itself covered by a parent goal's fold is not shown);
 - `summary`: every message up to the latest summary's watermark is replaced by
-  the rendered `SessionSummary`, shown first.
+  the rendered `SessionSummary`, shown first; it is required (never dropped),
+  rendered within its reserved share of the budget (`SUMMARY_SHARE`).
 
 Blocks: a user message is one block; an assistant message with tool calls
 and the results of those calls are ONE block (the API requires the pairing;
 a call without a recorded result, e.g. after a cancelled turn, gets a
 synthetic "no result" reply). Results whose call is not shown are dropped.
-Reasoning parts are not sent back.
+Reasoning parts are not sent back. The turn's latest step (the newest reply
+with tool calls and its results) has `PRIORITY_LATEST_STEP`, above buffers,
+older history and extras: what the agent just asked for is never crowded out.
 
 The current user message: the engine records it in history before the
 first call of a turn. It is the LAST user message whose text equals
@@ -48,16 +51,24 @@ from cairn.context.attachments import (
     is_attachment,
     key_of,
 )
-from cairn.context.blocks import Candidate, ChatMessage, Count, chat_candidate, tool_call_message
+from cairn.context.blocks import (
+    MESSAGE_OVERHEAD_TOKENS,
+    Candidate,
+    ChatMessage,
+    Count,
+    chat_candidate,
+    tool_call_message,
+)
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
     PRIORITY_HISTORY_RECENT,
+    PRIORITY_LATEST_STEP,
     PRIORITY_OLD_TOOL_OUTPUT,
     PRIORITY_SUMMARY,
     RECENT_TURNS,
 )
-from cairn.context.sources.summary import render_summary
+from cairn.context.sources.summary import fit_summary, render_summary
 from cairn.context.sources.user import user_candidate
 from cairn.models.manifest import CompactionStats
 from cairn.models.messages import (
@@ -189,17 +200,24 @@ def _current_user_index(messages: Sequence[Message], user_message: str) -> int |
     return None
 
 
-def _summary_candidate(state: CompactionState, count: Count) -> Candidate | None:
+def _summary_candidate(state: CompactionState, count: Count, limit: int | None) -> Candidate | None:
+    """The summary, required, rendered within `limit` tokens (its reserved share)."""
     if state.summary is None:
         return None
+    text = (
+        render_summary(state.summary)
+        if limit is None
+        else fit_summary(state.summary, max(limit - MESSAGE_OVERHEAD_TOKENS, 0), count)
+    )
     return chat_candidate(
         "summary",
         PRIORITY_SUMMARY,
-        [{"role": "user", "content": render_summary(state.summary)}],
+        [{"role": "user", "content": text}],
         count=count,
         seq=SUMMARY_SEQ,
         ref=state.watermark,
         kind="text",
+        required=True,
     )
 
 
@@ -216,14 +234,21 @@ def _fold_candidate(ref: str, text: str, seq: float, recent_from: float, count: 
     )
 
 
-def render_history(messages: Sequence[Message], user_message: str, count: Count) -> HistoryView:
-    """Candidates for the summary, the shown messages and the current user message."""
+def render_history(
+    messages: Sequence[Message],
+    user_message: str,
+    count: Count,
+    summary_limit: int | None = None,
+) -> HistoryView:
+    """Candidates for the summary (required, within `summary_limit` tokens), the shown
+    messages and the current user message."""
     renderer = _Renderer(messages, count)
     state = renderer.state
     recent_from = _recent_from(messages, renderer)
     current = _current_user_index(messages, user_message)
     folds = renderer.fold_positions()
-    summary = _summary_candidate(state, count)
+    latest = _latest_step(renderer, current)
+    summary = _summary_candidate(state, count, summary_limit)
     out: list[Candidate] = [summary] if summary is not None else []
     attached: dict[str, Attached] = {}
     for index, message in enumerate(messages):
@@ -239,6 +264,8 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
             out += _attachments(message, seq, recent_from, this_turn, count, attached)
             continue
         entry = _entry(renderer, message, seq, recent_from, index == current)
+        if entry is not None and index == latest:
+            entry.block = entry.block.model_copy(update={"priority": PRIORITY_LATEST_STEP})
         if entry is not None:
             out.append(entry)
     next_seq = float(len(messages))
@@ -256,6 +283,25 @@ def render_history(messages: Sequence[Message], user_message: str, count: Count)
         watermark=state.watermark,
     )
     return HistoryView(candidates=out, compaction=compaction, attached=attached, next_seq=next_seq)
+
+
+def _latest_step(renderer: _Renderer, current: int | None) -> int | None:
+    """Index of the turn's latest shown reply with tool calls (its results are the turn's
+    newest), or None; only after the current user message when it is recorded."""
+    messages = renderer.messages
+    for index in range(len(messages) - 1, -1, -1):
+        if current is not None and index <= current:
+            return None
+        message = messages[index]
+        if message.role == "user" and not compaction_parts(message) and not is_attachment(message):
+            return None
+        if (
+            message.role == "assistant"
+            and renderer.visible(index, message)
+            and any(isinstance(p, ToolCallPart) for p in message.parts)
+        ):
+            return index
+    return None
 
 
 def _summary_anchor(renderer: _Renderer, current: int | None, count: Count) -> Candidate | None:

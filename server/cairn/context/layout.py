@@ -8,7 +8,7 @@ The request (DESIGN §2.3, `cairn.context.zones`):
    assistant with `tool_calls` / tool with `tool_call_id`), attachments and
    harness notes (user role);
 4. one user message, the tail: its header, then diagnostics, the diff,
-   changes to attached files, other blocks, and the current plan LAST, so
+   changes to attached files, other blocks, the ledger, and the current plan LAST, so
    the plan is the last thing the model reads (DESIGN §2.2). The tail is
    user-role because litellm moves every system message into Anthropic's
    `system` parameter, which would put it before the history.
@@ -41,7 +41,7 @@ SECTION_SEPARATOR = "\n\n"
 # A zone's header (a block of source "system" in another zone) comes before its sections.
 HEADER_SOURCE = "system"
 # Sources placed last in the tail, in this order (the plan is the last thing read).
-TAIL_LAST: tuple[str, ...] = ("plan",)
+TAIL_LAST: tuple[str, ...] = ("ledger", "plan")
 # Anthropic accepts at most four cache breakpoints per request.
 MAX_BREAKPOINTS = 4
 

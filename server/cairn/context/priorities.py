@@ -1,7 +1,8 @@
 """Priorities of context sources (higher survives longer) and the share policy.
 
 The order is DESIGN §2.3's: harness rules and the current user message are
-never dropped; then explicit references, project rules, mode rules, the
+never dropped, and neither is the ledger (small and bounded, from the
+records) nor the summary (within its reserved share); then explicit references, project rules, mode rules, the
 plan, diagnostics/diff/buffers in play, recent history, the compacted
 summary, the repository map, the project profile, and last (first to go)
 older tool outputs, large logs and low-relevance files.
@@ -13,7 +14,12 @@ from typing import Final
 
 PRIORITY_SYSTEM: Final = 100
 PRIORITY_USER: Final = 95
+# Required anyway (never dropped): the priority only orders it among the required.
+PRIORITY_LEDGER: Final = 92
 PRIORITY_REFERENCE: Final = 90
+# The turn's latest step (the newest tool calls and their results): what the agent
+# just asked for outranks everything but references and the required blocks.
+PRIORITY_LATEST_STEP: Final = 88
 PRIORITY_RULES: Final = 85
 PRIORITY_MODE: Final = 80
 PRIORITY_PLAN: Final = 75
@@ -32,6 +38,9 @@ PRIORITY_OLD_TOOL_OUTPUT: Final = 10
 # input budget; a larger one is degraded (outline / log excerpt) or dropped, so one
 # huge file cannot crowd out everything below it.
 MAX_BLOCK_SHARE: Final = 0.5
+# The summary's reserved share of the input budget: it is required (never dropped)
+# and rendered to fit this share (`cairn.context.sources.summary.fit_summary`).
+SUMMARY_SHARE: Final = 0.2
 # Budget handed to the repository map renderer, as a fraction of the input budget.
 REPOMAP_SHARE: Final = 0.1
 # History: messages of this many most recent user turns get PRIORITY_HISTORY_RECENT;

@@ -21,7 +21,7 @@ reference into one `reference` block:
   it, a secret, ignored, binary, too large, missing, unreadable) → a block
   with `included=False`, no text, 0 tokens, and the refusal as `reason`.
 
-The same file referenced twice yields one block. `ignore` holds the rules of
+The same file referenced twice yields one block (a refused one: one refusal). `ignore` holds the rules of
 the root folder; a reference into another workspace folder uses that
 folder's own rules (`ignore=None` applies no `.gitignore` rules at all). Framing (a title naming the
 file) is the builder's job; `ref` carries the path.
@@ -136,9 +136,12 @@ def reference_blocks(
     """One block per distinct reference, in the order given (see the module docstring)."""
     blocks: list[ContextBlock] = []
     seen: set[Path] = set()
+    refused: set[str] = set()
     others: dict[Path, IgnoreRules] = {}
     for raw in refs:
         ref = _clean(raw)
+        if ref in refused:
+            continue
         rules = _rules_for(workspace, ref, ignore, others)
         note: str | None = None
         try:
@@ -160,6 +163,7 @@ def reference_blocks(
                 text = _read(workspace, ref, path, max_bytes)
                 kind = block_kind(path)
         except PathRefusal as refusal:
+            refused.add(ref)
             blocks.append(refused_block(ref, str(refusal)))
             continue
         block = make_block(

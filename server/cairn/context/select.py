@@ -19,6 +19,9 @@ Policy (pure, no I/O besides the degrade context's artifact store):
    older message) until the engine clears the memo at a cache break, so the
    prefix the provider cached does not change under it. A block kept whole
    stays whole while it fits; when it no longer does, the budget wins.
+6. The latest tool result (`latest_tool_result`: the agent's own newest work)
+   is never dropped while something less important is shown: when it cannot
+   fit even degraded, every lower-priority block is dropped too.
 A candidate that arrives already excluded (a refused reference or file, with
 its reason) stays excluded. The sum of kept blocks' tokens never exceeds the
 budget.
@@ -51,6 +54,9 @@ class Outcome:
 
 
 SelectionMemo = Mapping[MemoKey, Outcome]
+LATEST_RESULT_DROPPED = (
+    "over budget: the latest tool result did not fit, so nothing less important is shown"
+)
 
 
 @dataclass
@@ -107,6 +113,19 @@ def _tried(ctx: DegradeContext) -> str:
     return f"; {ctx.tried}" if ctx.tried else ""
 
 
+def latest_tool_result(candidates: list[Candidate]) -> int | None:
+    """The index of the newest history block holding a tool result, if any."""
+    found: int | None = None
+    for index, candidate in enumerate(candidates):
+        if not candidate.is_history or not candidate.messages:
+            continue
+        if any(m.get("role") == "tool" for m in candidate.messages) and (
+            found is None or candidate.seq > candidates[found].seq
+        ):
+            found = index
+    return found
+
+
 def _remembered(prior: Outcome | None, limit: int) -> Candidate | None:
     """The degraded form chosen in an earlier call, when it still fits."""
     if prior is None or prior.degraded is None or prior.degraded.block.tokens > limit:
@@ -140,12 +159,16 @@ def select(
         key=lambda i: -result[i].block.priority,
     )
     outcomes: dict[MemoKey, Outcome] = {}
+    protected, floor = latest_tool_result(result), -1
     for index in order:
         candidate = result[index]
         key = memo_key(candidate)
         prior = remembered.get(key) if key is not None else None
         left = available - used
         tokens = candidate.block.tokens
+        if candidate.block.priority < floor:
+            result[index] = _dropped(candidate, LATEST_RESULT_DROPPED)
+            continue
         if candidate.is_history and candidate.seq < history_cut:
             result[index] = _dropped(
                 candidate, "over budget: a newer message was dropped, older history goes first"
@@ -175,6 +198,8 @@ def select(
                     f"over its share: needs {tokens} tokens, one block may use at most {cap}"
                     f" of {available}{_tried(ctx)}",
                 )
+        if index == protected and not result[index].block.included:
+            floor = candidate.block.priority
         if key is not None:
             outcomes[key] = _outcome(candidate, result[index])
     return Selection(candidates=result, available=available, used=used, memo=outcomes)

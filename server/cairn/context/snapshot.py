@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from cairn.context.blocks import Candidate
 from cairn.context.budget import Budget
+from cairn.context.tool_schemas import ToolLine, offered_schemas
 from cairn.models.goals import GoalTree
 from cairn.models.manifest import BlockKind
 from cairn.models.messages import Message
@@ -56,8 +57,9 @@ class ContextSnapshot:
     model: str
     mode: Mode
     budget: Budget
-    tool_names: tuple[str, ...]
-    tool_schemas: tuple[Mapping[str, Any], ...]
+    # Every tool the call knows (offered, deferred, refused), in the order sent, and each
+    # one's schema tokens.
+    tools: tuple[ToolLine, ...]
     tool_tokens: tuple[int, ...]
     user_message: str
     goals: GoalTree
@@ -77,6 +79,11 @@ class ContextSnapshot:
     # Whether `profile` and `repomap` were gathered (a fresh preamble can be made).
     has_preamble: bool = True
     call_id: str | None = None
+
+    @property
+    def tool_schemas(self) -> tuple[Mapping[str, Any], ...]:
+        """The schemas sent, in the order sent (the tools zone)."""
+        return offered_schemas(self.tools)
 
     def with_history(self, messages: Sequence[Message]) -> ContextSnapshot:
         """The same snapshot over other messages (a probe marker added, or newer records)."""

@@ -15,7 +15,9 @@ so a request is laid out with what changes least first (DESIGN §2.3):
 4. `ZONE_HISTORY`: the frozen summary segment, then the conversation,
    append-only (attachments and harness notes are messages too);
 5. `ZONE_TAIL`: one final user-role message rebuilt for every call — the
-   current plan, diagnostics, the uncommitted diff, changes to attached
+   ledger (`cairn.context.sources.ledger`: it changes with every command and
+   edit, so anywhere earlier it would re-write the cache), the current plan,
+   diagnostics, the uncommitted diff, changes to attached
    files since they were attached, the diagnostic being fixed. It is the
    only part of a request that is never read from the cache, so it is kept
    small (large stable texts are attachments in the history instead).
@@ -62,6 +64,7 @@ ZONE_OF_SOURCE: Final[dict[str, Zone]] = {
     "reference": ZONE_HISTORY,
     "buffer": ZONE_HISTORY,
     "plan": ZONE_TAIL,
+    "ledger": ZONE_TAIL,
     "diagnostics": ZONE_TAIL,
     "diff": ZONE_TAIL,
 }
@@ -70,7 +73,7 @@ ZONE_OF_SOURCE: Final[dict[str, Zone]] = {
 SECTION_ORDER: Final[dict[Zone, tuple[str, ...]]] = {
     ZONE_SYSTEM: ("system", "mode"),
     ZONE_PREAMBLE: ("rules", "profile", "repomap"),
-    ZONE_TAIL: ("plan", "diagnostics", "diff", "buffer", "reference"),
+    ZONE_TAIL: ("plan", "diagnostics", "diff", "buffer", "reference", "ledger"),
 }
 
 

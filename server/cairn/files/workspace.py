@@ -141,12 +141,14 @@ class Workspace:
 
     # -- buffers -----------------------------------------------------------
     def open_buffer(self, path: Path, text: str, version: int = 0, language_id: str = "") -> None:
+        self.buffers.pop(path, None)  # to the end: the most recently active last
         self.buffers[path] = Buffer(text, version, language_id)
 
     def change_buffer(self, path: Path, changes: Iterable[TextChange], version: int) -> None:
-        buffer = self.buffers.get(path)
+        buffer = self.buffers.pop(path, None)
         if buffer is None:
             raise PathRefusedError(f"{path}: change for a document that is not open")
+        self.buffers[path] = buffer  # to the end: the most recently active last
         for change in changes:
             buffer.apply(change)
         buffer.version = version
@@ -155,6 +157,7 @@ class Workspace:
         self.buffers.pop(path, None)
 
     def open_paths(self) -> Iterator[Path]:
+        """The open buffers, least recently opened or edited first."""
         return iter(self.buffers)
 
     def copy(self) -> Workspace:

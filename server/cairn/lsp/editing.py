@@ -192,23 +192,23 @@ class EditorBridge:
             session_id=request.site.session_id,
             turn_id=request.turn_id,
             call_id=request.site.call_id or "",
-            tool=request.tool,
+            tool=request.tool or "run_command",
             command=request.command,
         )
         try:
             if self._answers_approvals():
                 result = await self._server.protocol.send_request_async(APPROVAL, params.wire())
                 return decision_of(result)
-            return await self._ask_with_message(request.command)
+            return await self._ask_with_message(request)
         except Exception:
             logger.warning("approval request failed; rejecting %r", request.command, exc_info=True)
             return "reject"
 
-    async def _ask_with_message(self, command: str) -> Approval:
+    async def _ask_with_message(self, request: ApprovalRequest) -> Approval:
         choice = await self._server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Cairn wants to run: {command}",
+                message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}",
                 actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
             )
         )

@@ -24,4 +24,6 @@ async def context_stats(ls: CairnServer, engine: EngineApi, params: SessionParam
 
 @cairn_request(contract.CONTEXT_MANIFEST)
 async def context_manifest(ls: CairnServer, engine: EngineApi, params: ManifestParams) -> Manifest:
-    return await engine.context_manifest(params.session_id, params.message, params.uri)
+    return await engine.context_manifest(
+        params.session_id, params.message, params.uri, params.references
+    )

@@ -47,13 +47,16 @@ class SessionParams(CairnParams):
     session_id: SessionId | None = None
 
 
+References = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]],
+    Field(max_length=MAX_REFERENCES),
+]
+
+
 class TurnParams(SessionParams):
     message: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
     mode: Mode | None = None
-    references: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)]],
-        Field(max_length=MAX_REFERENCES),
-    ] = Field(default_factory=list)
+    references: References = Field(default_factory=list)
     model: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)] | None = None
     work_done_token: ProgressToken | None = None
 
@@ -61,6 +64,7 @@ class TurnParams(SessionParams):
 class ManifestParams(SessionParams):
     message: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)] | None = None
     uri: Annotated[str, Field(min_length=1, max_length=MAX_REFERENCE_CHARS)] | None = None
+    references: References = Field(default_factory=list)
 
 
 GoalText = Annotated[str, Field(max_length=MAX_GOAL_TEXT_CHARS)]

@@ -34,6 +34,7 @@ Source = Literal[
     "summary",
     "repomap",
     "profile",
+    "ledger",
     "tools",
 ]
 

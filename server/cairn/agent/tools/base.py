@@ -36,6 +36,8 @@ MAX_INLINE_OUTPUT_CHARS = 24_000
 OUTPUT_EXCERPT = ExcerptShape(head=150, tail=100, max_errors=100)
 # ... each cut to this many characters (minified code); the artifact keeps them whole.
 MAX_LINE_CHARS = 2_000
+# Files one search or listing brings into play at most (the first ones it shows).
+MAX_SEEN_PER_CALL = 20
 
 
 class ArtifactStore(Protocol):
@@ -136,6 +138,9 @@ class ToolOutcome:
     ok: bool = True
     artifact_id: str | None = None
     data: dict[str, Any] | None = None
+    # Files (or folders) the call read, found matches in or listed: they come into play
+    # (their rules, diagnostics, the map) from the next call of the turn.
+    seen: tuple[Path, ...] = ()
 
     @classmethod
     def failure(cls, message: str) -> ToolOutcome:

@@ -13,7 +13,14 @@ from typing import ClassVar
 import pathspec
 from pydantic import Field
 
-from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
+from cairn.agent.tools.base import (
+    MAX_SEEN_PER_CALL,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+)
 from cairn.agent.tools.paths import display, visible_files
 
 MAX_GLOB_RESULTS = 500
@@ -46,16 +53,17 @@ class Glob(Tool[GlobArgs]):
 
     async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolOutcome:
         spec = compile_pattern(args.pattern)
-        names = await asyncio.to_thread(
+        found = await asyncio.to_thread(
             lambda: [
-                name
-                for name in (display(ctx, p) for p in visible_files(ctx))
+                (path, name)
+                for path, name in ((p, display(ctx, p)) for p in visible_files(ctx))
                 if spec.match_file(name)
             ]
         )
-        if not names:
+        if not found:
             return ToolOutcome(output=f"no files match {args.pattern!r}", data={"count": 0})
-        lines = names[:MAX_GLOB_RESULTS]
-        if len(names) > MAX_GLOB_RESULTS:
-            lines.append(f"[... {len(names) - MAX_GLOB_RESULTS} more files; narrow the pattern]")
-        return ToolOutcome(output="\n".join(lines), data={"count": len(names)})
+        lines = [name for _path, name in found[:MAX_GLOB_RESULTS]]
+        if len(found) > MAX_GLOB_RESULTS:
+            lines.append(f"[... {len(found) - MAX_GLOB_RESULTS} more files; narrow the pattern]")
+        seen = tuple(path for path, _name in found[:MAX_SEEN_PER_CALL])
+        return ToolOutcome(output="\n".join(lines), data={"count": len(found)}, seen=seen)

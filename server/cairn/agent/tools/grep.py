@@ -18,7 +18,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
+from cairn.agent.tools.base import (
+    MAX_SEEN_PER_CALL,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolFailure,
+    ToolOutcome,
+)
 from cairn.agent.tools.glob_files import compile_pattern
 from cairn.agent.tools.paths import display, guard, visible_files
 from cairn.files.guard import MAX_FILE_BYTES, is_binary, secret_rule
@@ -59,9 +66,11 @@ def _searchable(ctx: ToolContext, path: Path) -> bool:
         return False
 
 
-def _matches(ctx: ToolContext, search: _Search) -> tuple[list[str], int]:
-    """The formatted matching lines (up to the cap) and the total number of matches."""
+def _matches(ctx: ToolContext, search: _Search) -> tuple[list[str], int, list[Path]]:
+    """The formatted matching lines (up to the cap), the total number of matches and the
+    files whose matches are shown."""
     shown: list[str] = []
+    files: list[Path] = []
     total = 0
     for path in search.files:
         if path not in ctx.workspace.buffers and not _searchable(ctx, path):
@@ -76,11 +85,13 @@ def _matches(ctx: ToolContext, search: _Search) -> tuple[list[str], int]:
                 continue
             total += 1
             if len(shown) < MAX_GREP_MATCHES:
+                if not files or files[-1] != path:
+                    files.append(path)
                 body = (
                     line if len(line) <= MAX_GREP_LINE_CHARS else line[:MAX_GREP_LINE_CHARS] + "…"
                 )
                 shown.append(f"{name}:{number}: {body}")
-    return shown, total
+    return shown, total, files
 
 
 def _filter(ctx: ToolContext, files: Iterable[Path], pattern: str | None) -> list[Path]:
@@ -106,7 +117,7 @@ class Grep(Tool[GrepArgs]):
         under = guard(ctx, args.path, allow_dir=True) if args.path else None
         candidates = [under] if under is not None and under.is_file() else visible_files(ctx, under)
         search = _Search(regex, _filter(ctx, candidates, args.glob))
-        shown, total = await asyncio.to_thread(_matches, ctx, search)
+        shown, total, files = await asyncio.to_thread(_matches, ctx, search)
         data = {"matches": total, "files_searched": len(search.files)}
         if not shown:
             return ToolOutcome(output=f"no matches for {args.pattern!r}", data=data)
@@ -114,4 +125,5 @@ class Grep(Tool[GrepArgs]):
             shown.append(
                 f"[... {total - len(shown)} more matches not shown; narrow the pattern, path or glob]"
             )
-        return ToolOutcome(output="\n".join(shown), data=data)
+        seen = tuple(files[:MAX_SEEN_PER_CALL])
+        return ToolOutcome(output="\n".join(shown), data=data, seen=seen)

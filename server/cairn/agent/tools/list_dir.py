@@ -69,7 +69,7 @@ class ListDir(Tool[ListDirArgs]):
         folder = guard(ctx, args.path or ROOT_REF, allow_dir=True)
         if not folder.is_dir():
             raise ToolFailure(f"{args.path}: not a folder (use read_file for files)")
-        return ToolOutcome(output=self._listing(ctx, folder))
+        return ToolOutcome(output=self._listing(ctx, folder), seen=(folder,))
 
     def _listing(self, ctx: ToolContext, folder: Path) -> str:
         owner = ctx.workspace.folder_of(folder)

@@ -1,20 +1,23 @@
 """`read_file(path, start_line?, end_line?)`: a file (or a stored artifact) with line numbers.
 
 The editor's unsaved text wins over the disk (read through the editor when it
-serves reads, as an ACP client does). `path` may be `artifact:<id>`
-to read a large output an earlier tool stored. When the requested lines do
-not fit inline, the model gets the first lines that do, a note telling it
-how to continue, and the whole numbered text in an artifact — except for a
-log or command output (recognised by its content, `context.kinds`) read
-without a range: it gets the head, the error lines with context and the
-tail, each left-out range naming the `read_file` call that shows it. A file
-over the read limit (`MAX_FILE_BYTES`) is not refused but streamed
-(`cairn.files.reading`): a range of it is read line by line, and without a
-range the model gets the same head/error lines/tail excerpt of it.
+serves reads, as an ACP client does). `path` may be `artifact:<id>` to read
+a large output an earlier tool stored, or `mcp:<server>/<uri>` to read a
+resource of one of the turn's MCP servers (an MCP tool result links to them
+that way). When the requested lines do not fit inline, the model gets the
+first lines that do, a note telling it how to continue, and the whole
+numbered text in an artifact — except for a log or command output
+(recognised by its content, `context.kinds`) read without a range: it gets
+the head, the error lines with context and the tail, each left-out range
+naming the `read_file` call that shows it. A file over the read limit
+(`MAX_FILE_BYTES`) is not refused but streamed (`cairn.files.reading`): a
+range of it is read line by line, and without a range the model gets the
+same head/error lines/tail excerpt of it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,6 +33,7 @@ from cairn.agent.tools.base import (
     ToolFailure,
     ToolOutcome,
 )
+from cairn.agent.tools.mcp_tool import artifact_store
 from cairn.agent.tools.paths import display, guard, read_current
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX, TextLines, fitting_excerpt_of
 from cairn.context.kinds import looks_like_log
@@ -38,6 +42,10 @@ from cairn.errors import InvalidRequestError
 from cairn.files.guard import PathRefusal
 from cairn.files.reading import MAX_FILE_BYTES, MAX_STREAM_BYTES, read_lines_bounded
 from cairn.files.text import clip_line, content_hash, cut_line_marker
+from cairn.mcp import MCP_REF_PREFIX
+from cairn.mcp.results import render_resource
+
+KEY_MCP_RESOURCE = "mcp_resource"
 
 # Width of the right-aligned line-number column (as `cat -n`).
 LINE_NUMBER_WIDTH = 6
@@ -45,7 +53,10 @@ LINE_NUMBER_WIDTH = 6
 
 class ReadFileArgs(ToolArgs):
     path: str = Field(
-        description="Workspace-relative file path, or `artifact:<id>` for a stored tool output."
+        description=(
+            "Workspace-relative file path, `artifact:<id>` for a stored tool output, or"
+            " `mcp:<server>/<uri>` for a resource of an MCP server."
+        )
     )
     start_line: int | None = Field(
         default=None, ge=1, description="First line to show (1-based). Default: 1."
@@ -90,7 +101,8 @@ class ReadFile(Tool[ReadFileArgs]):
     description: ClassVar[str] = (
         "Read a text file of the workspace, with line numbers (number, tab, text). Use "
         "start_line/end_line for a part of a long file. Unsaved editor changes are included. "
-        "A path `artifact:<id>` reads a stored long tool output."
+        "A path `artifact:<id>` reads a stored long tool output; `mcp:<server>/<uri>` reads an "
+        "MCP server's resource."
     )
     args_model = ReadFileArgs
 
@@ -99,6 +111,10 @@ class ReadFile(Tool[ReadFileArgs]):
             label = args.path
             text = _read_artifact(ctx, args.path[len(ARTIFACT_REF_PREFIX) :])
             data: dict[str, object] = {"artifact_id": args.path[len(ARTIFACT_REF_PREFIX) :]}
+        elif args.path.startswith(MCP_REF_PREFIX):
+            label = args.path
+            text = await _read_resource(ctx, args.path[len(MCP_REF_PREFIX) :])
+            data = {KEY_MCP_RESOURCE: args.path}
         else:
             limit = MAX_FILE_BYTES
             try:
@@ -113,6 +129,7 @@ class ReadFile(Tool[ReadFileArgs]):
             label = display(ctx, path)
             text = await read_current(ctx, path, max_bytes=limit)
             data = {"path": label, "hash": content_hash(text)}
+            return replace(self._view(ctx, label, text, args, data), seen=(path,))
         return self._view(ctx, label, text, args, data)
 
     def _view(
@@ -216,3 +233,19 @@ def _read_artifact(ctx: ToolContext, artifact_id: str) -> str:
         return ctx.trace.read_artifact(artifact_id).decode("utf-8", errors="replace")
     except InvalidRequestError as exc:
         raise ToolFailure(str(exc)) from None
+
+
+async def _read_resource(ctx: ToolContext, ref: str) -> str:
+    """The text of `<server>/<uri>`, a resource of one of the turn's MCP servers."""
+    server, _, uri = ref.partition("/")
+    catalog = ctx.scope.offer.catalog if ctx.scope is not None else None
+    names = [s.name for s in catalog.servers] if catalog is not None else []
+    if catalog is None or server not in names:
+        known = ", ".join(names) or "none"
+        raise ToolFailure(f"no MCP server {server!r} in this turn (servers: {known})")
+    if not uri:
+        raise ToolFailure(
+            f"give the resource's URI: read_file(path='{MCP_REF_PREFIX}{server}/<uri>')"
+        )
+    result = await catalog.read_resource(server, uri)
+    return render_resource(result.contents, artifact_store(ctx))

@@ -4,6 +4,10 @@
 do not validate, a refused path, a failing command, a bug in a tool — into a
 failed `ToolOutcome` whose text the model reads (`error: ...`), so the turn
 goes on. Only cancellation propagates.
+
+The engine's registry holds the built-in tools; a turn's registry adds the
+tools of its MCP servers (`with_tools`), one `Tool` class per MCP tool
+(their names are only known at run time).
 """
 
 from __future__ import annotations
@@ -52,6 +56,10 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
+
+    def with_tools(self, extra: Iterable[Tool[Any]]) -> ToolRegistry:
+        """A registry of these tools and `extra` (a turn's MCP tools); names must not clash."""
+        return ToolRegistry([*self._tools.values(), *extra])
 
     def schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """OpenAI function-tool schemas of `names` (all tools when None), in that order."""

@@ -1,47 +1,77 @@
 """Source: the compacted summary of older history, rendered from a `SessionSummary`.
 
 It stands for every message up to the summary's watermark and is shown as
-the first message of the conversation.
+the first message of the conversation. It shows the narrative only: the
+objective, the confirmed facts (the user's own words among them), the
+decisions and the open questions. The summary's ledger fields stay in the
+record but are not repeated: the finished goals are in the plan, the tests,
+commands and files changed in the ledger block of every call
+(`cairn.context.sources.ledger`), and a list of every file read with its
+hash bought nothing.
+
+The summary is never dropped: it is required within a reserved share of
+the input budget (`SUMMARY_SHARE`), and `fit_summary` gives it that size by
+leaving out, oldest first, the model's own facts, then decisions, then open
+questions, then the user's words, and last by clipping the objective.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from cairn.compaction.summary_build import USER_FACT_PREFIX
 from cairn.models.summary import SessionSummary
 
 SUMMARY_TITLE = "[Summary of the earlier conversation; the messages it covers are not shown]"
+OMITTED_NOTE = "[{n} older summary lines left out to fit the summary's share of the budget]"
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
     return [f"{title}:", *(f"- {line}" for line in lines)] if lines else []
 
 
-def render_summary(summary: SessionSummary) -> str:
+def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
     """The summary as one readable text, empty sections left out."""
     out = [SUMMARY_TITLE]
     if summary.objective:
         out.append(f"Objective: {summary.objective}")
     out += _section("Confirmed facts", summary.confirmed_facts)
     out += _section("Decisions", [f"{d.decision} (because {d.reason})" for d in summary.decisions])
-    out += _section(
-        "Goals finished",
-        [f"{g.goal_id} {g.description} [{g.status}]: {g.summary}" for g in summary.goal_summaries],
-    )
-    out += _section("Files read", [f"{f.path} (hash {f.hash})" for f in summary.files_read])
-    out += _section(
-        "Files changed",
-        [
-            f"{f.path}"
-            + (f" (patch artifact {f.patch_artifact_id})" if f.patch_artifact_id else "")
-            for f in summary.files_changed
-        ],
-    )
-    out += _section(
-        "Tests",
-        [
-            f"{t.command}: {t.status}"
-            + (f" (output artifact {t.artifact_id})" if t.artifact_id else "")
-            for t in summary.tests
-        ],
-    )
     out += _section("Open questions", summary.open_questions)
+    if omitted:
+        out.append(OMITTED_NOTE.format(n=omitted))
     return "\n".join(out)
+
+
+def _shrunk(summary: SessionSummary) -> SessionSummary | None:
+    """The summary with its least important line left out (None when nothing is left)."""
+    facts = summary.confirmed_facts
+    model_facts = [i for i, f in enumerate(facts) if not f.startswith(USER_FACT_PREFIX)]
+    if model_facts:
+        drop = model_facts[0]
+        return summary.model_copy(update={"confirmed_facts": facts[:drop] + facts[drop + 1 :]})
+    if summary.decisions:
+        return summary.model_copy(update={"decisions": summary.decisions[1:]})
+    if summary.open_questions:
+        return summary.model_copy(update={"open_questions": summary.open_questions[1:]})
+    if facts:
+        return summary.model_copy(update={"confirmed_facts": facts[1:]})
+    return None
+
+
+def fit_summary(summary: SessionSummary, limit: int, count: Callable[[str], int]) -> str:
+    """The rendered summary within `limit` tokens (see the module docstring)."""
+    text = render_summary(summary)
+    current, omitted = summary, 0
+    while count(text) > limit:
+        smaller = _shrunk(current)
+        if smaller is None:
+            words = current.objective.split()
+            while words and count(text) > limit:
+                words = words[: len(words) // 2]
+                current = current.model_copy(update={"objective": " ".join(words) + " …"})
+                text = render_summary(current, omitted)
+            return text if count(text) <= limit else SUMMARY_TITLE
+        current, omitted = smaller, omitted + 1
+        text = render_summary(current, omitted)
+    return text

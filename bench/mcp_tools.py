@@ -1,0 +1,93 @@
+"""MCP tools in a context build: the cost of offering (or deferring) 69 MCP tools, and their tokens.
+
+Usage:
+    .venv/bin/python bench/mcp_tools.py [--generated 60] [--repeats 30]
+
+Starts the fixture MCP server (`tests/fakes/mcp_server.py`, the SDK's
+`MCPServer` over stdio) with `--generated` extra tools once, then times, in
+the same process and interleaved, one main-agent context build
+(`Engine.scope` — which makes the turn's `ToolOffer` — then `Contexts.build`)
+in three settings: no MCP server (the peer), the MCP tools deferred behind
+`tool_search` (the default share), and all of them offered
+(`tool_search_share = 1`). Prints the median build time of each, the ratio to
+the peer, and the tool-schema tokens each call sends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
+
+from tests.fakes.mcp_fixture import fixture_server  # noqa: E402
+
+from cairn.agent.engine import Engine  # noqa: E402
+from cairn.agent.inputs import TurnInputs  # noqa: E402
+from cairn.mcp import EMPTY_CATALOG, McpCatalog  # noqa: E402
+from cairn.settings import Settings  # noqa: E402
+
+DESCRIPTION = "the cost of offering or deferring MCP tools in a context build"
+MODEL = "scripted/none.jsonl"
+
+
+def build_seconds(engine: Engine, catalog: McpCatalog) -> tuple[float, int]:
+    """One build's wall time and the tool-schema tokens it sends."""
+    session = engine.session()
+    inputs = TurnInputs(model=MODEL, mode="build", user_message="hello")
+    start = time.perf_counter()
+    built = engine.contexts.build(engine.scope(session, inputs, catalog=catalog))
+    return time.perf_counter() - start, built.stats.tool_schema_tokens
+
+
+async def measure(generated: int, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+        servers = {"gen": fixture_server("--generated", str(generated))}
+        engine = Engine(
+            [root], Settings.model_validate({"model": MODEL, "mcp": {"servers": servers}})
+        )
+        try:
+            catalog = await engine.mcp.catalog(engine.active_session_id)
+            tools = len(catalog.tools)
+            cases = {
+                "no MCP server": (EMPTY_CATALOG, 0.1),
+                "deferred": (catalog, 0.1),
+                "offered": (catalog, 1.0),
+            }
+            times: dict[str, list[float]] = {name: [] for name in cases}
+            tokens: dict[str, int] = {}
+            for _ in range(repeats + 1):  # the first round warms caches and is not kept
+                for name, (which, share) in cases.items():
+                    engine.config.current.mcp.tool_search_share = share
+                    seconds, tokens[name] = build_seconds(engine, which)
+                    times[name].append(seconds)
+            peer = statistics.median(times["no MCP server"][1:])
+            print(f"{tools} MCP tools, {repeats} builds each (medians):")
+            for name, values in times.items():
+                median = statistics.median(values[1:])
+                print(
+                    f"  {name:14} {median * 1000:7.1f} ms  ({median / peer:.2f}x the peer)"
+                    f"  tool schemas sent: {tokens[name]} tokens"
+                )
+        finally:
+            await engine.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser.add_argument("--generated", type=int, default=60)
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    asyncio.run(measure(args.generated, args.repeats))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""`tool_search(query, limit?)`: find deferred MCP tools and offer them for the rest of the turn.
+
+Offered only when a turn's MCP tool schemas were deferred (they pass the
+configured share of the model's input). Its description lists the deferred
+tools by server, so the model knows what it can ask for; the answer holds
+the full schemas of the matches (`cairn.mcp.search`: `select:a,b` for exact
+names, else keywords), and from the next model call on those tools are
+offered like any other (the turn scope's `ToolOffer.reveal`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
+from cairn.mcp import McpToolSpec
+from cairn.mcp.search import DEFAULT_SEARCH_RESULTS, search_tools
+
+MAX_SEARCH_RESULTS = 20
+# Deferred tool names listed in the description at most (the rest are counted).
+MAX_LISTED_TOOLS = 200
+KEY_FOUND = "found"
+
+
+class ToolSearchArgs(ToolArgs):
+    query: str = Field(
+        min_length=1,
+        description=(
+            "Words for what the tool should do (e.g. 'create issue'), or `select:name1,name2`"
+            " to load tools by name."
+        ),
+    )
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEARCH_RESULTS,
+        description=f"Most tools to return. Default: {DEFAULT_SEARCH_RESULTS}.",
+    )
+
+
+def listing(specs: Sequence[McpToolSpec]) -> str:
+    """`server: tool, tool; other: tool` (at most `MAX_LISTED_TOOLS` names)."""
+    by_server: dict[str, list[str]] = {}
+    for spec in specs[:MAX_LISTED_TOOLS]:
+        by_server.setdefault(spec.server, []).append(spec.name)
+    text = "; ".join(f"{server}: {', '.join(names)}" for server, names in by_server.items())
+    more = len(specs) - MAX_LISTED_TOOLS
+    return text + (f"; and {more} more" if more > 0 else "")
+
+
+def found_text(found: Sequence[McpToolSpec]) -> str:
+    schemas = [spec.schema()["function"] for spec in found]
+    names = ", ".join(spec.name for spec in found)
+    return f"Now available to call: {names}\n" + json.dumps(schemas, indent=1, ensure_ascii=False)
+
+
+class ToolSearch(Tool[ToolSearchArgs]):
+    name: ClassVar[str] = "tool_search"
+    description: ClassVar[str] = (
+        "Find tools of the connected MCP servers whose schemas are not loaded yet, and load"
+        " them: the tools found can be called from your next step on."
+    )
+    args_model = ToolSearchArgs
+
+    def __init__(self, deferred: Sequence[McpToolSpec]) -> None:
+        self.deferred = tuple(deferred)
+
+    def schema(self) -> dict[str, Any]:
+        schema = super().schema()
+        schema["function"]["description"] += f" Deferred tools: {listing(self.deferred)}."
+        return schema
+
+    async def run(self, args: ToolSearchArgs, ctx: ToolContext) -> ToolOutcome:
+        scope = ctx.scope
+        if scope is None:
+            raise ToolFailure("tool_search is only available in a turn")
+        offer = scope.offer
+        found = search_tools(args.query, offer.deferred, args.limit or DEFAULT_SEARCH_RESULTS)
+        if not found:
+            raise ToolFailure(
+                f"no deferred tool matches {args.query!r}; deferred tools: {listing(offer.deferred)}"
+            )
+        offer.reveal(found)
+        return ToolOutcome(output=found_text(found), data={KEY_FOUND: [s.name for s in found]})

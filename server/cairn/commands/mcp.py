@@ -1,0 +1,161 @@
+"""`cairn mcp list`: the workspace's MCP servers, their state, their tools and schema tokens.
+
+Starts every enabled server of the settings (`[mcp.servers.NAME]` in
+`cairn.toml`), waits for each one's first attempt (at most its startup
+timeout), prints one line per server (transport, state, tools, the tokens
+of its tool schemas, what it runs or where it is), the reason of each that
+is not ready, then each tool with its tokens and whether it runs without
+asking; last, the total against the share of the model's input above which
+the schemas are deferred behind `tool_search`. The servers are stopped
+before the command returns. No model is called; tokens are counted with
+the tokenizer of `--model` (default: the settings' model; with neither, the
+default tokenizer, and no window to compare with). `--json` prints the same
+as data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from cairn.agent.offer import model_input_tokens
+from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
+from cairn.errors import InvalidRequestError
+from cairn.mcp import McpHub, McpToolSpec, ServerStatus
+from cairn.settings import Settings, SettingsRef, load_settings
+from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
+
+COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
+NO_SERVERS = (
+    "no MCP servers configured: add [mcp.servers.NAME] to cairn.toml"
+    " (command/args/env/cwd for stdio, url/headers for HTTP; see docs/MCP.md)"
+)
+
+
+async def server_statuses(workspace: Path, settings: Settings) -> list[ServerStatus]:
+    """Every configured server after its first start attempt (then stopped again)."""
+    hub = McpHub(SettingsRef(settings), workspace)
+    try:
+        return list((await hub.catalog()).servers)
+    finally:
+        await hub.aclose()
+
+
+def tool_tokens(spec: McpToolSpec, model: str | None) -> int:
+    """The tokens of the tool's schema for `model` (no model: the default tokenizer's)."""
+    return counter_for(model or FALLBACK_ENCODING)(schema_text(spec.schema()))
+
+
+def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
+    """The data `cairn mcp list` prints (also its `--json` output)."""
+    servers = []
+    for status in statuses:
+        tools = [
+            {
+                "name": spec.name,
+                "tool": spec.tool,
+                "readOnly": spec.read_only,
+                "allowed": spec.allowed,
+                "tokens": tool_tokens(spec, model),
+            }
+            for spec in status.tools
+        ]
+        servers.append(
+            {
+                "name": status.name,
+                "transport": status.transport,
+                "target": status.target,
+                "state": status.state,
+                "reason": status.reason,
+                "tools": tools,
+                "schemaTokens": sum(t["tokens"] for t in tools),
+            }
+        )
+    total = sum(s["schemaTokens"] for s in servers)
+    window = model_input_tokens(model, settings) if model is not None else None
+    share = settings.mcp.tool_search_share
+    return {
+        "model": model,
+        "servers": servers,
+        "schemaTokens": total,
+        "modelInput": window,
+        "toolSearchShare": share,
+        "deferred": window is not None and total > 0 and defer_mcp_schemas(total, window, share),
+    }
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]]).rstrip()
+        for row in rows
+    ]
+
+
+def format_report(data: dict[str, Any]) -> str:
+    servers = data["servers"]
+    rows: list[tuple[str, ...]] = [COLUMNS]
+    rows += [
+        (
+            s["name"],
+            s["transport"],
+            s["state"],
+            str(len(s["tools"])),
+            str(s["schemaTokens"]),
+            s["target"],
+        )
+        for s in servers
+    ]
+    lines = _table(rows)
+    lines += [
+        f"  {s['name']}: {s['reason']}" for s in servers if s["state"] != "ready" and s["reason"]
+    ]
+    for server in servers:
+        if server["tools"]:
+            lines += ["", f"{server['name']}:"]
+            tool_rows = [(t["name"], str(t["tokens"]), permission_of(t)) for t in server["tools"]]
+            lines += ["  " + line for line in _table(tool_rows)]
+    lines += ["", summary(data)]
+    return "\n".join(lines)
+
+
+def permission_of(tool: dict[str, Any]) -> str:
+    if tool["readOnly"]:
+        return "read-only"
+    return "allowed" if tool["allowed"] else "asks first"
+
+
+def summary(data: dict[str, Any]) -> str:
+    total, window, share = data["schemaTokens"], data["modelInput"], data["toolSearchShare"]
+    if data["model"] is None:
+        return (
+            f"MCP tool schemas: {total} tokens ({FALLBACK_ENCODING}; no model set, so no window"
+            " to compare with: pass --model or set `model`)"
+        )
+    if window is None:
+        return f"MCP tool schemas: {total} tokens (model {data['model']}: window unknown)"
+    threshold = int(share * window)
+    verdict = "deferred behind tool_search" if data["deferred"] else "offered directly"
+    return (
+        f"MCP tool schemas: {total} tokens, {total / window:.1%} of the input of {data['model']}"
+        f" ({window}); {verdict} (above {share:.0%} = {threshold} tokens they are deferred)"
+    )
+
+
+def list_servers(workspace: Path, model: str | None, as_json: bool) -> None:
+    """Print the servers of `workspace` (see the module docstring)."""
+    if not workspace.is_dir():
+        raise InvalidRequestError(f"workspace not found: {workspace}")
+    settings = load_settings(workspace)
+    if not settings.mcp.servers:
+        raise InvalidRequestError(NO_SERVERS)
+    statuses = asyncio.run(server_statuses(workspace, settings))
+    data = report(statuses, settings, model or settings.model)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(format_report(data))

@@ -1,0 +1,314 @@
+"""The ledger block of every call, and summaries that see and survive (issue 12, items 5–6).
+
+Each test here failed on the code before the ledger block: whole sessions run
+through the engine with the scripted model, and the messages of every model
+call are read back as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cairn.agent.engine import Engine
+from cairn.agent.inputs import TurnInputs
+from cairn.compaction.ledger import CommandRun, build_ledger
+from cairn.compaction.narrative import Narrative
+from cairn.compaction.summary_build import build_summary
+from cairn.context.sources.ledger import LEDGER_TITLE, MAX_RECENT_COMMANDS, command_lines
+from cairn.goals.render import PLAN_TITLE
+from cairn.llm import ModelReply
+from cairn.models.messages import CompactionPart
+from tests.unit.test_agent_support import Recorder, call, make_engine, reply
+from tests.unit.test_compaction_summary import QUIET, narrative, summaries
+
+TEST_COMMAND = "python3 -m unittest -q test_calc"
+GEN_COMMAND = "python3 gen_fixtures.py --seed 7"
+
+
+class Calls:
+    """Keeps the messages of every model call (the turn's and compaction's)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.turn: list[list[Mapping[str, Any]]] = []
+        self.compaction: list[list[Mapping[str, Any]]] = []
+        self._inner = engine.runtime.complete
+        engine.runtime.complete = self.complete  # type: ignore[method-assign]
+
+    async def complete(
+        self, model: str, messages: Sequence[Mapping[str, Any]], tools: Any, **kw: Any
+    ) -> ModelReply:
+        kept = self.compaction if kw.get("agent") == "compaction" else self.turn
+        kept.append(list(messages))
+        return await self._inner(model, messages, tools, **kw)
+
+
+def tail(messages: Sequence[Mapping[str, Any]]) -> str:
+    return str(messages[-1].get("content") or "")
+
+
+def ledger_of(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The ledger section of a call's tail ('' when absent)."""
+    text = tail(messages)
+    if LEDGER_TITLE not in text:
+        return ""
+    return text.split(LEDGER_TITLE, 1)[1].split(PLAN_TITLE, 1)[0]
+
+
+def text_of(messages: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages)
+
+
+def project(root: Path) -> None:
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "test_calc.py").write_text(
+        "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(2, 2), 4)\n"
+    )
+    (root / "gen_fixtures.py").write_text("print('wrote fixtures/data_7.json')\n")
+    (root / "notes.txt").write_text("NOTE-TOKEN-31: the release is on Friday\n")
+
+
+async def test_a_failed_test_run_stays_in_every_call_after_its_goal_is_folded(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("goal", add="Check calc")),
+            reply("", call("goal", focus="1")),
+            reply("", call("run_command", command=GEN_COMMAND)),
+            reply("", call("run_command", command=TEST_COMMAND)),
+            reply("", call("goal", done="looked at calc")),
+            reply("Checked."),
+            reply("Nothing else."),
+        ],
+        allowed_commands=["python3"],
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("check calc")
+        await engine.turn("anything else?", session_id=first.session_id)
+        # The goal's messages (the test run among them) are folded into one line ...
+        last = calls.turn[-1]
+        assert "FAILED (" not in text_of(last[:-1]) and "exit code 1" not in text_of(last[:-1])
+        # ... and the ledger, in the tail, still says the last run failed and what ran.
+        ledger = ledger_of(last)
+        assert f"- {TEST_COMMAND}: FAILED" in ledger
+        assert f"- {GEN_COMMAND} → exit 0" in ledger
+        assert f"- {TEST_COMMAND} → exit 1 [test]" in ledger
+        # Every call after the first command carries it.
+        assert all(f"{GEN_COMMAND} → exit 0" in ledger_of(m) for m in calls.turn[3:])
+    finally:
+        engine.close()
+
+
+async def test_the_ledger_lists_files_changed_with_patches_and_open_questions(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("edit_file", path="calc.py", old="a - b", new="a + b")),
+            reply("Fixed."),
+            reply("", call("read_file", path="calc.py")),
+            reply("Noted."),
+        ],
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("Can you fix add, please?")
+        # A turn that ends at its step limit (no reply) leaves its question open.
+        engine.config.current = engine.settings.model_copy(update={"step_limit": 1})
+        sid = first.session_id
+        await engine.turn("Why did add subtract in the first place?", session_id=sid)
+        await engine.turn("thanks", session_id=sid)
+        ledger = ledger_of(calls.turn[-1])
+        assert "Can you fix add" not in ledger
+        assert "Files changed this session:\n- calc.py (patch artifacts " in ledger
+        assert "Open questions from the user:\n- Why did add subtract in the first place?" in (
+            ledger
+        )
+    finally:
+        engine.close()
+
+
+async def test_a_result_in_the_reply_that_finished_a_goal_is_seen_by_the_next_call(
+    tmp_path: Path,
+) -> None:
+    project(tmp_path)
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("goal", add="Read notes")),
+            reply("", call("goal", focus="1")),
+            reply("", call("read_file", path="calc.py")),
+            reply("", call("goal", done="notes read"), call("read_file", path="notes.txt")),
+            reply("The release is on Friday."),
+        ],
+    )
+    calls = Calls(engine)
+    try:
+        await engine.turn("when is the release?")
+        after = calls.turn[-1]
+        assert "NOTE-TOKEN-31" in text_of(after)
+        # The goal's other steps are folded: calc.py's text is gone, the fold line is there.
+        assert "return a - b" not in text_of(after)
+        assert "Goal 1 (Read notes) completed: notes read" in text_of(after)
+    finally:
+        engine.close()
+
+
+def stalling_engine(root: Path, recorder: Recorder, answer_words: int) -> Engine:
+    """A session whose second answer stays verbatim (recent) and whose first is covered,
+    summarised by a model that writes far more than the covered part holds."""
+    answer = " ".join(f"point{i}" for i in range(answer_words))
+    recent = " ".join(f"recent{i}" for i in range(850))
+    facts = [f"model fact {i}: " + "padding words " * 12 for i in range(120)]
+    return make_engine(
+        root,
+        [reply(answer), reply(recent), narrative(confirmed_facts=facts)],
+        recorder,
+        **QUIET,
+    )
+
+
+async def test_a_stalled_summary_falls_back_to_the_ledger_alone(tmp_path: Path) -> None:
+    recorder = Recorder()
+    engine = stalling_engine(tmp_path, recorder, answer_words=150)
+    try:
+        first = await engine.turn("hello")
+        await engine.turn("more", session_id=first.session_id)
+        result = await engine.compact(first.session_id)
+        assert result.kind == "summary" and result.tokens_after < result.tokens_before
+        stalled = [e for e in recorder.compactions if e.stage == "failed"]
+        assert len(stalled) == 1 and stalled[0].error is not None
+        assert stalled[0].error.startswith("stalled: freed only")
+        assert "ledger alone" in stalled[0].error
+        [summary] = summaries(engine, first.session_id)
+        assert not any(f.startswith("model fact") for f in summary.confirmed_facts)
+        assert "The user said: hello" in summary.confirmed_facts
+    finally:
+        engine.close()
+
+
+BIG = "\n".join(f"row {i}: filler text that only exists to take up room" for i in range(250))
+
+
+async def test_a_summary_that_stalls_even_with_the_ledger_alone_falls_back_to_pruning(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "big.txt").write_text(BIG)
+    recorder = Recorder()
+    facts = [f"model fact {i}: " + "padding words " * 12 for i in range(120)]
+    engine = make_engine(
+        tmp_path,
+        [
+            reply("", call("read_file", path="big.txt")),
+            reply("Read."),
+            reply("hi"),
+            reply("hi again"),
+            narrative(confirmed_facts=facts),
+        ],
+        recorder,
+        **QUIET,
+    )
+    try:
+        first = await engine.turn("read big.txt")
+        sid = first.session_id
+        await engine.turn("hello", session_id=sid)
+        await engine.turn("hello again", session_id=sid)
+        # The first turn's read is old enough to prune now.
+        engine.config.current = engine.settings.model_copy(
+            update={"prune_minimum": 100, "prune_protect": 100}
+        )
+        session = engine.session(sid)
+        scope = engine.scope(session, TurnInputs(model=str(engine.settings.model), mode="build"))
+        messages = session.messages()
+        snapshot = engine.compactor._snapshot(scope)  # pyright: ignore[reportPrivateUsage]
+        # A summary covering only the first user message frees nothing, with or without
+        # the model's (long) narrative.
+        covered = messages[:1]
+        part = CompactionPart(
+            kind="summary",
+            summary=build_summary(
+                None,
+                Narrative(confirmed_facts=facts),
+                build_ledger(covered, session.goals()),
+                covered,
+                messages[0].id,
+            ),
+        )
+        assert not engine.compactor.record_summary(scope, snapshot, part)
+        [stalled] = [e for e in recorder.compactions if e.stage == "failed"]
+        assert stalled.error is not None and stalled.error.endswith("pruned instead")
+        after = session.messages()
+        kinds = [p.kind for m in after for p in m.parts if isinstance(p, CompactionPart)]
+        assert kinds == ["prune"]
+    finally:
+        engine.close()
+
+
+async def test_an_overflowing_call_gets_a_new_summary_whatever_the_retry_gate_says(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "big.txt").write_text(BIG)
+    talk = " ".join(f"w{i}" for i in range(1250))
+    engine = make_engine(
+        tmp_path,
+        [
+            reply(talk),
+            reply(talk),
+            reply("", call("read_file", path="big.txt", start_line=1, end_line=120)),
+            narrative(objective="answer at length"),
+            reply("Read."),
+        ],
+        **QUIET,
+    )
+    calls = Calls(engine)
+    try:
+        first = await engine.turn("talk at length")
+        sid = first.session_id
+        await engine.turn("again", session_id=sid)
+        session = engine.session(sid)
+        # A summary attempt just happened (the gate waits for SUMMARY_RETRY_MESSAGES more).
+        session.summarised_at = len(session.messages())
+        result = await engine.turn("now read big.txt", session_id=sid)
+        assert result.finish_reason == "stop"
+        assert summaries(engine, sid), "the overflowing call made no summary"
+        # The call after it drops nothing: the summary made the room.
+        dropped = [
+            b
+            for m in engine.store.open(sid).manifests()[-1:]
+            for b in m.blocks
+            if not b.included and b.source in ("history", "summary")
+        ]
+        assert dropped == []
+        assert "The user said: talk at length" in text_of(calls.turn[-1])
+    finally:
+        engine.close()
+
+
+def test_a_repeated_test_run_does_not_push_a_one_off_command_out_of_the_ledger() -> None:
+    runs = [CommandRun(GEN_COMMAND, 0, test=False)] + [
+        CommandRun(TEST_COMMAND, code, test=True) for code in (1, 1, 0, 1, 0, 0, 1, 0, 0)
+    ]
+    lines = command_lines(runs)
+    assert lines == [
+        f"- {GEN_COMMAND} → exit 0",
+        f"- {TEST_COMMAND} → exit 0 [test]",
+    ]
+
+
+def test_the_ledger_says_how_many_older_distinct_commands_it_leaves_out() -> None:
+    runs = [
+        CommandRun(f"python3 step.py {n}", 0, test=False) for n in range(MAX_RECENT_COMMANDS + 3)
+    ]
+    lines = command_lines(runs)
+    assert lines[0] == "- (3 earlier commands not shown)"
+    assert lines[1:] == [
+        f"- python3 step.py {n} → exit 0" for n in range(3, MAX_RECENT_COMMANDS + 3)
+    ]

@@ -1,0 +1,111 @@
+"""`cairn mcp list` and `cairn context` with MCP servers, run as a user runs them (subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.mcp_fixture import FIXTURE_ARGS
+
+TIMEOUT_S = 240
+
+
+def cairn(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cairn", *args, "--workspace", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "cairn.toml").write_text(
+        f"""
+# The scripted model chosen explicitly (there is no default model; no call is made).
+model = "scripted/script.jsonl"
+
+[mcp.servers.fixture]
+command = {json.dumps(sys.executable)}
+args = {json.dumps(list(FIXTURE_ARGS))}
+
+[mcp.servers.broken]
+command = "no-such-mcp-server-command"
+"""
+    )
+    return tmp_path
+
+
+def test_mcp_list_shows_servers_states_tools_and_schema_tokens(workspace: Path) -> None:
+    done = cairn(workspace, "mcp", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    servers = {s["name"]: s for s in data["servers"]}
+    assert servers["broken"]["state"] == "failed"
+    assert "cannot start 'no-such-mcp-server-command'" in servers["broken"]["reason"]
+    fixture = servers["fixture"]
+    assert fixture["state"] == "ready" and fixture["transport"] == "stdio"
+    tools = {t["tool"]: t for t in fixture["tools"]}
+    assert tools["echo"]["readOnly"] and not tools["write_note"]["readOnly"]
+    assert all(t["tokens"] > 0 for t in tools.values())
+    assert fixture["schemaTokens"] == sum(t["tokens"] for t in tools.values())
+    assert data["schemaTokens"] == fixture["schemaTokens"] and data["deferred"] is False
+
+    table = cairn(workspace, "mcp", "list")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET"]
+    assert any(line.split()[:3] == ["fixture", "stdio", "ready"] for line in lines)
+    assert any("mcp__fixture__write_note" in line and "asks first" in line for line in lines)
+    assert lines[-1].startswith(f"MCP tool schemas: {data['schemaTokens']} tokens")
+
+
+def test_mcp_list_without_servers_says_how_to_add_one(tmp_path: Path) -> None:
+    done = cairn(tmp_path, "mcp", "list")
+    assert done.returncode == 1
+    assert "no MCP servers configured: add [mcp.servers.NAME] to cairn.toml" in done.stderr
+
+
+def test_mcp_list_without_a_model_counts_with_the_default_tokenizer(tmp_path: Path) -> None:
+    (tmp_path / "cairn.toml").write_text('[mcp.servers.broken]\ncommand = "no-such-mcp-command"\n')
+    done = cairn(tmp_path, "mcp", "list")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.split()[:3] == ["broken", "stdio", "failed"] for line in lines)
+    assert lines[-1].startswith("MCP tool schemas: 0 tokens (o200k_base; no model set")
+
+
+def test_a_dry_run_counts_the_started_servers_schemas(workspace: Path) -> None:
+    done = cairn(workspace, "context", "--message", "hi", "--json")
+    assert done.returncode == 0, done.stderr
+    blocks = {b["ref"]: b for b in json.loads(done.stdout)["blocks"] if b["source"] == "tools"}
+    assert blocks["mcp:fixture/echo"]["included"] and blocks["mcp:fixture/echo"]["tokens"] > 0
+    assert not blocks["mcp:broken"]["included"]
+    assert "cannot start" in blocks["mcp:broken"]["reason"]
+    # Still a dry run: nothing but the repository map's cache is written under .cairn/.
+    written = [p for p in (workspace / ".cairn").rglob("*") if p.is_file()]
+    kept = {".gitignore"}
+    assert [p for p in written if p.name not in kept and "repomap" not in p.parts] == []
+
+
+def test_importing_the_engine_does_not_import_the_mcp_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from cairn.agent.engine import Engine\n"
+        "from cairn.settings import Settings\n"
+        "engine = Engine([Path.cwd()], Settings(model='scripted/script.jsonl'))\n"
+        "engine.context_stats()\n"
+        "engine.close()\n"
+        "sys.exit(3 if 'mcp' in sys.modules or 'mcp_types' in sys.modules else 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, timeout=TIMEOUT_S
+    )
+    assert done.returncode == 0, done.stderr.decode()
