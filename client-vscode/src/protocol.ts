@@ -44,6 +44,12 @@ export const ClientCapability = {
   approvals: 'approvals',
 } as const;
 
+/** What `cairn/approval`'s `tool` names: the shell tool, or an MCP tool by this prefix. */
+export const ApprovalTool = {
+  shell: 'run_command',
+  mcpPrefix: 'mcp:',
+} as const;
+
 export type ApprovalDecision = 'once' | 'always' | 'reject';
 export type CompactionKind = 'prune' | 'summary' | 'goal';
 export type FinishReason = 'stop' | 'cancelled' | 'error' | 'stepLimit';

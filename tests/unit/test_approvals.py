@@ -51,7 +51,7 @@ async def test_always_teaches_the_session_allowlist(tmp_path: Path) -> None:
     engine = engine_with(tmp_path, lines, asker)
     first = await engine.turn("run it")
     [request] = asker.asked
-    assert request.command == COMMAND and request.tool == "run_command"
+    assert request.command == COMMAND and request.tool is None  # a shell command, not an MCP tool
     assert request.site.session_id == first.session_id and request.turn_id == first.turn_id
     calls = [
         part.call_id

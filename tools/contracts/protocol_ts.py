@@ -16,7 +16,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from cairn import settings
+from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.lsp import contract, methods
+from cairn.mcp.tools import MCP_REF_PREFIX
 from cairn.models import diagnostics, events, goals, messages, session
 from tools.contracts.typescript import Translator, literal
 
@@ -163,6 +165,12 @@ def protocol_ts(header: str) -> str:
         "ClientCapability",
         "`initialize` capabilities.experimental.<section>.<key> the server reads.",
         {"section": methods.EXPERIMENTAL_SECTION, "approvals": methods.APPROVALS_CAPABILITY},
+    )
+    lines += [""]
+    lines += _const_object(
+        "ApprovalTool",
+        "What `cairn/approval`'s `tool` names: the shell tool, or an MCP tool by this prefix.",
+        {"shell": COMMAND_TOOL, "mcpPrefix": MCP_REF_PREFIX},
     )
     lines += ["", *translator.alias_declarations()]
     for constant, alias in VALUE_LISTS.items():

@@ -10,9 +10,9 @@
  * the page. The page (and its CSP) is built by src/chat.ts.
  */
 import { TOKENS_PER_K } from '../constants';
-import { CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
+import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
 import { highlight, renderMarkdown } from './markdown';
-import { Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
+import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
 /** The part of the VS Code webview API this script uses. */
 interface VsCodeApi {
@@ -367,8 +367,8 @@ function renderCompaction(entry: Extract<ChatEntry, { kind: 'compaction' }>): vo
 }
 
 // ---- approvals and reviews ---------------------------------------------------------
-const APPROVAL_STATES: Record<string, string> = {
-  run: 'You ran it.',
+const APPROVAL_STATES: Record<Exclude<ApprovalState, 'pending'>, string> = {
+  once: 'You ran it.',
   always: 'You allowed it for this session.',
   reject: 'You rejected it.',
   expired: 'No longer needed: the turn ended.',
@@ -393,7 +393,8 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const card = el('div', `card approval ${entry.state}`);
   card.setAttribute('role', 'group');
   card.setAttribute('aria-label', 'Approval');
-  card.appendChild(el('div', 'card-title', `Cairn wants to run (${entry.request.tool}):`));
+  const verb = entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'call' : 'run';
+  card.appendChild(el('div', 'card-title', `Cairn wants to ${verb} (${entry.request.tool}):`));
   const command = el('pre', 'command');
   command.appendChild(el('code', undefined, entry.request.command));
   card.appendChild(command);
@@ -407,7 +408,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
     card.appendChild(actions);
     if (row) setToolState(row, 'waiting for you', 'waiting');
   } else {
-    card.appendChild(el('div', 'card-state', APPROVAL_STATES[entry.state] ?? entry.state));
+    card.appendChild(el('div', 'card-state', APPROVAL_STATES[entry.state]));
     if (row && row.classList.contains('waiting')) setToolState(row, entry.state === 'reject' ? 'rejected' : 'running…', 'running');
   }
   placeCard(entry.id, card, entry.request.turnId, entry.request.callId);

@@ -139,7 +139,7 @@ const steps = [
     await shot('approval-waiting');
     await card.locator('button', { hasText: /^Run$/ }).click();
     await lastTurn().locator('details.tool.ok .tool-name', { hasText: 'run_command' }).waitFor();
-    await lastTurn().locator('.card.approval.run').waitFor();
+    await lastTurn().locator('.card.approval.once', { hasText: 'You ran it.' }).waitFor();
     await lastTurn().locator('.result.stop').waitFor();
   }],
   ['Reject in the chat refuses the command; the agent is told', async () => {

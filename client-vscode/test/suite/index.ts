@@ -36,6 +36,9 @@ function folderUri(): vscode.Uri {
   return folder.uri;
 }
 
+// The script of the "Fix with Cairn" test's new chat (written into the test workspace).
+const FIX_SCRIPT = 'fix-script.jsonl';
+
 function sampleUri(): vscode.Uri {
   return vscode.Uri.joinPath(folderUri(), 'sample.py');
 }
@@ -296,6 +299,8 @@ const tests: TestCase[] = [
       assert.match(manifest, /^# Cairn context manifest/);
       // Blocks in request order: the tool schemas (the tools zone) first, then the system prompt.
       assert.match(manifest, /\| 1 \| tools \| /);
+      assert.match(manifest, /^\| 1 \| tools \| .* \| tools \|$/m, 'each block names its cache zone');
+      assert.match(manifest, /^Prompt cache: \*\*\d+\*\* tokens predicted from cache/m);
       assert.match(manifest, /\| \d+ \| system \| harness \|/);
       assert.match(manifest, /\| included \| \d+ \| \d+ \|/);
       const preview = await waitFor('the rendered manifest', () => {
@@ -505,36 +510,49 @@ const tests: TestCase[] = [
       const focused = api.client.sessionId;
       assert.ok(focused && focused !== firstSessionId, 'a new chat is a new session');
       assert.deepStrictEqual(api.chat.transcript(), [], 'the new chat is empty');
-      const sample = sampleUri();
-      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(sample));
-      const diagnostic = new vscode.Diagnostic(new vscode.Range(4, 11, 4, 18), 'cairn-test: name it', vscode.DiagnosticSeverity.Warning);
-      // What a "Fix with Cairn" quick fix runs: the server's cairn.fix with [uri, diagnostic].
-      const result = await vscode.commands.executeCommand<TurnResult>('cairn.fix', sample.toString(), toWireDiagnostic(diagnostic));
-      assert.ok(result, 'the quick fix answered');
-      assert.strictEqual(result.sessionId, focused, 'it ran in the focused session');
-      assert.ok(api.chat.transcript().some((e) => e.kind === 'user' && e.text === 'Fix: cairn-test: name it'));
-      await waitFor('the fix text in the chat', () => turnText(result.turnId).includes('Fixed it in the new chat.'));
-      const shown = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
-
-      const restarted = new Promise<void>((resolve) => {
-        const sub = api.client.onDidStart.event(() => {
-          sub.dispose();
-          resolve();
+      // A new session reads its script from the first line (the cursor is per session), so
+      // the new chat gets a script of its own.
+      const config = vscode.workspace.getConfiguration('cairn');
+      await vscode.workspace.fs.writeFile(workspaceUri(FIX_SCRIPT), Buffer.from('{"text": "Fixed it in the new chat."}\n'));
+      try {
+        await config.update('model', `scripted/${FIX_SCRIPT}`, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server to use the fix script', async () => {
+          const catalog = await api.client.requestRaw('cairn/models', {});
+          return catalog.current === `scripted/${FIX_SCRIPT}`;
         });
-      });
-      await api.client.restart();
-      await restarted;
-      await api.chat.loaded;
-      assert.strictEqual(api.client.sessionId, focused, 'the same session is focused after the restart');
-      const reloaded = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
-      const text = (rows: string[]): string => rows.filter((r) => r.startsWith('text:')).map((r) => r.slice(5)).join('');
-      assert.strictEqual(text(reloaded), text(shown), 'the same answer');
-      assert.deepStrictEqual(
-        reloaded.filter((r) => !r.startsWith('text:')),
-        shown.filter((r) => !r.startsWith('text:')),
-        'the same rows, read back from the trace',
-      );
-      await screenshot('transcript-restored');
+        const sample = sampleUri();
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(sample));
+        const diagnostic = new vscode.Diagnostic(new vscode.Range(4, 11, 4, 18), 'cairn-test: name it', vscode.DiagnosticSeverity.Warning);
+        // What a "Fix with Cairn" quick fix runs: the server's cairn.fix with [uri, diagnostic].
+        const result = await vscode.commands.executeCommand<TurnResult>('cairn.fix', sample.toString(), toWireDiagnostic(diagnostic));
+        assert.ok(result, 'the quick fix answered');
+        assert.strictEqual(result.sessionId, focused, 'it ran in the focused session');
+        assert.ok(api.chat.transcript().some((e) => e.kind === 'user' && e.text === 'Fix: cairn-test: name it'));
+        await waitFor('the fix text in the chat', () => turnText(result.turnId).includes('Fixed it in the new chat.'));
+        const shown = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
+
+        const restarted = new Promise<void>((resolve) => {
+          const sub = api.client.onDidStart.event(() => {
+            sub.dispose();
+            resolve();
+          });
+        });
+        await api.client.restart();
+        await restarted;
+        await api.chat.loaded;
+        assert.strictEqual(api.client.sessionId, focused, 'the same session is focused after the restart');
+        const reloaded = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
+        const text = (rows: string[]): string => rows.filter((r) => r.startsWith('text:')).map((r) => r.slice(5)).join('');
+        assert.strictEqual(text(reloaded), text(shown), 'the same answer');
+        assert.deepStrictEqual(
+          reloaded.filter((r) => !r.startsWith('text:')),
+          shown.filter((r) => !r.startsWith('text:')),
+          'the same rows, read back from the trace',
+        );
+        await screenshot('transcript-restored');
+      } finally {
+        await config.update('model', undefined, vscode.ConfigurationTarget.Workspace);
+      }
     },
   ],
   [

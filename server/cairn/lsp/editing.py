@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.errors import CairnError
 from cairn.lsp.methods import (
     AGENT_EDIT_LABEL,
@@ -192,7 +193,7 @@ class EditorBridge:
             session_id=request.site.session_id,
             turn_id=request.turn_id,
             call_id=request.site.call_id or "",
-            tool=request.tool or "run_command",
+            tool=request.tool or COMMAND_TOOL,
             command=request.command,
         )
         try:
