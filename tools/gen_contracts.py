@@ -8,7 +8,8 @@ Generated (run from the repository root):
 - `client-vscode/src/protocol.ts`: wire types, method and command names
   (`cairn.lsp.contract`, `cairn.lsp.methods`, the models' JSON schema);
 - `client-vscode/src/settingKeys.ts`: the configuration keys the extension
-  reads and forwards (`cairn.settings.Settings`);
+  reads and forwards (`cairn.settings.Settings`) and the server's distribution
+  name (`pyproject.toml`);
 - `client-vscode/package.json`: its `contributes.configuration` block only
   (the rest of the file is kept as written).
 `tests/unit/test_contracts.py` fails when the committed files differ from
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +33,7 @@ DESCRIPTION = "Write the extension's copies of the server's contracts from the p
 PROTOCOL_TS = "client-vscode/src/protocol.ts"
 SETTING_KEYS_TS = "client-vscode/src/settingKeys.ts"
 PACKAGE_JSON = "client-vscode/package.json"
+PYPROJECT = "pyproject.toml"
 
 
 def header(source: str) -> str:
@@ -43,11 +46,14 @@ def header(source: str) -> str:
 def generated(repo: Path = REPO) -> dict[str, str]:
     """`{repository-relative path: content}` of every generated file."""
     package_json = (repo / PACKAGE_JSON).read_text(encoding="utf-8")
+    distribution = tomllib.loads((repo / PYPROJECT).read_text(encoding="utf-8"))["project"]["name"]
     return {
         PROTOCOL_TS: protocol_ts(
             header("server/cairn/lsp/contract.py, lsp/methods.py and the pydantic models")
         ),
-        SETTING_KEYS_TS: setting_keys_ts(header("server/cairn/settings.py")),
+        SETTING_KEYS_TS: setting_keys_ts(
+            header("server/cairn/settings.py and pyproject.toml"), distribution
+        ),
         PACKAGE_JSON: with_configuration(package_json),
     }
 

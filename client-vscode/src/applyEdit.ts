@@ -1,5 +1,6 @@
 /**
- * Applies the server's `workspace/applyEdit` requests AND saves them.
+ * Applies the server's `workspace/applyEdit` requests AND saves them, after
+ * the user's review when review mode holds them.
  *
  * VS Code applies a workspace edit to the text model and leaves the document
  * dirty, also for a file that was not open. The agent then runs commands
@@ -8,9 +9,14 @@
  * the edit; a document with the user's unsaved changes stays unsaved (the
  * edit is applied on top of them) and the log says so.
  *
- * Every server edit is saved, not only the agent's (label "Cairn"): the
- * server is ours and applyEdit is how it changes files, so the file on disk is
- * always the one it meant to write.
+ * Every server edit is saved, not only the agent's: the server is ours and
+ * applyEdit is how it changes files, so the file on disk is always the one it
+ * meant to write. The agent's own edits (label `EditLabel.agent`) first go to
+ * the `reviewer` when there is one: it sees each file's text before and
+ * after, and a rejected edit is answered `applied: false` with the reason (the
+ * agent is told; nothing changes). Checkpoint restores (`EditLabel.restore`)
+ * are never held. Each applied edit is reported (`onDidApply`) with both
+ * texts, so the chat can offer a diff of it.
  */
 import * as vscode from 'vscode';
 import {
@@ -19,19 +25,66 @@ import {
   Protocol2CodeConverter,
   TextDocumentEdit,
 } from 'vscode-languageclient/node';
+import { EditLabel } from './protocol';
 
 const VERSION_MISMATCH = 'the document changed since the server read it (version mismatch)';
 const NOT_APPLIED = 'VS Code did not apply the edit';
+export const REJECTED = 'the user rejected the edit in review';
+
+/** One file's change: its text before and after the edit. */
+export interface FileChange {
+  uri: vscode.Uri;
+  before: string;
+  after: string;
+  /** Whether the file did not exist before. */
+  created: boolean;
+}
+
+/** Decides about an agent edit before it is applied: true to apply it. */
+export type EditReviewer = (changes: FileChange[]) => Promise<boolean>;
+
+/** An applied edit and whose it was. */
+export interface AppliedEdit {
+  label: string | undefined;
+  changes: FileChange[];
+}
+
+/** `text` with `edits` applied (ranges of the original text; they must not overlap). */
+export function applyTextEdits(text: string, edits: readonly vscode.TextEdit[], offsetAt: (p: vscode.Position) => number): string {
+  const sorted = [...edits].sort((a, b) => offsetAt(b.range.start) - offsetAt(a.range.start));
+  let result = text;
+  for (const edit of sorted) {
+    result = result.slice(0, offsetAt(edit.range.start)) + edit.newText + result.slice(offsetAt(edit.range.end));
+  }
+  return result;
+}
+
+/** The offset of a position in `text` (UTF-16, as VS Code counts). */
+export function offsetIn(text: string): (position: vscode.Position) => number {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\n') starts.push(i + 1);
+  }
+  return (position) => {
+    const line = Math.min(position.line, starts.length - 1);
+    const lineEnd = line + 1 < starts.length ? starts[line + 1] : text.length;
+    return Math.min(starts[line] + position.character, lineEnd);
+  };
+}
 
 /** Applies server edits one after the other (the dirty snapshot of one edit is not raced by the next). */
 export class EditApplier {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Holds the agent's edits for the user's decision (review mode); none: apply at once. */
+  reviewer: EditReviewer | undefined;
+  private readonly applied = new vscode.EventEmitter<AppliedEdit>();
+  readonly onDidApply = this.applied.event;
 
   constructor(private readonly log: (line: string) => void) {}
 
   /**
    * The `workspace/applyEdit` handler: the language client's own checks
-   * (`p2c`: the client's protocol converter), then apply and save.
+   * (`p2c`: the client's protocol converter), the review, then apply and save.
    */
   handle(params: ApplyWorkspaceEditParams, p2c: Protocol2CodeConverter): Promise<ApplyWorkspaceEditResult> {
     const job = (): Promise<ApplyWorkspaceEditResult> => this.apply(params, p2c);
@@ -44,6 +97,11 @@ export class EditApplier {
     const converted = await p2c.asWorkspaceEdit(params.edit);
     if (this.versionMismatch(params, p2c)) {
       return { applied: false, failureReason: VERSION_MISMATCH };
+    }
+    const changes = await this.changesOf(converted);
+    if (params.label === EditLabel.agent && this.reviewer && !(await this.reviewer(changes))) {
+      this.log(`Cairn: ${changes.map((c) => vscode.workspace.asRelativePath(c.uri)).join(', ')}: ${REJECTED}.`);
+      return { applied: false, failureReason: REJECTED };
     }
     const affected = converted.entries().map(([uri]) => uri);
     const dirtyBefore = new Set(
@@ -61,7 +119,27 @@ export class EditApplier {
     for (const uri of affected) {
       await this.save(uri, dirtyBefore.has(uri.toString()), params.label);
     }
+    this.applied.fire({ label: params.label, changes });
     return { applied: true };
+  }
+
+  /** Each file's text before and after the edit (computed, nothing applied). */
+  private async changesOf(edit: vscode.WorkspaceEdit): Promise<FileChange[]> {
+    const changes: FileChange[] = [];
+    for (const [uri, edits] of edit.entries()) {
+      let document: vscode.TextDocument | undefined;
+      try {
+        document = await vscode.workspace.openTextDocument(uri);
+      } catch {
+        document = undefined; // the edit creates it
+      }
+      const before = document?.getText() ?? '';
+      const offsetAt = document ? (p: vscode.Position) => document.offsetAt(p) : offsetIn(before);
+      const after = applyTextEdits(before, edits, offsetAt);
+      const created = document === undefined;
+      changes.push({ uri, before, after, created });
+    }
+    return changes;
   }
 
   /** The language client's check: an edit for an open document's other version is refused. */

@@ -1,24 +1,34 @@
 /**
- * Owns the language client: starts `cairn serve` over stdio, restarts it,
- * explains why it cannot start, stops a crash loop, and relays the server's
- * custom notifications as events that survive restarts.
+ * Owns the language client: starts `cairn serve` over stdio (with the API keys
+ * from VS Code's secret storage in its environment), restarts it, explains
+ * why it cannot start, stops a crash loop, applies settings changes live
+ * when the server can take them, keeps the focused session across reloads
+ * and restarts, and relays the server's custom notifications and its
+ * `cairn/approval` requests.
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as vscode from 'vscode';
 import {
   ApplyWorkspaceEditRequest,
+  ClientCapabilities,
   CloseAction,
   CloseHandlerResult,
+  DidChangeConfigurationNotification,
   ErrorAction,
   ErrorHandler,
   ErrorHandlerResult,
+  FeatureState,
   LanguageClient,
   LanguageClientOptions,
   State,
+  StaticFeature,
 } from 'vscode-languageclient/node';
 import { CLIENT_ID, CLIENT_NAME, MAX_RESTARTS, MAX_TRANSPORT_ERRORS, RESTART_WINDOW_MS, STDERR_TAIL_LINES } from './constants';
-import { EditApplier } from './applyEdit';
+import { EditApplier, EditReviewer } from './applyEdit';
 import {
+  ApprovalParams,
+  ApprovalResult,
+  ClientCapability,
   ClientNotifications,
   CommandResults,
   CompactionEvent,
@@ -31,26 +41,56 @@ import {
 } from './protocol';
 import { CONFIG_SECTION } from './settingKeys';
 import { ServerLaunch, findExecutable, serverLaunch, userServerSettings } from './settings';
-import { crashLoopMessage, notFoundMessage, startFailureMessage } from './startErrors';
+import { crashLoopMessage, notFoundMessage, notInstalledMessage, startFailureMessage } from './startErrors';
 
 /** How long to wait for a failed server's exit (and last stderr) before explaining it. */
 const EXIT_WAIT_MS = 2000;
 /** How long a request waits for a server that is (re)starting. */
 const START_WAIT_MS = 30_000;
+/** workspaceState key of the focused session (restored after a reload). */
+const FOCUSED_SESSION_KEY = 'cairn.focusedSession';
 
-export type ClientState = 'stopped' | 'starting' | 'running' | 'failed';
+/** `missing`: no server to start (none installed); `failed`: it could not start or crashed. */
+export type ClientState = 'stopped' | 'starting' | 'running' | 'failed' | 'missing';
 
-/** Runs a server command (`workspace/executeCommand`) on the extension's terms. */
+/** Runs a server command (`workspace/executeCommand`) on the extension's terms (`send` sends it, with the arguments given). */
 export type CommandInterceptor = (
   args: unknown[],
-  next: () => Promise<unknown>,
+  send: (args: unknown[]) => Promise<unknown>,
 ) => Promise<unknown>;
+
+/** Answers the server's `cairn/approval` requests (the chat asks the user inline). */
+export type ApprovalHandler = (request: ApprovalParams) => Promise<ApprovalResult>;
+
+/** What the client needs from the extension around it. */
+export interface ClientHost {
+  /** Where the focused session is remembered (the workspace's state). */
+  memento: vscode.Memento;
+  /** The server's environment additions (the API keys the user stored). */
+  environment(): Promise<Record<string, string>>;
+  /** The managed environment's `cairn`, when the extension installed one. */
+  managedServer(): string | undefined;
+}
 
 /** A language client that keeps its own messages: every user-facing error is shown by CairnClient. */
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
     super.error(message, data, false);
   }
+}
+
+/** Declares `capabilities.experimental.cairn.approvals`: this client answers `cairn/approval`. */
+class ApprovalsCapability implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    experimental[ClientCapability.section] = { [ClientCapability.approvals]: true };
+    capabilities.experimental = experimental;
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  clear(): void {}
 }
 
 export class CairnClient implements vscode.Disposable {
@@ -62,14 +102,17 @@ export class CairnClient implements vscode.Disposable {
   private crashes: number[] = [];
   private everRunning = false;
   private queue: Promise<unknown> = Promise.resolve();
-  private activeSession: string | undefined;
+  private focused: string | undefined;
   private readonly interceptors = new Map<string, CommandInterceptor>();
+  private approvals: ApprovalHandler | undefined;
   /** Applies the server's `workspace/applyEdit` requests and saves them (see applyEdit.ts). */
-  private readonly edits: EditApplier;
+  readonly edits: EditApplier;
 
   private currentState: ClientState = 'stopped';
   /** The last error message shown to the user (also read by the tests). */
   lastError: string | undefined;
+  /** How the running (or last) server was started. */
+  launch: ServerLaunch | undefined;
 
   readonly onGoalTreeChanged = new vscode.EventEmitter<GoalTreeView>();
   readonly onTurnEvent = new vscode.EventEmitter<TurnEvent>();
@@ -77,13 +120,17 @@ export class CairnClient implements vscode.Disposable {
   readonly onContextStats = new vscode.EventEmitter<ContextStats>();
   /** Fired on every state change (the status bar shows a failed server). */
   readonly onDidChangeState = new vscode.EventEmitter<ClientState>();
-  /** Fired each time a server is up (first start and every restart). */
+  /** Fired each time a server is up and a session is focused (first start and every restart). */
   readonly onDidStart = new vscode.EventEmitter<void>();
-  /** Fired when the active session changes (undefined: the server's default). */
+  /** Fired when the focused session changes. */
   readonly onDidChangeSession = new vscode.EventEmitter<string | undefined>();
 
-  constructor(private readonly output: vscode.OutputChannel) {
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    private readonly host: ClientHost,
+  ) {
     this.edits = new EditApplier((line) => output.appendLine(line));
+    this.focused = host.memento.get<string>(FOCUSED_SESSION_KEY);
   }
 
   get state(): ClientState {
@@ -93,19 +140,29 @@ export class CairnClient implements vscode.Disposable {
   private setState(state: ClientState): void {
     if (state !== this.currentState) {
       this.currentState = state;
+      void vscode.commands.executeCommand('setContext', 'cairn.serverState', state);
       this.onDidChangeState.fire(state);
     }
   }
 
+  /** The session every view and request acts on. */
   get sessionId(): string | undefined {
-    return this.activeSession;
+    return this.focused;
   }
 
   setSession(sessionId: string | undefined): void {
-    if (sessionId !== this.activeSession) {
-      this.activeSession = sessionId;
+    if (sessionId !== this.focused) {
+      this.focused = sessionId;
+      void this.host.memento.update(FOCUSED_SESSION_KEY, sessionId);
       this.onDidChangeSession.fire(sessionId);
     }
+  }
+
+  /** A new, empty session, focused (the server writes it on its first message). */
+  async newSession(): Promise<string> {
+    const { sessionId } = await this.requestRaw(Method.newSession, {});
+    this.setSession(sessionId);
+    return sessionId;
   }
 
   /** Starts the server; resolves to whether it is running. Never throws. */
@@ -126,7 +183,16 @@ export class CairnClient implements vscode.Disposable {
     });
   }
 
-  /** A custom request (types from `protocol.ts`); the active session id is added unless params carry one. */
+  /** Sends the user's server settings to the running server (`workspace/didChangeConfiguration`). */
+  async updateSettings(): Promise<void> {
+    if (this.client && this.state === 'running') {
+      const settings = userServerSettings(vscode.workspace.getConfiguration(CONFIG_SECTION));
+      await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [CONFIG_SECTION]: settings } });
+      this.output.appendLine('Cairn: settings sent to the running server.');
+    }
+  }
+
+  /** A custom request (types from `protocol.ts`); the focused session id is added unless params carry one. */
   async request<M extends keyof Requests>(
     method: M,
     params: Requests[M]['params'],
@@ -157,6 +223,22 @@ export class CairnClient implements vscode.Disposable {
     return new vscode.Disposable(() => this.interceptors.delete(command));
   }
 
+  /** Who answers `cairn/approval` (without one, approvals are rejected). */
+  handleApprovals(handler: ApprovalHandler): vscode.Disposable {
+    this.approvals = handler;
+    return new vscode.Disposable(() => {
+      this.approvals = undefined;
+    });
+  }
+
+  /** Who reviews the agent's edits when review mode is on (see applyEdit.ts). */
+  reviewEdits(reviewer: EditReviewer): vscode.Disposable {
+    this.edits.reviewer = reviewer;
+    return new vscode.Disposable(() => {
+      this.edits.reviewer = undefined;
+    });
+  }
+
   /** `workspace/executeCommand` on the server. */
   async executeCommand<C extends keyof CommandResults>(command: C, args: unknown[]): Promise<CommandResults[C]> {
     return (await this.requireClient()).sendRequest('workspace/executeCommand', { command, arguments: args });
@@ -174,10 +256,10 @@ export class CairnClient implements vscode.Disposable {
   }
 
   private withSession(params: object): object {
-    if (this.activeSession === undefined || 'sessionId' in params) {
+    if (this.focused === undefined || 'sessionId' in params) {
       return params;
     }
-    return { ...params, sessionId: this.activeSession };
+    return { ...params, sessionId: this.focused };
   }
 
   /** The running client; while a (re)start is under way, waits for it (a bounded time). */
@@ -207,14 +289,22 @@ export class CairnClient implements vscode.Disposable {
 
   private async doStart(): Promise<boolean> {
     const config = vscode.workspace.getConfiguration(CONFIG_SECTION);
-    const launch = serverLaunch(config);
+    const launch = serverLaunch(config, this.host.managedServer());
+    this.launch = launch;
     this.everRunning = false;
     this.lastError = undefined;
+    if (!launch) {
+      this.lastError = notInstalledMessage();
+      this.output.appendLine(this.lastError);
+      this.setState('missing');
+      return false;
+    }
     if (!findExecutable(launch.command)) {
       this.fail(notFoundMessage(launch));
       return false;
     }
     this.setState('starting');
+    const environment = await this.host.environment();
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       initializationOptions: userServerSettings(config),
@@ -228,12 +318,18 @@ export class CairnClient implements vscode.Disposable {
       middleware: {
         executeCommand: (command, args, next) => {
           const interceptor = this.interceptors.get(command);
-          const send = async (): Promise<unknown> => next(command, args);
-          return interceptor ? interceptor(args, send) : send();
+          const send = async (sent: unknown[]): Promise<unknown> => next(command, sent);
+          return interceptor ? interceptor(args, send) : send(args);
         },
       },
     };
-    const client = new QuietLanguageClient(CLIENT_ID, CLIENT_NAME, () => this.spawn(launch), clientOptions);
+    const client = new QuietLanguageClient(
+      CLIENT_ID,
+      CLIENT_NAME,
+      () => this.spawn(launch, environment),
+      clientOptions,
+    );
+    client.registerFeature(new ApprovalsCapability());
     this.subscribe(client);
     this.client = client;
     let started = false;
@@ -252,11 +348,44 @@ export class CairnClient implements vscode.Disposable {
       return false;
     }
     this.handleEdits(client);
+    await this.up(launch);
+    return true;
+  }
+
+  /** A server is up: make sure the focused session is one it serves, then announce it. */
+  private async up(launch: ServerLaunch): Promise<void> {
     this.setState('running');
     this.everRunning = true;
     this.output.appendLine(`Cairn: server started (${launch.display})`);
+    await this.ensureSession();
     this.onDidStart.fire();
-    return true;
+  }
+
+  /**
+   * Keeps the focused session when the server knows it (it is on disk, or this
+   * server made it), else focuses a new one: after a reload the chat goes on
+   * where it was; a session never written (an empty new chat) does not outlive
+   * its server.
+   */
+  private async ensureSession(): Promise<void> {
+    const client = this.client;
+    if (!client) {
+      return;
+    }
+    try {
+      if (this.focused) {
+        await client.sendRequest(Method.goalTree, { sessionId: this.focused });
+        return;
+      }
+    } catch {
+      this.output.appendLine(`Cairn: session ${this.focused} is gone; starting a new chat.`);
+    }
+    try {
+      const result: Requests[typeof Method.newSession]['result'] = await client.sendRequest(Method.newSession, {});
+      this.setSession(result.sessionId);
+    } catch (error) {
+      this.output.appendLine(`Cairn: could not open a session: ${String(error)}`);
+    }
   }
 
   private async doStop(): Promise<void> {
@@ -281,6 +410,9 @@ export class CairnClient implements vscode.Disposable {
     on(Method.turnEvent, (p) => this.onTurnEvent.fire(p));
     on(Method.compaction, (p) => this.onCompaction.fire(p));
     on(Method.contextStatsChanged, (p) => this.onContextStats.fire(p));
+    client.onRequest(Method.approval, (request: ApprovalParams): Promise<ApprovalResult> =>
+      this.approvals ? this.approvals(request) : Promise.resolve({ decision: 'reject' }),
+    );
   }
 
   /**
@@ -297,18 +429,19 @@ export class CairnClient implements vscode.Disposable {
     );
   }
 
-  private spawn(launch: ServerLaunch): Promise<ChildProcess> {
+  /** The server process; its stderr goes to the output channel (the language client writes it) and the tail is kept. */
+  private spawn(launch: ServerLaunch, environment: Record<string, string>): Promise<ChildProcess> {
     this.stderrTail = [];
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     return new Promise((resolve, reject) => {
-      const child = spawn(launch.command, launch.args, { cwd, env: process.env, stdio: 'pipe' });
+      const env = { ...process.env, ...environment };
+      const child = spawn(launch.command, launch.args, { cwd, env, stdio: 'pipe' });
       this.process = child;
       this.processClosed = new Promise((resolve) => child.once('close', () => resolve()));
       child.once('spawn', () => resolve(child));
       child.once('error', (error) => reject(error));
       child.stderr?.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
-        this.output.append(text);
         this.stderrTail.push(...text.split('\n').filter((line) => line.trim() !== ''));
         this.stderrTail.splice(0, Math.max(0, this.stderrTail.length - STDERR_TAIL_LINES));
       });
@@ -364,9 +497,7 @@ export class CairnClient implements vscode.Disposable {
       } else if (event.newState === State.Running) {
         subscription.dispose();
         this.handleEdits(client);
-        this.setState('running');
-        this.everRunning = true;
-        this.onDidStart.fire();
+        void this.up(launch);
       } else if (event.newState === State.Stopped && starting && this.client === client) {
         subscription.dispose();
         void this.waitForExit().then(() =>

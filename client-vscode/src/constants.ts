@@ -16,6 +16,14 @@ export const View = {
 /** Extension command ids (package.json `contributes.commands`). */
 export const Command = {
   ask: 'cairn.ask',
+  newChat: 'cairn.newChat',
+  chooseModel: 'cairn.chooseModel',
+  installServer: 'cairn.installServer',
+  locateServer: 'cairn.locateServer',
+  tryOnFile: 'cairn.tryOnFile',
+  showOutput: 'cairn.showOutput',
+  reviewAccept: 'cairn.review.accept',
+  reviewReject: 'cairn.review.reject',
   fixAtCursor: 'cairn.fixAtCursor',
   compactNow: 'cairn.compactNow',
   forkSession: 'cairn.forkSession',
@@ -60,3 +68,6 @@ export const TOKENS_PER_K = 1000;
 
 /** The chat transcript keeps at most this many events (oldest dropped). */
 export const MAX_TRANSCRIPT_EVENTS = 5000;
+
+/** The walkthrough (package.json `contributes.walkthroughs`), as `<publisher>.<name>#<id>`. */
+export const WALKTHROUGH = 'cairn-dev.cairn#cairn.firstRun';

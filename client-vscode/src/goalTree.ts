@@ -21,7 +21,6 @@ const STATUS_LABELS: Record<GoalStatus, string> = {
   completed: 'done',
   abandoned: 'abandoned',
 };
-const EMPTY_MESSAGE = 'No goals yet: add one with + or ask Cairn.';
 
 /** Finds a goal by id anywhere in a list of goals. */
 export function findGoal(goals: readonly Goal[], id: string): Goal | undefined {
@@ -46,8 +45,8 @@ export class GoalTreeProvider implements vscode.TreeDataProvider<Goal>, vscode.D
   view: GoalTreeView | undefined;
 
   constructor(private readonly client: CairnClient) {
+    // When empty, the view shows its welcome content (package.json `viewsWelcome`).
     this.treeView = vscode.window.createTreeView(View.goals, { treeDataProvider: this, showCollapseAll: true });
-    this.treeView.message = EMPTY_MESSAGE;
     this.subscriptions = [
       this.treeView,
       client.onGoalTreeChanged.event((view) => {
@@ -125,7 +124,7 @@ export class GoalTreeProvider implements vscode.TreeDataProvider<Goal>, vscode.D
 
   private show(view: GoalTreeView): void {
     this.view = view;
-    this.treeView.message = view.tree.goals.length === 0 ? EMPTY_MESSAGE : undefined;
+    this.treeView.message = undefined;
     this.treeView.description = view.tree.mission || undefined;
     this.changed.fire(undefined);
   }

@@ -1,11 +1,17 @@
 /**
- * Readable documents built from the protocol: the last context manifest
- * (`cairn/contextManifest`) as a markdown table, and the trace view (goal
- * tree, context stats, sessions) of the active session.
+ * Readable views built from the protocol: the last context manifest
+ * (`cairn/contextManifest`: per block its source, tokens, and whether it was
+ * included or why it was dropped, its cache zone, and the call's prompt-cache
+ * prediction, provider report and cache break) and the trace view (goal tree, context
+ * stats, sessions) of the focused session. Both are read-only rendered
+ * Markdown (virtual documents in the Markdown preview): closing them never
+ * asks to save anything.
  */
-import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { ContextStats, GoalTreeView, Manifest, Method, SessionsResult } from './protocol';
+import { VirtualDocuments, showRendered } from './virtualDocs';
+
+const VIEW_FOLDER = 'views';
 
 const PERCENT = 100;
 
@@ -13,12 +19,30 @@ function cell(text: string | null | undefined): string {
   return (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
+function percentOf(part: number, whole: number): number {
+  return whole > 0 ? Math.round((part / whole) * PERCENT) : 0;
+}
+
+/** The prompt cache of the call: what the build predicted, what the provider reported, why it broke. */
+function cacheLines(manifest: Manifest): string[] {
+  const predicted = manifest.cache.predictedCached;
+  const lines = [`Prompt cache: **${predicted}** tokens predicted from cache (${percentOf(predicted, manifest.usedInput)}% of the input).`];
+  if (manifest.usage) {
+    const { inputTokens, cachedInputTokens, cacheWriteInputTokens } = manifest.usage;
+    lines.push(
+      `Reported by the provider: ${cachedInputTokens} of ${inputTokens} input tokens read from cache (${percentOf(cachedInputTokens, inputTokens)}%), ${cacheWriteInputTokens} written.`,
+    );
+  }
+  lines.push(manifest.cacheBreak ? `Cache break before this call: ${manifest.cacheBreak}.` : 'No cache break before this call.');
+  return lines.flatMap((line) => [line, '']);
+}
+
 /** The manifest as markdown: one row per block, then totals by inclusion and by source. */
 export function renderManifest(manifest: Manifest): string {
   const included = manifest.blocks.filter((b) => b.included);
   const dropped = manifest.blocks.filter((b) => !b.included);
   const sum = (blocks: typeof manifest.blocks): number => blocks.reduce((n, b) => n + b.tokens, 0);
-  const share = manifest.availableInput > 0 ? Math.round((manifest.usedInput / manifest.availableInput) * PERCENT) : 0;
+  const share = percentOf(manifest.usedInput, manifest.availableInput);
   const lines = [
     '# Cairn context manifest',
     '',
@@ -26,11 +50,12 @@ export function renderManifest(manifest: Manifest): string {
     '',
     `Used **${manifest.usedInput}** of **${manifest.availableInput}** available input tokens (${share}%).`,
     '',
-    '| # | source | ref | priority | tokens | included | reason |',
-    '| ---: | --- | --- | ---: | ---: | --- | --- |',
+    ...cacheLines(manifest),
+    '| # | source | ref | priority | tokens | included | reason | zone |',
+    '| ---: | --- | --- | ---: | ---: | --- | --- | --- |',
     ...manifest.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'no'} | ${cell(b.reason)} |`,
+        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'dropped'} | ${cell(b.reason)} | ${cell(b.zone)} |`,
     ),
     '',
     '## Totals',
@@ -69,6 +94,7 @@ export function renderTrace(goals: GoalTreeView, stats: ContextStats | undefined
       '',
       `Used ${stats.usedInput} of ${stats.availableInput} available input tokens (window ${stats.contextWindow}).`,
       `Compactions: ${stats.compaction.count}, summary tokens ${stats.compaction.summaryTokens}.`,
+      `Prompt cache: ${stats.cache.predictedCached} tokens predicted from cache for the next call; the last call read ${stats.cache.cachedInput} from cache and wrote ${stats.cache.cacheWriteInput}${stats.cache.lastBreak ? `; last break: ${stats.cache.lastBreak}` : ''}.`,
       '',
     );
   }
@@ -80,30 +106,20 @@ export function renderTrace(goals: GoalTreeView, stats: ContextStats | undefined
   return lines.join('\n') + '\n';
 }
 
-async function openMarkdown(content: string): Promise<vscode.TextDocument> {
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
-  await vscode.window.showTextDocument(document, { preview: true });
-  return document;
-}
-
-/** `Cairn: Show Context Manifest` — opens the last manifest of the active session; returns its text. */
-export async function showManifest(client: CairnClient): Promise<string> {
+/** `Cairn: Show Context Manifest` — the last manifest of the focused session, rendered; returns its Markdown. */
+export async function showManifest(client: CairnClient, docs: VirtualDocuments): Promise<string> {
   const manifest = await client.request(Method.contextManifest, {});
-  if (!manifest) {
-    void vscode.window.showInformationMessage('Cairn: no model call yet in this session, so no manifest.');
-    return '';
-  }
   const text = renderManifest(manifest);
-  await openMarkdown(text);
+  await showRendered(docs, VirtualDocuments.uri(VIEW_FOLDER, 'Cairn context manifest.md'), text);
   return text;
 }
 
-/** `Cairn: Show Trace` — the goal tree, context and sessions of the active session; returns its text. */
-export async function showTrace(client: CairnClient): Promise<string> {
+/** `Cairn: Show Trace` — the goal tree, context and sessions of the focused session, rendered; returns its Markdown. */
+export async function showTrace(client: CairnClient, docs: VirtualDocuments): Promise<string> {
   const goals = await client.request(Method.goalTree, {});
   const stats = await client.request(Method.contextStats, { sessionId: goals.sessionId }).catch(() => undefined);
   const sessions = await client.requestRaw(Method.sessions, {});
   const text = renderTrace(goals, stats, sessions);
-  await openMarkdown(text);
+  await showRendered(docs, VirtualDocuments.uri(VIEW_FOLDER, 'Cairn trace.md'), text);
   return text;
 }

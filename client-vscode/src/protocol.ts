@@ -13,7 +13,12 @@ export const Method = {
   sessions: 'cairn/sessions',
   fork: 'cairn/fork',
   deleteSession: 'cairn/deleteSession',
+  newSession: 'cairn/newSession',
+  transcript: 'cairn/transcript',
+  restore: 'cairn/restore',
+  models: 'cairn/models',
   projectProfile: 'cairn/projectProfile',
+  approval: 'cairn/approval',
   goalTreeChanged: 'cairn/goalTreeChanged',
   compaction: 'cairn/compaction',
   turnEvent: 'cairn/turnEvent',
@@ -27,6 +32,25 @@ export const ServerCommand = {
   fork: 'cairn.fork',
 } as const;
 
+/** The labels of the server's `workspace/applyEdit` requests. */
+export const EditLabel = {
+  agent: 'Cairn',
+  restore: 'Cairn: restore',
+} as const;
+
+/** `initialize` capabilities.experimental.<section>.<key> the server reads. */
+export const ClientCapability = {
+  section: 'cairn',
+  approvals: 'approvals',
+} as const;
+
+/** What `cairn/approval`'s `tool` names: the shell tool, or an MCP tool by this prefix. */
+export const ApprovalTool = {
+  shell: 'run_command',
+  mcpPrefix: 'mcp:',
+} as const;
+
+export type ApprovalDecision = 'once' | 'always' | 'reject';
 export type CompactionKind = 'prune' | 'summary' | 'goal';
 export type FinishReason = 'stop' | 'cancelled' | 'error' | 'stepLimit';
 export type GoalStatus = 'pending' | 'in_progress' | 'completed' | 'abandoned';
@@ -35,12 +59,43 @@ export type Severity = 1 | 2 | 3 | 4;
 export type TurnEventKind = 'text' | 'reasoning' | 'toolStart' | 'toolEnd' | 'retry' | 'usage' | 'error' | 'end';
 export const MODES: readonly Mode[] = ['build', 'plan', 'review'];
 
+/** `cairn/approval`: the user is asked whether a tool call may run `command`. */
+export interface ApprovalParams {
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  tool: string;
+  command: string;
+}
+
+/**
+ * The user's answer to `cairn/approval`: run once, always allow it in this
+ * session, or reject it.
+ */
+export interface ApprovalResult {
+  decision: ApprovalDecision;
+}
+
 /** The prompt cache as the meter shows it: predicted for the next call, reported for the last. */
 export interface CacheStats {
   predictedCached: number;
   cachedInput: number;
   cacheWriteInput: number;
   lastBreak: string | null;
+}
+
+/** One model: its `provider/model` name and its context window when known. */
+export interface CatalogModel {
+  model: string;
+  contextWindow: number | null;
+}
+
+/** A provider: the variable its API key is read from, whether it is set, its models. */
+export interface CatalogProvider {
+  provider: string;
+  keyEnv: string | null;
+  keySet: boolean;
+  models: CatalogModel[];
 }
 
 /** `cairn/compact` result. */
@@ -106,7 +161,7 @@ export interface DiagnosticsParams {
   diagnostics: Diagnostic[];
 }
 
-/** `{}` (sessions). */
+/** `{}` (sessions, newSession, models). */
 export type EmptyParams = Record<string, never>;
 
 export interface ForkParams {
@@ -192,12 +247,23 @@ export interface ManifestParams {
   references?: string[];
 }
 
+/** `cairn/models` result: the configured model (None when none) and the providers. */
+export interface ModelCatalog {
+  current: string | null;
+  providers: CatalogProvider[];
+}
+
 /**
  * `{sessionId}`, required: for methods that destroy or copy a session (deleteSession,
  * fork), which never fall back to the active session — a client that drops the field
  * must not delete or fork the wrong one.
  */
 export interface NamedSessionParams {
+  sessionId: string;
+}
+
+/** `cairn/newSession` result: the new session (written on its first message). */
+export interface NewSessionResult {
   sessionId: string;
 }
 
@@ -233,6 +299,23 @@ export interface RedactionNote {
   count: number;
 }
 
+/** `cairn/restore`: back to before a turn (its files, its conversation, or both). */
+export interface RestoreParams {
+  sessionId: string;
+  turnId: string;
+  files?: boolean;
+  conversation?: boolean;
+}
+
+/**
+ * `cairn/restore` result: the session to continue in (the fork, when one was made)
+ * and the workspace-relative paths of the files put back.
+ */
+export interface RestoreResult {
+  sessionId: string;
+  restoredFiles: string[];
+}
+
 export interface RulesFile {
   path: string;
   hash: string;
@@ -264,8 +347,43 @@ export interface TokenUsage {
   cost: number | null;
 }
 
+/** `cairn/transcript` result. */
+export interface Transcript {
+  sessionId: string;
+  title: string;
+  parentId: string | null;
+  turns: TranscriptTurn[];
+}
+
+/** A compaction recorded during a turn; `at` is the number of the turn's events before it. */
+export interface TranscriptCompaction {
+  at: number;
+  event: CompactionEvent;
+}
+
+/** One turn: the user's message, what happened, how it ended and what it changed. */
+export interface TranscriptTurn {
+  turnId: string;
+  message: string;
+  references: string[];
+  mode: Mode | null;
+  startedAt: string;
+  finishReason: 'stop' | 'cancelled' | 'error' | 'stepLimit' | 'interrupted' | null;
+  error: string | null;
+  usage: TokenUsage;
+  events: TurnEvent[];
+  compactions: TranscriptCompaction[];
+  changedFiles: string[];
+  reverted: boolean;
+}
+
 /**
  * `cairn/turnEvent`.
+ *
+ * `text` is the streamed text (text, reasoning), the call's arguments as JSON
+ * (toolStart), the first line of its output (toolEnd), the problem (error) or
+ * the finish reason (end). `detail` is a toolEnd's whole output (shortened when
+ * very long).
  *
  * `retry`: a model request failed and request number `attempt` follows after
  * `waitS` seconds; `text` says why. `usage`: a model call ended; `usage` holds
@@ -283,6 +401,7 @@ export interface TurnEvent {
   waitS: number | null;
   model: string | null;
   usage: TokenUsage | null;
+  detail: string | null;
 }
 
 export interface TurnParams {
@@ -294,7 +413,7 @@ export interface TurnParams {
   workDoneToken?: number | string | null;
 }
 
-/** `cairn/turn` result. */
+/** `cairn/turn` result; `changed_files`: the workspace-relative paths its patch changed. */
 export interface TurnResult {
   sessionId: string;
   turnId: string;
@@ -302,6 +421,7 @@ export interface TurnResult {
   text: string;
   usage: TokenUsage;
   error: string | null;
+  changedFiles: string[];
 }
 
 /**
@@ -331,7 +451,16 @@ export interface Requests {
   'cairn/sessions': { params: EmptyParams; result: SessionsResult };
   'cairn/fork': { params: ForkParams; result: ForkResult };
   'cairn/deleteSession': { params: NamedSessionParams; result: DeleteSessionResult };
+  'cairn/newSession': { params: EmptyParams; result: NewSessionResult };
+  'cairn/transcript': { params: SessionParams; result: Transcript };
+  'cairn/restore': { params: RestoreParams; result: RestoreResult };
+  'cairn/models': { params: EmptyParams; result: ModelCatalog };
   'cairn/projectProfile': { params: ProfileParams; result: ProjectProfile };
+}
+
+/** Params and result of every server → client request, by method. */
+export interface ServerRequests {
+  'cairn/approval': { params: ApprovalParams; result: ApprovalResult };
 }
 
 /** Params of every client → server notification. */

@@ -1,7 +1,8 @@
 /**
- * The Sessions side panel: `cairn/sessions` as a list with Open (makes it the
- * extension's active session), Fork (`cairn/fork`) and Delete
- * (`cairn/deleteSession`, after a confirmation).
+ * The Sessions side panel: `cairn/sessions` as a list with Open (focuses it:
+ * the chat, the goals, the meter and "Fix with Cairn" follow), Fork
+ * (`cairn/fork`, the fork is focused) and Delete (`cairn/deleteSession`,
+ * after a confirmation; deleting the focused one starts a new chat).
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
@@ -9,9 +10,15 @@ import { Command, View } from './constants';
 import { errorText } from './goalTree';
 import { Method, SessionInfo } from './protocol';
 
-const SHORT_ID_LENGTH = 8;
+/** Untitled sessions are shown by their id's time and random part (ids start with the date). */
+const UNTITLED_ID_CHARS = -13;
 
-/** The id of the session requests go to: the opened one, else the server's active one. */
+/** A session's name for lists and messages: its title, else "untitled (<end of its id>)". */
+export function sessionName(session: { title: string; sessionId: string }): string {
+  return session.title || `untitled (${session.sessionId.slice(UNTITLED_ID_CHARS)})`;
+}
+
+/** The id of the focused session (the server's active one before any is focused). */
 export async function resolveSessionId(client: CairnClient): Promise<string> {
   if (client.sessionId !== undefined) {
     return client.sessionId;
@@ -54,7 +61,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
 
   getTreeItem(session: SessionInfo): vscode.TreeItem {
     const active = session.sessionId === this.client.sessionId;
-    const item = new vscode.TreeItem(session.title || session.sessionId.slice(0, SHORT_ID_LENGTH));
+    const item = new vscode.TreeItem(sessionName(session));
     item.id = session.sessionId;
     const turns = `${session.turns} turn${session.turns === 1 ? '' : 's'}`;
     item.description = [active ? 'open' : '', turns, session.parentId ? 'fork' : ''].filter(Boolean).join(' · ');
@@ -105,7 +112,9 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
       const result = await this.client.requestRaw(Method.fork, { sessionId });
       this.client.setSession(result.sessionId);
       await this.refresh();
-      void vscode.window.showInformationMessage(`Cairn: forked session ${short(sessionId)} into ${short(result.sessionId)}.`);
+      const parent = this.sessions.find((s) => s.sessionId === sessionId);
+      const name = parent ? `"${sessionName(parent)}"` : 'the session';
+      void vscode.window.setStatusBarMessage(`Cairn: forked ${name}; the fork is open in the chat.`, 5000);
       return result.sessionId;
     } catch (error) {
       void vscode.window.showErrorMessage(errorText(error));
@@ -117,7 +126,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
     if (!session) {
       return false;
     }
-    const label = session.title || short(session.sessionId);
+    const label = sessionName(session);
     const ok =
       confirmed ||
       (await vscode.window.showWarningMessage(
@@ -131,7 +140,7 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
     try {
       await this.client.requestRaw(Method.deleteSession, { sessionId: session.sessionId });
       if (this.client.sessionId === session.sessionId) {
-        this.client.setSession(undefined);
+        await this.client.newSession();
       }
       await this.refresh();
       return true;
@@ -140,8 +149,4 @@ export class SessionsProvider implements vscode.TreeDataProvider<SessionInfo>, v
       return false;
     }
   }
-}
-
-function short(sessionId: string): string {
-  return sessionId.slice(0, SHORT_ID_LENGTH);
 }

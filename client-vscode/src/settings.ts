@@ -1,6 +1,9 @@
 /**
- * Reads the `cairn.*` configuration: how to launch the server and which
- * server settings the user set (forwarded as `initializationOptions`).
+ * Reads the `cairn.*` configuration: how to launch the server (a configured
+ * Python or command, `cairn` on PATH, or the environment the extension
+ * manages), which server settings the user set (forwarded as
+ * `initializationOptions` and, on a change, as `workspace/didChangeConfiguration`),
+ * and which changes need a new server.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -10,6 +13,7 @@ import {
   CONFIG_SERVER_COMMAND,
   CONFIG_SERVER_PYTHON,
   DEFAULT_SERVER_COMMAND,
+  RESTART_SETTING_KEYS,
   SERVER_SETTING_KEYS,
 } from './settingKeys';
 
@@ -21,42 +25,71 @@ export interface ServerLaunch {
   pythonPath: string | undefined;
   /** The command line as the user would type it, for messages. */
   display: string;
+  /** Where it comes from: the user's settings, `cairn` on PATH, or the managed environment. */
+  origin: 'settings' | 'path' | 'managed';
 }
 
-/** The launch command from `cairn.server.pythonPath` or `cairn.server.command`. */
-export function serverLaunch(config: vscode.WorkspaceConfiguration): ServerLaunch {
+function isSetByUser(config: vscode.WorkspaceConfiguration, key: string): boolean {
+  const inspected = config.inspect(key);
+  return (
+    inspected !== undefined &&
+    (inspected.globalValue !== undefined ||
+      inspected.workspaceValue !== undefined ||
+      inspected.workspaceFolderValue !== undefined)
+  );
+}
+
+/**
+ * How to start the server: `cairn.server.pythonPath`, else a `cairn.server.command`
+ * the user set, else `cairn serve` from PATH, else the managed environment's
+ * `cairn` (`managed`: its path, when installed); undefined when there is none.
+ */
+export function serverLaunch(config: vscode.WorkspaceConfiguration, managed?: string): ServerLaunch | undefined {
   const python = (config.get<string>(CONFIG_SERVER_PYTHON) ?? '').trim();
   if (python) {
     const args = ['-m', 'cairn', 'serve'];
-    return { command: python, args, pythonPath: python, display: [python, ...args].join(' ') };
+    return { command: python, args, pythonPath: python, display: [python, ...args].join(' '), origin: 'settings' };
   }
   const configured = config.get<string[]>(CONFIG_SERVER_COMMAND);
-  const argv = configured && configured.length > 0 ? configured : [...DEFAULT_SERVER_COMMAND];
-  const [command, ...args] = argv;
-  return { command, args, pythonPath: undefined, display: argv.join(' ') };
+  if (isSetByUser(config, CONFIG_SERVER_COMMAND) && configured && configured.length > 0) {
+    const [command, ...args] = configured;
+    return { command, args, pythonPath: undefined, display: configured.join(' '), origin: 'settings' };
+  }
+  const [program, ...args] = DEFAULT_SERVER_COMMAND;
+  if (findExecutable(program)) {
+    return { command: program, args, pythonPath: undefined, display: DEFAULT_SERVER_COMMAND.join(' '), origin: 'path' };
+  }
+  if (managed) {
+    return { command: managed, args, pythonPath: undefined, display: [managed, ...args].join(' '), origin: 'managed' };
+  }
+  return undefined;
 }
 
 /** The server settings the user set explicitly (any scope), camelCase, as `initializationOptions`. */
 export function userServerSettings(config: vscode.WorkspaceConfiguration): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const key of SERVER_SETTING_KEYS) {
-    const inspected = config.inspect(key);
-    const isSet =
-      inspected !== undefined &&
-      (inspected.globalValue !== undefined ||
-        inspected.workspaceValue !== undefined ||
-        inspected.workspaceFolderValue !== undefined);
-    if (isSet) {
+    if (isSetByUser(config, key)) {
       options[key] = config.get(key);
     }
   }
   return options;
 }
 
-/** Whether a configuration change needs a server restart (everything but `cairn.trace.*`). */
-export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = [CONFIG_SERVER_COMMAND, CONFIG_SERVER_PYTHON, ...SERVER_SETTING_KEYS];
-  return keys.some((key) => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`));
+/** What a configuration change asks of the running server. */
+export type SettingsChange = 'restart' | 'update' | 'none';
+
+/**
+ * `restart` when the change is to how the server starts or to a setting a running
+ * server cannot take over (`RESTART_SETTING_KEYS`), `update` when the server can
+ * apply it live (every other server setting), `none` otherwise (the extension's own).
+ */
+export function settingsChange(event: vscode.ConfigurationChangeEvent): SettingsChange {
+  const affects = (key: string): boolean => event.affectsConfiguration(`${CONFIG_SECTION}.${key}`);
+  if ([CONFIG_SERVER_COMMAND, CONFIG_SERVER_PYTHON, ...RESTART_SETTING_KEYS].some(affects)) {
+    return 'restart';
+  }
+  return SERVER_SETTING_KEYS.some(affects) ? 'update' : 'none';
 }
 
 /**

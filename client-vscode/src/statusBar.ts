@@ -91,7 +91,7 @@ function tooltip(stats: ContextStats | undefined, busy: boolean): vscode.Markdow
     return md;
   }
   const share = stats.availableInput > 0 ? Math.round((stats.usedInput / stats.availableInput) * PERCENT) : 0;
-  md.appendMarkdown(`**Cairn context** ${busy ? '(compacting…)' : ''}\n\n`);
+  md.appendMarkdown(`**Cairn context** of the last model call ${busy ? '(compacting…)' : ''}\n\n`);
   md.appendMarkdown(`Used ${stats.usedInput} of ${stats.availableInput} available input tokens (${share}%)\n\n`);
   md.appendMarkdown(
     `Window ${stats.contextWindow} · output ${stats.maxOutputTokens} · tool schemas ${stats.toolSchemaTokens} · margin ${stats.safetyMargin}\n\n`,

@@ -40,6 +40,7 @@ from pydantic import (
 from cairn.errors import SettingsError
 from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
 from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
+from cairn.models.session import Mode
 
 SETTINGS_FILE = "cairn.toml"
 
@@ -90,7 +91,6 @@ RESERVED_REQUEST_PARAMS: dict[str, str] = {
 # An environment variable's name (what `api_key_env` holds: never the key itself).
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-Mode = Literal["build", "plan", "review"]
 Role = Literal["main", "compaction", "explore"]
 Origin = Literal["default", "cairn.toml", "editor", "flag"]
 # How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
@@ -286,6 +286,11 @@ def role_model(settings: Settings, role: Role, main: str | None = None) -> str |
     if role == "explore":
         return settings.explore_model or main_model
     return main_model
+
+
+# Settings a running server cannot take over (the trace store stays where it was opened):
+# an editor restarts the server when one of these changes, and applies the rest live.
+RESTART_SETTINGS: frozenset[str] = frozenset({"trace_dir"})
 
 
 @dataclass

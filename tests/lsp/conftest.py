@@ -23,7 +23,8 @@ def editor(request: pytest.FixtureRequest) -> str:
 
 @pytest_asyncio.fixture
 async def start(editor: str, tmp_path: Path) -> AsyncIterator[Starter]:
-    """`await start(script=[...], settings={...}, files={...}, options=...)` → an initialized client."""
+    """`await start(script=[...], settings={...}, files={...}, options=..., experimental=...)`
+    → an initialized client."""
     clients: list[CairnClient] = []
 
     async def starter(
@@ -32,9 +33,10 @@ async def start(editor: str, tmp_path: Path) -> AsyncIterator[Starter]:
         settings: dict[str, Any] | None = None,
         files: dict[str, str] | None = None,
         options: Any = None,
+        experimental: Any = None,
     ) -> CairnClient:
         root = write_workspace(tmp_path / "ws", script=script, settings=settings, files=files)
-        client = await start_client(editor, root, options)
+        client = await start_client(editor, root, options, experimental=experimental)
         clients.append(client)
         return client
 

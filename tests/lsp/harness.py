@@ -6,8 +6,9 @@ rename odd keys; this client keeps responses to `cairn/*` requests and
 the exact PROTOCOL.md shapes. Every notification is recorded from the start,
 so a test marks the log *before* a request and waits from that mark (no race
 with notifications that arrive before a waiter would be registered).
-The client answers `workspace/applyEdit` (recording the edit) and
-`window/showMessageRequest` (with a configurable choice).
+The client answers `workspace/applyEdit` (recording the edit),
+`window/showMessageRequest` (with a configurable choice) and, when it
+declares it, `cairn/approval` (with configurable decisions).
 """
 
 from __future__ import annotations
@@ -137,9 +138,13 @@ class CairnClient(LanguageClient):
     def __init__(self) -> None:
         super().__init__(protocol_cls=CairnClientProtocol, converter_factory=default_converter)
         self.applied_edits: list[types.WorkspaceEdit] = []
+        self.edit_labels: list[str | None] = []
         self.apply_edits = True
-        self.approval: str | None = "Approve"
+        self.approval: str | None = "Run"
         self.approval_requests: list[str] = []
+        # Answers to `cairn/approval` (in order) and what was asked.
+        self.decisions: list[str] = []
+        self.approvals_asked: list[dict[str, Any]] = []
         self.registrations: list[types.Registration] = []
         self.root: Path = Path()
         self.init_result: types.InitializeResult | None = None
@@ -175,6 +180,7 @@ class Starter(Protocol):
         settings: dict[str, Any] | None = None,
         files: dict[str, str] | None = None,
         options: Any = None,
+        experimental: Any = None,
     ) -> Awaitable[CairnClient]: ...
 
 
@@ -187,6 +193,7 @@ def make_client() -> CairnClient:
         ls: CairnClient, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult:
         ls.applied_edits.append(params.edit)
+        ls.edit_labels.append(params.label)
         if ls.apply_edits:
             return types.ApplyWorkspaceEditResult(applied=True)
         return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused by the test")
@@ -197,6 +204,12 @@ def make_client() -> CairnClient:
     ) -> types.MessageActionItem | None:
         ls.approval_requests.append(params.message)
         return None if ls.approval is None else types.MessageActionItem(title=ls.approval)
+
+    @client.feature("cairn/approval")
+    def approval(ls: CairnClient, params: Any) -> dict[str, str]:
+        asked = params._asdict() if hasattr(params, "_asdict") else dict(params)
+        ls.approvals_asked.append(asked)
+        return {"decision": ls.decisions.pop(0) if ls.decisions else "reject"}
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(ls: CairnClient, params: types.RegistrationParams) -> None:
@@ -234,9 +247,14 @@ def write_workspace(
     return root
 
 
-def initialize_params(editor: str, root: Path, options: Any = None) -> types.InitializeParams:
+def initialize_params(
+    editor: str, root: Path, options: Any = None, experimental: Any = None
+) -> types.InitializeParams:
+    capabilities = known_client_capabilities(editor)
+    if experimental is not None:
+        capabilities.experimental = experimental
     return types.InitializeParams(
-        capabilities=known_client_capabilities(editor),
+        capabilities=capabilities,
         root_uri=path_to_uri(root),
         workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(root), name=root.name)],
         initialization_options=options,
@@ -252,11 +270,17 @@ def server_config(command: list[str] | None = None) -> ClientServerConfig:
 
 
 async def start_client(
-    editor: str, root: Path, options: Any = None, command: list[str] | None = None
+    editor: str,
+    root: Path,
+    options: Any = None,
+    command: list[str] | None = None,
+    experimental: Any = None,
 ) -> CairnClient:
-    """Start `cairn serve` for `root` and initialize it as `editor` would."""
+    """Start `cairn serve` for `root` and initialize it as `editor` would (plus any
+    `experimental` client capabilities)."""
     client = await server_config(command).start()
     assert isinstance(client, CairnClient)
     client.root = root
-    client.init_result = await client.initialize_session(initialize_params(editor, root, options))
+    params = initialize_params(editor, root, options, experimental)
+    client.init_result = await client.initialize_session(params)
     return client

@@ -124,7 +124,8 @@ async def test_fix_command_runs_a_turn_whose_edit_comes_back_as_apply_edit(start
     assert fix_blocks and fix_blocks[0]["ref"] == "app.py"
 
     for arguments, problem in [
-        ([uri], "2 arguments"),
+        ([uri], "2 or 3 arguments"),
+        ([uri, FORWARDED, 5], "third argument must be a session id"),
         ([uri, {"message": "no range"}], "range"),
         (["file:///etc/passwd", FORWARDED], "outside"),
     ]:

@@ -14,6 +14,9 @@ SESSION_KEYS = {"sessionId", "title", "parentId", "createdAt", "updatedAt", "tur
 async def test_sessions_can_be_listed_forked_and_deleted(start: Starter) -> None:
     client = await start()
     active = (await client.request("cairn/goalTree"))["sessionId"]
+    # Looking at a session does not write it: it is listed once something is recorded.
+    assert (await client.request("cairn/sessions", {}))["sessions"] == []
+    await client.request("cairn/goal", {"sessionId": active, "add": "Ship it"})
     listing = await client.request("cairn/sessions", {})
     assert set(listing) == {"sessions"}
     assert [s["sessionId"] for s in listing["sessions"]] == [active]
@@ -49,7 +52,8 @@ async def test_sessions_can_be_listed_forked_and_deleted(start: Starter) -> None
 
 async def test_destructive_methods_never_default_to_the_active_session(start: Starter) -> None:
     client = await start()
-    active = (await client.request("cairn/goalTree"))["sessionId"]
+    # A goal is the session's first record: from then on it is on disk and listed.
+    active = (await client.request("cairn/goal", {"add": "keep me"}))["sessionId"]
     for params in ({}, None, {"atMessageId": "m1"}):
         with pytest.raises(JsonRpcInvalidParams, match="sessionId is required"):
             await client.request("cairn/deleteSession", params)

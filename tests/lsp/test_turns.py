@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from tests.lsp.harness import Starter
 
-TURN_RESULT_KEYS = {"sessionId", "turnId", "finishReason", "text", "usage", "error"}
+TURN_RESULT_KEYS = {"sessionId", "turnId", "finishReason", "text", "usage", "error", "changedFiles"}
 TURN_EVENT_KEYS = {
     "sessionId",
     "turnId",
@@ -21,6 +21,7 @@ TURN_EVENT_KEYS = {
     "waitS",
     "model",
     "usage",
+    "detail",
 }
 SLOW_TEXT = "slowly " * 400
 CHUNK_DELAY_S = 0.05

@@ -33,7 +33,7 @@ from cairn.acp.updates import (
 )
 from cairn.agent.api import FileEdit
 from cairn.agent.tools import default_registry
-from cairn.agent.tools.edit_file import unified_diff
+from cairn.files.patches import file_patch
 from cairn.models.events import CompactionEvent
 from cairn.models.goals import Goal, GoalStatus, GoalTree
 from cairn.models.manifest import ContextStats
@@ -181,7 +181,7 @@ def test_edits_are_diffs_of_the_whole_file_and_a_new_file_has_no_old_text() -> N
 def test_a_recorded_edit_becomes_one_diff_per_hunk_of_its_patch() -> None:
     before = "".join(f"line {n}\n" for n in range(1, 30))
     after = before.replace("line 2\n", "line two\n").replace("line 25\n", "line 25b\n")
-    output = f"edited a.py (+2 -2)\n{unified_diff(before, after, 'a.py').rstrip()}"
+    output = f"edited a.py (+2 -2)\n{file_patch('a.py', before, after).rstrip()}"
     update = tool_call_finished(
         call("edit_file", path="a.py", old="x", new="y"), result(output), locate
     )
@@ -189,7 +189,7 @@ def test_a_recorded_edit_becomes_one_diff_per_hunk_of_its_patch() -> None:
     assert first["path"] == "/ws/a.py" and "line two\n" in first["newText"]
     assert "line 2\n" in first["oldText"] and "line two" not in first["oldText"]
     assert second["newText"].endswith("line 28\n") and "line 25b\n" in second["newText"]
-    created = patch_diffs(unified_diff("", "fresh\n", "n.txt"), ROOT / "n.txt")
+    created = patch_diffs(file_patch("n.txt", None, "fresh\n"), ROOT / "n.txt")
     assert created == [{"type": "diff", "path": "/ws/n.txt", "newText": "fresh\n"}]
     assert patch_diffs("edited a.py\n[... 9 characters omitted ...]", ROOT / "a.py") == []
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from cairn.compaction import policy
-from cairn.compaction.ledger import is_test_command, run_status
+from cairn.compaction.ledger import run_status
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import compaction_messages, merge_narrative, parse_narrative
 from cairn.compaction.transcript import choose_watermark
+from cairn.files.commands import is_test_command
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.models.summary import Decision, SessionSummary
 

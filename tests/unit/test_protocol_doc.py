@@ -24,17 +24,14 @@ def test_docs_protocol_md_matches_the_models_exactly() -> None:
 
 def test_a_method_and_fields_of_a_later_issue_are_missing_not_wrong() -> None:
     text = doc_text()
-    restore_row = (
-        "| `cairn/restore` | `{sessionId, turnId, files?: boolean}` | `{sessionId, "
-        "restoredFiles: string[]}` |\n"
-    )
-    text = text.replace("| `cairn/projectProfile` |", restore_row + "| `cairn/projectProfile` |")
+    later_row = "| `cairn/explain` | `{sessionId, turnId}` | `{sessionId, text: string}` |\n"
+    text = text.replace("| `cairn/projectProfile` |", later_row + "| `cairn/projectProfile` |")
     zone = 'zone: "tools"|"system"|"preamble"|"history"|"tail"|null}'
     assert zone in text
     text = text.replace(zone, zone[:-1] + ", pinned?: boolean}")
     report = check(text)
     assert report.consistent
-    assert report.missing == ["cairn/restore", "Manifest.blocks[].pinned"]
+    assert report.missing == ["cairn/explain", "Manifest.blocks[].pinned"]
 
 
 def test_a_wrong_literal_or_optionality_is_a_mismatch() -> None:

@@ -12,7 +12,7 @@ from unidiff.patch import PatchSet
 
 from cairn.agent.api import CallSite
 from cairn.agent.tools import ToolContext, default_registry
-from cairn.agent.tools.edit_file import unified_diff
+from cairn.files.patches import file_patch
 from cairn.trace import Trace
 from tests.unit.conftest import tool_context
 
@@ -195,6 +195,6 @@ async def test_refuses_binary_files(ctx: ToolContext) -> None:
 
 
 def test_unified_diff_marks_a_missing_final_newline() -> None:
-    diff = unified_diff("a\nb", "a\nc", "f.txt")
+    diff = file_patch("f.txt", "a\nb", "a\nc")
     assert "\\ No newline at end of file" in diff
     assert PatchSet(diff)[0].added == 1

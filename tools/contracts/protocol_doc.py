@@ -1,7 +1,7 @@
 """Checks a PROTOCOL.md against the implementation: `cairn.lsp.contract` and the models.
 
-Read from the document: the three method tables (client → server
-notifications and requests, server → client notifications), the `Shapes`
+Read from the document: the four method tables (client → server
+notifications and requests, server → client requests and notifications), the `Shapes`
 block, the list of block sources and the `workspace/executeCommand`
 commands. Each documented thing falls in one of three kinds:
 - consistent with the models, or a **mismatch** (a field exists on both sides
@@ -40,6 +40,7 @@ ALWAYS_OPTIONAL_PARAMS = frozenset({"sessionId"})
 TABLE_SECTIONS = {
     "Client → server notifications": "client",
     "Client → server requests": "request",
+    "Server → client requests": "server-request",
     "Server → client notifications": "server",
 }
 SCALAR_TYPES = {"string": {"string"}, "number": {"integer", "number"}, "boolean": {"boolean"}}
@@ -194,6 +195,7 @@ class Checker:
 def check_tables(checker: Checker, found: Mapping[str, str]) -> set[str]:
     """Compares every table row with the contract; returns the documented methods."""
     requests = {r.method: r for r in contract.REQUESTS}
+    server_requests = {r.method: r for r in contract.SERVER_REQUESTS}
     notes = {(n.method, n.sender): n for n in contract.NOTIFICATIONS}
     documented: set[str] = set()
     for heading, kind in TABLE_SECTIONS.items():
@@ -204,6 +206,10 @@ def check_tables(checker: Checker, found: Mapping[str, str]) -> set[str]:
                 request = requests[method]
                 _check_cell(checker, f"{method} params", row[1], request.params, "validation")
                 _check_cell(checker, f"{method} result", row[2], request.result, "serialization")
+            elif kind == "server-request" and method in server_requests:
+                asked = server_requests[method]
+                _check_cell(checker, f"{method} params", row[1], asked.params, "serialization")
+                _check_cell(checker, f"{method} result", row[2], asked.result, "validation")
             elif kind != "request" and (method, kind) in notes:
                 mode: JsonSchemaMode = "validation" if kind == "client" else "serialization"
                 _check_cell(checker, method, row[1], notes[(method, kind)].params, mode)
@@ -251,7 +257,11 @@ def check(doc: str) -> Report:
     checker = Checker()
     found = sections(doc)
     documented = check_tables(checker, found)
-    public = {r.method for r in contract.REQUESTS} | {n.method for n in contract.NOTIFICATIONS}
+    public = (
+        {r.method for r in contract.REQUESTS}
+        | {r.method for r in contract.SERVER_REQUESTS}
+        | {n.method for n in contract.NOTIFICATIONS}
+    )
     checker.report.undocumented += sorted(public - documented)
     check_shapes(checker, found.get("Shapes", ""))
     _compare_sets(checker.report, "source", _listed(doc, SOURCES_INTRO), set(get_args(Source)))

@@ -16,7 +16,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from cairn import settings
+from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.lsp import contract, methods
+from cairn.mcp.tools import MCP_REF_PREFIX
 from cairn.models import diagnostics, events, goals, messages, session
 from tools.contracts.typescript import Translator, literal
 
@@ -32,6 +34,7 @@ ALIASES: dict[str, object] = {
     "FinishReason": session.FinishReason,
     "GoalStatus": goals.GoalStatus,
     "Mode": settings.Mode,
+    "ApprovalDecision": events.ApprovalDecision,
     "Severity": diagnostics.Severity,
     "TurnEventKind": events.TurnEventKind,
 }
@@ -71,6 +74,9 @@ def wire_models() -> list[ModelMode]:
     pairs: list[ModelMode] = []
     for request in contract.REQUESTS:
         pairs += [(request.params, "validation"), (request.result, "serialization")]
+    for asked in contract.SERVER_REQUESTS:
+        pairs.append((asked.params, "serialization"))
+        pairs.append((asked.result, "validation"))
     for note in contract.NOTIFICATIONS:
         pairs.append((note.params, "validation" if note.sender == "client" else "serialization"))
     for result in contract.COMMAND_RESULTS.values():
@@ -99,8 +105,18 @@ def _maps() -> list[str]:
     for note in contract.NOTIFICATIONS:
         by_sender[note.sender][note.method] = note.params.__name__
     commands = {name: model.__name__ for name, model in contract.COMMAND_RESULTS.items()}
+    server_requests = {
+        r.method: f"{{ params: {r.params.__name__}; result: {r.result.__name__} }}"
+        for r in contract.SERVER_REQUESTS
+    }
     return [
         *_map("Requests", "Params and result of every request, by method.", requests),
+        "",
+        *_map(
+            "ServerRequests",
+            "Params and result of every server → client request, by method.",
+            server_requests,
+        ),
         "",
         *_map(
             "ClientNotifications",
@@ -137,6 +153,24 @@ def protocol_ts(header: str) -> str:
         "ServerCommand",
         "Server-side commands run through `workspace/executeCommand`.",
         command_names(),
+    )
+    lines += [""]
+    lines += _const_object(
+        "EditLabel",
+        "The labels of the server's `workspace/applyEdit` requests.",
+        {"agent": methods.AGENT_EDIT_LABEL, "restore": methods.RESTORE_EDIT_LABEL},
+    )
+    lines += [""]
+    lines += _const_object(
+        "ClientCapability",
+        "`initialize` capabilities.experimental.<section>.<key> the server reads.",
+        {"section": methods.EXPERIMENTAL_SECTION, "approvals": methods.APPROVALS_CAPABILITY},
+    )
+    lines += [""]
+    lines += _const_object(
+        "ApprovalTool",
+        "What `cairn/approval`'s `tool` names: the shell tool, or an MCP tool by this prefix.",
+        {"shell": COMMAND_TOOL, "mcpPrefix": MCP_REF_PREFIX},
     )
     lines += ["", *translator.alias_declarations()]
     for constant, alias in VALUE_LISTS.items():

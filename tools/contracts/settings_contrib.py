@@ -14,13 +14,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from cairn.settings import Settings
+from pydantic.alias_generators import to_camel
+
+from cairn.settings import RESTART_SETTINGS, Settings
 from tools.contracts.typescript import literal
 
 SECTION = "cairn"
 TITLE = "Cairn"
 SERVER_COMMAND_KEY = "server.command"
 SERVER_PYTHON_KEY = "server.pythonPath"
+REVIEW_EDITS_KEY = "edits.review"
 DEFAULT_SERVER_COMMAND = ["cairn", "serve"]
 
 # Settings of the extension itself (never sent to the server), in package.json order.
@@ -40,6 +43,15 @@ CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
         "markdownDescription": (
             "A Python interpreter that has Cairn installed; when set the server is started as "
             "`<python> -m cairn serve`."
+        ),
+    },
+    REVIEW_EDITS_KEY: {
+        "type": "boolean",
+        "default": False,
+        "description": (
+            "Review the agent's edits before they are applied: each file's change opens as a "
+            "diff with Accept and Reject (in the diff editor's title and in the chat); a "
+            "rejected edit leaves the file unchanged and the agent is told."
         ),
     },
     "trace.server": {
@@ -144,11 +156,16 @@ def with_configuration(package_json: str) -> str:
     return updated
 
 
-def setting_keys_ts(header: str) -> str:
-    """The generated `settingKeys.ts`: the configuration keys the extension reads."""
+def setting_keys_ts(header: str, distribution: str) -> str:
+    """The generated `settingKeys.ts`: the configuration keys the extension reads, and
+    the server's distribution name (what `pip install` takes)."""
     keys = ",\n".join(f"  {literal(key)}" for key in server_settings())
+    restart = ", ".join(literal(to_camel(name)) for name in sorted(RESTART_SETTINGS))
     default_command = ", ".join(map(literal, DEFAULT_SERVER_COMMAND))
     return f"""{header}
+
+/** The server's package on PyPI (`pip install` it; the command and module are `cairn`). */
+export const SERVER_DISTRIBUTION = {literal(distribution)};
 
 /** The configuration section; every key below lives under it. */
 export const CONFIG_SECTION = '{SECTION}';
@@ -156,6 +173,8 @@ export const CONFIG_SECTION = '{SECTION}';
 export const CONFIG_SERVER_COMMAND = '{SERVER_COMMAND_KEY}';
 export const CONFIG_SERVER_PYTHON = '{SERVER_PYTHON_KEY}';
 export const DEFAULT_SERVER_COMMAND: readonly string[] = [{default_command}];
+/** Review the agent's edits as diffs before they are applied (the extension's own setting). */
+export const CONFIG_REVIEW_EDITS = '{REVIEW_EDITS_KEY}';
 
 /**
  * Settings forwarded to the server as `initializationOptions`, camelCase as on
@@ -165,4 +184,7 @@ export const SERVER_SETTING_KEYS = [
 {keys},
 ] as const;
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
+
+/** Server settings a running server cannot take over: changing one restarts it (the rest apply live). */
+export const RESTART_SETTING_KEYS: readonly ServerSettingKey[] = [{restart}];
 """

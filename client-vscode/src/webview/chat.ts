@@ -1,12 +1,18 @@
 /**
  * The chat webview's script (bundled by esbuild into dist/webview/chat.js):
- * renders the transcript the extension sends, and sends prompts, Stop and
- * `@file` completion requests back. Text is always inserted with
- * textContent, never as HTML. The page (and its CSP) is built by src/chat.ts.
+ * renders the transcript the extension sends — one box per turn with the
+ * user's message, the answer as Markdown (code highlighted, with Copy and
+ * Insert), tool rows that expand to their arguments and output (a diff for
+ * edits), inline approvals and edit reviews, compactions as one collapsible
+ * line in place, the error once, and the turn's checkpoint actions — and
+ * sends prompts, answers and actions back. Text from the model goes through
+ * the Markdown renderer (raw HTML disabled) or `textContent`, never raw into
+ * the page. The page (and its CSP) is built by src/chat.ts.
  */
 import { TOKENS_PER_K } from '../constants';
-import { CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
-import { ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
+import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
+import { highlight, renderMarkdown } from './markdown';
+import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
 /** The part of the VS Code webview API this script uses. */
 interface VsCodeApi {
@@ -17,6 +23,20 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const MAX_SHOWN_COMPLETIONS = 50;
+/** A tool row's summary shows at most this much of its main argument. */
+const SUMMARY_ARGUMENT_CHARS = 60;
+const STALLED = /^stalled/;
+const FINISH_LABELS: Record<TurnResult['finishReason'], string> = {
+  stop: 'done',
+  cancelled: 'stopped',
+  error: 'failed',
+  stepLimit: 'stopped at the step limit',
+};
+const COMPACTION_KEPT: Record<CompactionEvent['kind'], string> = {
+  prune: 'old tool outputs are shown as one-line stubs; the full outputs stay in the trace',
+  summary: 'older messages are now a structured summary; the latest turns are kept as they were',
+  goal: "the finished goal's messages are folded into its summary",
+};
 
 /** The element with `id`, which must be of `type` (the page in src/chat.ts defines them). */
 function byId<T extends HTMLElement>(id: string, type: { new (): T }): T {
@@ -38,6 +58,14 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+function button(label: string, className: string, onClick: () => void, title?: string): HTMLButtonElement {
+  const node = el('button', className, label);
+  node.type = 'button';
+  if (title) node.title = title;
+  node.addEventListener('click', onClick);
+  return node;
+}
+
 function k(tokens: number): string {
   return tokens >= TOKENS_PER_K ? `${Math.round(tokens / TOKENS_PER_K)}k` : String(tokens);
 }
@@ -50,86 +78,254 @@ const mode = byId('mode', HTMLSelectElement);
 const send = byId('send', HTMLButtonElement);
 const stop = byId('stop', HTMLButtonElement);
 const list = byId('completions', HTMLUListElement);
+const banner = byId('banner', HTMLDivElement);
+const title = byId('title', HTMLSpanElement);
 
-const turns = new Map<string, HTMLDivElement>(); // turnId -> container element
-const tools = new Map<string, HTMLDetailsElement>(); // callId -> <details>
+/** One turn on the page. */
+interface TurnBox {
+  id: string | null;
+  root: HTMLElement;
+  body: HTMLElement;
+  footer: HTMLElement;
+  changed: boolean;
+  reverted: boolean;
+  ended: boolean;
+  hadError: boolean;
+}
+
+let turns: TurnBox[] = [];
+const tools = new Map<string, HTMLDetailsElement>(); // callId -> row
+const cards = new Map<string, HTMLElement>(); // approval/review id -> card
+const diffs = new Set<string>(); // callIds with a side-by-side diff
+const markdownSources = new WeakMap<HTMLElement, string>();
+let renderQueued = new Set<HTMLElement>();
 let files: string[] | null = null; // workspace-relative paths, loaded on the first "@"
 let matches: string[] = [];
 let selected = 0;
+let busy = false;
 
-const saved = vscode.getState();
-if (saved?.mode && MODES.includes(saved.mode)) mode.value = saved.mode;
+const saved = vscode.getState() ?? {};
+if (saved.mode && MODES.includes(saved.mode)) mode.value = saved.mode;
 
-// ---- transcript -----------------------------------------------------------
-function turnBox(event: TurnEvent): HTMLDivElement {
-  let box = turns.get(event.turnId);
-  if (!box) {
-    box = el('div', 'turn');
-    box.dataset.turn = event.turnId;
-    turns.set(event.turnId, box);
-    log.appendChild(box);
+function saveState(): void {
+  const chosen = MODES.find((m) => m === mode.value);
+  vscode.setState({ mode: chosen });
+}
+
+// ---- Markdown -----------------------------------------------------------------
+/** Renders a Markdown block now, with a toolbar on each code block. */
+function renderBlock(node: HTMLElement): void {
+  node.innerHTML = renderMarkdown(markdownSources.get(node) ?? '');
+  for (const pre of Array.from(node.querySelectorAll('pre'))) {
+    const code = pre.querySelector('code');
+    const text = code?.textContent ?? '';
+    const language = /language-([\w+-]+)/.exec(code?.className ?? '')?.[1] ?? '';
+    const frame = el('div', 'codeblock');
+    const bar = el('div', 'codebar');
+    bar.appendChild(el('span', 'lang', language || 'text'));
+    bar.appendChild(button('Copy', 'link', () => vscode.postMessage({ type: 'copy', text }), 'Copy the code'));
+    bar.appendChild(button('Insert', 'link', () => vscode.postMessage({ type: 'insert', text }), 'Insert at the cursor'));
+    pre.replaceWith(frame);
+    frame.appendChild(bar);
+    frame.appendChild(pre);
   }
+}
+
+/** Re-renders streamed Markdown at most once a frame. */
+function queueRender(node: HTMLElement): void {
+  if (renderQueued.size === 0) {
+    requestAnimationFrame(() => {
+      const queued = renderQueued;
+      renderQueued = new Set();
+      queued.forEach(renderBlock);
+      scrollToEnd();
+    });
+  }
+  renderQueued.add(node);
+}
+
+function markdownBlock(parent: HTMLElement, className: string, text: string): HTMLElement {
+  const node = el('div', `md ${className}`);
+  markdownSources.set(node, text);
+  renderBlock(node);
+  parent.appendChild(node);
+  return node;
+}
+
+log.addEventListener('click', (event) => {
+  const link = (event.target as HTMLElement).closest('a');
+  if (link && link.getAttribute('href')) {
+    event.preventDefault();
+    vscode.postMessage({ type: 'openLink', href: link.getAttribute('href') ?? '' });
+  }
+});
+
+// ---- turns --------------------------------------------------------------------
+function newTurn(id: string | null): TurnBox {
+  const root = el('section', 'turn');
+  const body = el('div', 'turn-body');
+  const footer = el('div', 'turn-footer');
+  root.append(body, footer);
+  if (id) root.dataset.turn = id;
+  log.appendChild(root);
+  const box: TurnBox = { id, root, body, footer, changed: false, reverted: false, ended: false, hadError: false };
+  turns.push(box);
   return box;
 }
 
-function appendStream(box: HTMLElement, className: string, text: string): void {
-  let last = box.lastElementChild;
-  if (!last || !last.classList.contains(className)) {
-    last = el('div', className);
-    box.appendChild(last);
+/** The box of turn `id`: the one waiting for its id (the user's message was shown first), or a new one. */
+function turnBox(id: string): TurnBox {
+  const known = turns.find((t) => t.id === id);
+  if (known) return known;
+  const waiting = turns.at(-1);
+  if (waiting && waiting.id === null) {
+    waiting.id = id;
+    waiting.root.dataset.turn = id;
+    return waiting;
   }
-  last.textContent = (last.textContent ?? '') + text;
+  return newTurn(id);
 }
 
-function toolRow(box: HTMLElement, event: TurnEvent, className: string, state?: string): HTMLDetailsElement {
-  const row = el('details', className);
+/** A session's title until the server has one: its first message's first line (as the server titles it). */
+const TITLE_CHARS = 80;
+
+function renderUser(entry: Extract<ChatEntry, { kind: 'user' }>): void {
+  if (turns.length === 0 && title.dataset.untitled === 'true') {
+    title.textContent = entry.text.split('\n')[0].slice(0, TITLE_CHARS);
+    title.dataset.untitled = 'false';
+  }
+  const box = newTurn(null);
+  const row = el('div', 'user');
+  if (entry.mode) row.appendChild(el('span', 'mode', entry.mode));
+  row.appendChild(el('span', 'user-text', entry.text));
+  box.root.insertBefore(row, box.body);
+}
+
+function appendStream(box: TurnBox, kind: 'text' | 'reasoning', text: string): void {
+  const last = box.body.lastElementChild;
+  if (kind === 'reasoning') {
+    let details = last instanceof HTMLDetailsElement && last.classList.contains('reasoning') ? last : null;
+    if (!details) {
+      details = el('details', 'reasoning');
+      details.appendChild(el('summary', undefined, 'Thinking'));
+      details.appendChild(el('div', 'reasoning-text'));
+      box.body.appendChild(details);
+    }
+    const target = details.querySelector('.reasoning-text');
+    if (target) target.textContent = (target.textContent ?? '') + text;
+    return;
+  }
+  if (last instanceof HTMLElement && last.classList.contains('answer')) {
+    markdownSources.set(last, (markdownSources.get(last) ?? '') + text);
+    queueRender(last);
+  } else {
+    markdownBlock(box.body, 'answer', text);
+  }
+}
+
+/** The argument a tool row's summary shows: the command, path or pattern. */
+function mainArgument(argumentsJson: string | null): string {
+  try {
+    const args = JSON.parse(argumentsJson ?? '{}') as Record<string, unknown>;
+    const value = args.command ?? args.path ?? args.pattern ?? args.add ?? args.done ?? args.focus ?? '';
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return text.length > SUMMARY_ARGUMENT_CHARS ? `${text.slice(0, SUMMARY_ARGUMENT_CHARS)}…` : text;
+  } catch {
+    return '';
+  }
+}
+
+function pretty(argumentsJson: string | null): string {
+  try {
+    return JSON.stringify(JSON.parse(argumentsJson ?? ''), null, 2);
+  } catch {
+    return argumentsJson ?? '';
+  }
+}
+
+function codeSection(parent: HTMLElement, label: string, text: string, language: string): void {
+  parent.appendChild(el('div', 'section-label', label));
+  const pre = el('pre', `tool-${label.toLowerCase()}`);
+  const code = el('code');
+  code.innerHTML = highlight(text, language);
+  pre.appendChild(code);
+  parent.appendChild(pre);
+}
+
+function setToolState(row: HTMLDetailsElement, state: string, className: string): void {
+  row.classList.remove('running', 'waiting', 'ok', 'error');
+  row.classList.add(className);
+  const node = row.querySelector('.tool-state');
+  if (node) node.textContent = state;
+}
+
+function renderToolStart(box: TurnBox, event: TurnEvent): void {
+  const row = el('details', 'tool running');
   const summary = el('summary');
   summary.appendChild(el('span', 'tool-name', event.tool || 'tool'));
-  summary.appendChild(el('span', 'tool-state', state));
+  summary.appendChild(el('span', 'tool-arg', mainArgument(event.text)));
+  summary.appendChild(el('span', 'tool-state', 'running…'));
   row.appendChild(summary);
-  box.appendChild(row);
-  return row;
+  const detail = el('div', 'tool-detail');
+  codeSection(detail, 'Arguments', pretty(event.text), 'json');
+  row.appendChild(detail);
+  box.body.appendChild(row);
+  if (event.callId) {
+    row.dataset.call = event.callId;
+    tools.set(event.callId, row);
+  }
 }
 
-function renderToolEnd(box: HTMLElement, event: TurnEvent): void {
-  const row = (event.callId ? tools.get(event.callId) : undefined) ?? toolRow(box, event, 'tool');
+function renderToolEnd(box: TurnBox, event: TurnEvent): void {
+  let row = event.callId ? tools.get(event.callId) : undefined;
+  if (!row) {
+    renderToolStart(box, { ...event, text: null });
+    row = event.callId ? tools.get(event.callId) : (box.body.lastElementChild as HTMLDetailsElement);
+  }
+  if (!row) return;
   const ok = event.ok !== false;
-  row.classList.remove('running');
-  row.classList.add(ok ? 'ok' : 'error');
-  const state = row.querySelector('.tool-state');
-  if (state) state.textContent = ok ? 'ok' : 'error';
-  if (event.text) row.appendChild(el('pre', 'tool-output', event.text));
+  setToolState(row, ok ? event.text || 'ok' : event.text || 'error', ok ? 'ok' : 'error');
+  const detail = row.querySelector('.tool-detail') ?? row;
+  const output = event.detail ?? event.text ?? '';
+  const isEdit = event.tool === 'edit_file';
+  codeSection(detail as HTMLElement, 'Output', isEdit ? output.split('\n').slice(1).join('\n') : output, isEdit ? 'diff' : '');
+  if (isEdit && ok) box.changed = true;
+  if (event.callId && (isEdit || diffs.has(event.callId))) addDiffLink(row, event.callId);
+}
+
+function addDiffLink(row: HTMLDetailsElement, callId: string): void {
+  if (!diffs.has(callId) || row.querySelector('.open-diff')) return;
+  const link = button('Open diff', 'link open-diff', () => vscode.postMessage({ type: 'openDiff', callId }), 'Show the edit side by side');
+  row.querySelector('summary')?.appendChild(link);
 }
 
 function renderEvent(event: TurnEvent): void {
-  const box = turnBox(event);
+  const box = turnBox(event.turnId);
   switch (event.kind) {
     case 'text':
-      appendStream(box, 'text', event.text || '');
-      break;
     case 'reasoning':
-      appendStream(box, 'reasoning', event.text || '');
+      appendStream(box, event.kind, event.text || '');
       break;
-    case 'toolStart': {
-      const row = toolRow(box, event, 'tool running', 'running…');
-      if (event.text) row.appendChild(el('pre', 'tool-input', event.text));
-      if (event.callId) tools.set(event.callId, row);
+    case 'toolStart':
+      renderToolStart(box, event);
       break;
-    }
     case 'toolEnd':
       renderToolEnd(box, event);
       break;
     case 'retry':
-      box.appendChild(el('div', 'retry', event.text || 'retrying'));
+      box.body.appendChild(el('div', 'retry', event.text || 'retrying'));
       break;
     case 'usage':
-      if (event.usage) box.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
+      if (event.usage) box.body.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
       break;
     case 'error':
-      box.appendChild(el('div', 'error', event.text || 'error'));
+      box.hadError = true;
+      markdownBlock(box.body, 'error', event.text || 'error');
       break;
     case 'end':
-      box.classList.add('ended');
+      box.ended = true;
+      box.root.classList.add('ended');
+      updateCheckpoints();
       break;
   }
 }
@@ -142,55 +338,198 @@ function usageText(usage: TokenUsage, requests: number): string {
   return parts.join(' · ');
 }
 
-function renderCompaction(event: CompactionEvent): void {
-  let text: string;
-  if (event.stage === 'start') {
-    text = `Compacting (${event.kind}) from ${k(event.tokensBefore)} tokens…`;
-  } else if (event.stage === 'done') {
-    text = `Compacted (${event.kind}): ${k(event.tokensBefore)} → ${k(event.tokensAfter ?? event.tokensBefore)} tokens`;
-  } else {
-    text = `Compaction (${event.kind}) failed: ${event.error || 'unknown error'}`;
+// ---- compaction -------------------------------------------------------------------
+function compactionText(event: CompactionEvent): string {
+  const after = event.tokensAfter ?? event.tokensBefore;
+  if (event.stage === 'start') return `compacting (${event.kind}) from ${k(event.tokensBefore)}…`;
+  if (event.stage === 'done') return `compacted (${event.kind}): ${k(event.tokensBefore)} → ${k(after)}`;
+  if (STALLED.test(event.error ?? '')) return `compaction (${event.kind}) skipped: nothing to compact`;
+  return `compaction (${event.kind}) failed`;
+}
+
+function renderCompaction(entry: Extract<ChatEntry, { kind: 'compaction' }>): void {
+  const event = entry.event;
+  const parent = entry.turnId ? turnBox(entry.turnId).body : log;
+  const open = Array.from(parent.querySelectorAll<HTMLDetailsElement>(`details.compaction.start[data-kind="${event.kind}"]`)).at(-1);
+  const line = event.stage !== 'start' && open ? open : el('details', 'compaction');
+  line.className = `compaction ${event.stage}`;
+  line.dataset.kind = event.kind;
+  line.textContent = '';
+  line.appendChild(el('summary', undefined, compactionText(event)));
+  const body = el('div', 'compaction-detail');
+  body.appendChild(el('div', undefined, `kept: ${COMPACTION_KEPT[event.kind]}.`));
+  if (event.tokensAfter !== null && event.stage === 'done') {
+    body.appendChild(el('div', undefined, `freed ${k(Math.max(event.tokensBefore - event.tokensAfter, 0))} tokens of context.`));
   }
-  log.appendChild(el('div', 'compaction ' + event.stage, text));
+  if (event.error && !STALLED.test(event.error)) body.appendChild(el('div', 'error', event.error));
+  line.appendChild(body);
+  if (!line.parentElement) parent.appendChild(line);
 }
 
+// ---- approvals and reviews ---------------------------------------------------------
+const APPROVAL_STATES: Record<Exclude<ApprovalState, 'pending'>, string> = {
+  once: 'You ran it.',
+  always: 'You allowed it for this session.',
+  reject: 'You rejected it.',
+  expired: 'No longer needed: the turn ended.',
+};
+
+function placeCard(id: string, card: HTMLElement, turnId: string | null, callId: string | null): void {
+  const existing = cards.get(id);
+  if (existing) {
+    existing.replaceWith(card);
+  } else {
+    const row = callId ? tools.get(callId) : undefined;
+    if (row) {
+      row.after(card);
+    } else {
+      (turnId ? turnBox(turnId).body : log).appendChild(card);
+    }
+  }
+  cards.set(id, card);
+}
+
+function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
+  const card = el('div', `card approval ${entry.state}`);
+  card.setAttribute('role', 'group');
+  card.setAttribute('aria-label', 'Approval');
+  const verb = entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'call' : 'run';
+  card.appendChild(el('div', 'card-title', `Cairn wants to ${verb} (${entry.request.tool}):`));
+  const command = el('pre', 'command');
+  command.appendChild(el('code', undefined, entry.request.command));
+  card.appendChild(command);
+  const row = tools.get(entry.request.callId);
+  if (entry.state === 'pending') {
+    const actions = el('div', 'actions');
+    const answer = (decision: 'once' | 'always' | 'reject') => () => vscode.postMessage({ type: 'approve', id: entry.id, decision });
+    actions.appendChild(button('Run', 'primary', answer('once')));
+    actions.appendChild(button('Always allow in this session', 'secondary', answer('always'), 'Run it, and run this command (with any arguments) without asking for the rest of this session'));
+    actions.appendChild(button('Reject', 'secondary', answer('reject')));
+    card.appendChild(actions);
+    if (row) setToolState(row, 'waiting for you', 'waiting');
+  } else {
+    card.appendChild(el('div', 'card-state', APPROVAL_STATES[entry.state]));
+    if (row && row.classList.contains('waiting')) setToolState(row, entry.state === 'reject' ? 'rejected' : 'running…', 'running');
+  }
+  placeCard(entry.id, card, entry.request.turnId, entry.request.callId);
+  if (entry.state === 'pending') card.querySelector('button')?.focus();
+}
+
+function renderReview(entry: Extract<ChatEntry, { kind: 'review' }>): void {
+  const card = el('div', `card review ${entry.state}`);
+  card.setAttribute('role', 'group');
+  card.setAttribute('aria-label', 'Edit review');
+  card.appendChild(el('div', 'card-title', `Review ${entry.path} (+${entry.added} −${entry.removed})`));
+  const actions = el('div', 'actions');
+  if (entry.state === 'pending') {
+    actions.appendChild(button('Open diff', 'link', () => vscode.postMessage({ type: 'openReview', id: entry.id })));
+    actions.appendChild(button('Accept', 'primary', () => vscode.postMessage({ type: 'review', id: entry.id, accept: true })));
+    actions.appendChild(button('Reject', 'secondary', () => vscode.postMessage({ type: 'review', id: entry.id, accept: false })));
+    card.appendChild(actions);
+  } else {
+    const states = { accepted: 'Accepted and saved.', rejected: 'Rejected: the file is unchanged.', expired: 'Not applied: the turn ended.' };
+    card.appendChild(el('div', 'card-state', states[entry.state]));
+  }
+  const running = Array.from(tools.values()).filter((row) => row.classList.contains('running')).at(-1);
+  if (running && entry.state === 'pending') setToolState(running, 'waiting for your review', 'waiting');
+  placeCard(entry.id, card, entry.turnId, running?.dataset.call ?? null);
+}
+
+// ---- results and checkpoints -------------------------------------------------------
 function renderResult(result: TurnResult): void {
-  const usage = result.usage || { inputTokens: 0, outputTokens: 0, cost: null };
-  const text = `${result.finishReason} · ${usageText(usage, 1)}`;
-  const box = turns.get(result.turnId) || log;
-  box.appendChild(el('div', 'result ' + result.finishReason, text));
-  if (result.error) box.appendChild(el('div', 'error', result.error));
+  const box = turnBox(result.turnId);
+  box.ended = true;
+  box.root.classList.add('ended');
+  box.changed = box.changed || result.changedFiles.length > 0;
+  if (result.error && !box.hadError) {
+    box.hadError = true;
+    markdownBlock(box.body, 'error', result.error);
+  }
+  const usage = result.usage;
+  const line = el('div', `result ${result.finishReason}`);
+  line.textContent = `${FINISH_LABELS[result.finishReason]} · ${usageText(usage, 1)} (whole turn)`;
+  box.footer.querySelector('.result')?.remove();
+  box.footer.prepend(line);
+  updateCheckpoints();
 }
 
+/** The checkpoint actions of every ended turn: restore files (when it or a later turn changed some), fork, both. */
+function updateCheckpoints(): void {
+  let laterChanges = false;
+  for (const box of [...turns].reverse()) {
+    laterChanges = laterChanges || (box.changed && !box.reverted);
+    box.footer.querySelector('.checkpoint')?.remove();
+    if (!box.ended || !box.id) continue;
+    const id = box.id;
+    const bar = el('div', 'checkpoint');
+    bar.setAttribute('role', 'group');
+    bar.setAttribute('aria-label', 'Checkpoint: back to before this turn');
+    const restore = (files: boolean, conversation: boolean) => () =>
+      vscode.postMessage({ type: 'restore', turnId: id, files, conversation });
+    if (laterChanges) {
+      bar.appendChild(button('Restore files', 'link', restore(true, false), "Undo the files' changes of this turn and of the later ones"));
+    }
+    bar.appendChild(button('Fork from here', 'link', restore(false, true), 'A new chat with the conversation before this turn'));
+    if (laterChanges) {
+      bar.appendChild(button('Restore both', 'link', restore(true, true), 'Restore the files and fork the conversation before this turn'));
+    }
+    if (box.reverted) bar.appendChild(el('span', 'reverted', 'files restored to before this turn'));
+    box.footer.appendChild(bar);
+  }
+}
+
+// ---- rows ---------------------------------------------------------------------------
 const renderers: { [K in ChatEntry['kind']]: (entry: Extract<ChatEntry, { kind: K }>) => void } = {
-  user: (entry) => {
-    const row = el('div', 'user');
-    row.appendChild(el('span', 'mode', entry.mode));
-    row.appendChild(el('span', 'user-text', entry.text));
-    log.appendChild(row);
-  },
+  user: renderUser,
   event: (entry) => renderEvent(entry.event),
-  compaction: (entry) => renderCompaction(entry.event),
+  compaction: renderCompaction,
   result: (entry) => renderResult(entry.result),
-  stopped: () => log.appendChild(el('div', 'stopped', 'Stopped.')),
-  error: (entry) => log.appendChild(el('div', 'error', entry.text)),
+  stopped: () => (turns.at(-1)?.body ?? log).appendChild(el('div', 'stopped', 'Stopped.')),
+  error: (entry) => markdownBlock(turns.at(-1)?.ended === false ? (turns.at(-1) as TurnBox).body : log, 'error', entry.text),
+  notice: (entry) => log.appendChild(el('div', 'notice', entry.text)),
+  approval: renderApproval,
+  review: renderReview,
+  reverted: (entry) => {
+    for (const box of turns) {
+      if (box.id && entry.turnIds.includes(box.id)) box.reverted = true;
+    }
+    updateCheckpoints();
+  },
 };
 
 function render(entry: ChatEntry): void {
   (renderers[entry.kind] as (entry: ChatEntry) => void)(entry);
 }
 
-function setBusy(busy: boolean): void {
+function scrollToEnd(): void {
+  log.scrollTop = log.scrollHeight;
+}
+
+function setBusy(value: boolean): void {
+  busy = value;
   send.disabled = busy;
   stop.disabled = !busy;
   document.body.classList.toggle('busy', busy);
 }
 
+function showBanner(value: Banner): void {
+  banner.textContent = '';
+  banner.hidden = value === null;
+  if (value === null) return;
+  banner.appendChild(el('span', undefined, value.text));
+  banner.appendChild(button(value.label, 'primary', () => vscode.postMessage({ type: 'banner', action: value.action })));
+}
+
 const handlers: Handlers<ToWebview> = {
   reset: (message) => {
     log.textContent = '';
-    turns.clear();
+    turns = [];
     tools.clear();
+    cards.clear();
+    diffs.clear();
+    message.diffs.forEach((id) => diffs.add(id));
+    title.textContent = message.title || 'New chat';
+    title.dataset.untitled = String(!message.title);
     message.entries.forEach(render);
     setBusy(message.busy);
   },
@@ -201,13 +540,20 @@ const handlers: Handlers<ToWebview> = {
     updateCompletions();
   },
   focus: () => prompt.focus(),
+  diff: (message) => {
+    diffs.add(message.callId);
+    const row = tools.get(message.callId);
+    if (row) addDiffLink(row, message.callId);
+  },
+  banner: (message) => showBanner(message.banner),
 };
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (dispatch(handlers, event.data)) {
-    log.scrollTop = log.scrollHeight;
+    scrollToEnd();
   }
 });
+window.addEventListener('focus', () => prompt.focus());
 
 // ---- @file completion -----------------------------------------------------
 function mentionAtCursor(): { query: string; start: number } | null {
@@ -219,6 +565,8 @@ function mentionAtCursor(): { query: string; start: number } | null {
 function hideCompletions(): void {
   list.hidden = true;
   matches = [];
+  prompt.setAttribute('aria-expanded', 'false');
+  prompt.removeAttribute('aria-activedescendant');
 }
 
 function updateCompletions(): void {
@@ -237,7 +585,9 @@ function updateCompletions(): void {
   list.textContent = '';
   matches.forEach((file, i) => {
     const item = el('li', i === selected ? 'selected' : '', file);
+    item.id = `completion-${i}`;
     item.setAttribute('role', 'option');
+    item.setAttribute('aria-selected', String(i === selected));
     item.addEventListener('mousedown', (ev) => {
       ev.preventDefault();
       accept(i);
@@ -245,6 +595,8 @@ function updateCompletions(): void {
     list.appendChild(item);
   });
   list.hidden = false;
+  prompt.setAttribute('aria-expanded', 'true');
+  prompt.setAttribute('aria-activedescendant', `completion-${selected}`);
 }
 
 function accept(index: number): void {
@@ -261,7 +613,7 @@ function accept(index: number): void {
 // ---- composer ---------------------------------------------------------------
 function submit(): void {
   const text = prompt.value.trim();
-  if (!text || send.disabled) return;
+  if (!text || busy) return;
   const chosen = MODES.find((m) => m === mode.value) ?? MODES[0];
   vscode.postMessage({ type: 'send', text, mode: chosen });
   prompt.value = '';
@@ -302,10 +654,8 @@ form.addEventListener('submit', (e) => {
   submit();
 });
 stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
-mode.addEventListener('change', () => {
-  const chosen = MODES.find((m) => m === mode.value);
-  if (chosen) vscode.setState({ mode: chosen });
-});
+mode.addEventListener('change', saveState);
 
 vscode.postMessage({ type: 'ready' });
+prompt.focus();
 document.body.dataset.ready = 'true';

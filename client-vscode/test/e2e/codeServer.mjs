@@ -39,16 +39,20 @@ export function freePort() {
   });
 }
 
-/** A fresh run folder: profile, extensions dir and a copy of test/workspace pointing at the repo's server. */
-export function prepareRun(name) {
+/**
+ * A fresh run folder: profile, extensions dir and a copy of test/workspace pointing at the repo's
+ * server. `script`: the scripted model's lines instead of the workspace's; `toml`: its cairn.toml
+ * instead; `server: false`: no cairn.server.command (the extension must find or install one).
+ */
+export function prepareRun(name, { script, toml, server = true } = {}) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const run = mkdtempSync(join(tmpdir(), `cairn-vscode-${name}-`));
   for (const dir of ['user-data/User', 'extensions', 'ws/.vscode']) mkdirSync(join(run, dir), { recursive: true });
   cpSync(join(EXTENSION_DIR, 'test', 'workspace'), join(run, 'ws'), { recursive: true });
-  writeFileSync(join(run, 'ws', '.vscode', 'settings.json'), JSON.stringify({
-    'cairn.server.command': [CAIRN_SERVER, 'serve'],
-    'cairn.trace.server': 'messages',
-  }, null, 2));
+  if (script) writeFileSync(join(run, 'ws', 'script.jsonl'), script.map((line) => JSON.stringify(line) + '\n').join(''));
+  if (toml !== undefined) writeFileSync(join(run, 'ws', 'cairn.toml'), toml);
+  const settings = { 'cairn.trace.server': 'messages', ...(server ? { 'cairn.server.command': [CAIRN_SERVER, 'serve'] } : {}) };
+  writeFileSync(join(run, 'ws', '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
   writeFileSync(join(run, 'user-data', 'User', 'settings.json'), JSON.stringify({
     'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false,
     'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
@@ -132,6 +136,59 @@ export function printClientLogs(run) {
     console.log(`---- ${file} (last ${LOG_TAIL_LINES} lines)`);
     console.log(lines.slice(-LOG_TAIL_LINES).join('\n'));
   }
+}
+
+/** The webview frame of the chat (the one that has our prompt box, once its script is wired). */
+export async function chatFrame(page, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (!frame.url().includes('fake.html')) continue;
+      if ((await frame.locator('body[data-ready="true"] #prompt').count().catch(() => 0)) > 0) return frame;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the chat webview did not load');
+}
+
+/** Runs a command from the command palette by its title. */
+export async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await input.press('Enter');
+}
+
+/** Saves a screenshot as test-results/<suite>-<nn>-<name>.png, numbered in order. */
+export function screenshotter(page, suite) {
+  let count = 0;
+  return async (name) => {
+    const file = join(RESULTS_DIR, `${suite}-${String(++count).padStart(2, '0')}-${name}.png`);
+    await page().screenshot({ path: file }).catch((error) => step(`screenshot ${name} failed: ${error}`));
+    step(`screenshot: ${file}`);
+  };
+}
+
+/** Runs named steps in order, each after the previous passed; the results for `report`. */
+export async function runSteps(steps) {
+  const results = [];
+  for (const [name, body] of steps) {
+    if (results.some((r) => !r.ok)) {
+      results.push({ name, ok: false, error: 'not run: an earlier step failed' });
+      continue;
+    }
+    const started = Date.now();
+    try {
+      await body();
+      results.push({ name, ok: true });
+      step(`ok: ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    } catch (error) {
+      results.push({ name, ok: false, error: error.stack ?? String(error) });
+    }
+  }
+  return results;
 }
 
 /** Prints per-test lines and the `SUMMARY <passed> <failed>` line .ci/vscode adds up. */

@@ -4,6 +4,7 @@
  * are written as JSON for the runner outside (test/e2e/runInHost.mjs).
  */
 import * as fs from 'fs';
+import * as path from 'path';
 
 export interface TestResult {
   name: string;
@@ -42,6 +43,22 @@ export async function waitFor<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+const SCREENSHOT_TIMEOUT_MS = 15_000;
+let shots = 0;
+
+/**
+ * A screenshot of the whole VS Code window, named `name`: the runner outside
+ * (test/e2e/runInHost.mjs) takes it and writes a marker when it is saved; this
+ * waits for the marker. Without a runner (CAIRN_TEST_SHOTS unset) it does nothing.
+ */
+export async function screenshot(name: string): Promise<void> {
+  const folder = process.env.CAIRN_TEST_SHOTS;
+  if (!folder) return;
+  const file = `${String(++shots).padStart(2, '0')}-${name}`;
+  console.log(`IN-HOST SCREENSHOT ${file}`);
+  await waitFor(`the screenshot ${file}`, () => fs.existsSync(path.join(folder, `${file}.done`)), SCREENSHOT_TIMEOUT_MS);
 }
 
 /** Runs the tests in order; `only` (a regex source) keeps the first test and the matching ones. */

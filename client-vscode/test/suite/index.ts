@@ -9,16 +9,20 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
 import { mentions } from '../../src/chat';
+import { applyTextEdits, offsetIn } from '../../src/applyEdit';
+import { transcriptEntries } from '../../src/chatTranscript';
+import { lineCounts } from '../../src/review';
 import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
 import type { CompactResult, Goal, TurnEvent, TurnResult } from '../../src/protocol';
-import { TestCase, runTests, waitFor } from './harness';
+import { TestCase, runTests, screenshot, waitFor } from './harness';
 
 const EXTENSION_ID = 'cairn-dev.cairn';
 const SCRIPTED_ANSWER = 'Hello from the script: all done.';
 const SLOW_LAST_WORD = 'word60';
 const SLOW_FIRST_WORD = 'word1';
 const CRASH_LOOP_TIMEOUT_MS = 60_000;
+const VERSION_AFTER_EDITS = 'VERSION = "0.2.0"';
 /** test/fixtures (this file runs from out/test/suite). */
 const FIXTURES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures');
 
@@ -31,6 +35,9 @@ function folderUri(): vscode.Uri {
   assert.ok(folder, 'the test workspace is open');
   return folder.uri;
 }
+
+// The script of the "Fix with Cairn" test's new chat (written into the test workspace).
+const FIX_SCRIPT = 'fix-script.jsonl';
 
 function sampleUri(): vscode.Uri {
   return vscode.Uri.joinPath(folderUri(), 'sample.py');
@@ -93,6 +100,9 @@ const tests: TestCase[] = [
       const view = await api.goals.refresh();
       assert.ok(view, 'cairn/goalTree answered');
       firstSessionId = view.sessionId;
+      assert.strictEqual(api.client.sessionId, firstSessionId, 'a session is focused from the start');
+      await vscode.commands.executeCommand('workbench.view.extension.cairn');
+      await screenshot('activated');
     },
   ],
   [
@@ -117,6 +127,36 @@ const tests: TestCase[] = [
     async () => {
       assert.deepStrictEqual(mentions('see @src/a.py, and @b.md. mail me@example.com'), ['src/a.py', 'b.md']);
       assert.deepStrictEqual(mentions('@a.py @a.py'), ['a.py']);
+    },
+  ],
+  [
+    'edits are computed before they are applied, and a transcript becomes the rows the chat shows',
+    async () => {
+      const text = 'a\r\nbb\r\nccc';
+      const edits = [new vscode.TextEdit(new vscode.Range(1, 0, 1, 2), 'B'), new vscode.TextEdit(new vscode.Range(2, 3, 2, 3), '!')];
+      assert.strictEqual(applyTextEdits(text, edits, offsetIn(text)), 'a\r\nB\r\nccc!');
+      assert.deepStrictEqual(lineCounts('x\ny\nz\n', 'x\nY\nY2\nz\n'), { added: 2, removed: 1 });
+      const event = (kind: TurnEvent['kind'], text: string | null = null): TurnEvent => ({
+        sessionId: 's', turnId: 't1', kind, text, tool: null, callId: null, ok: null, detail: null,
+        attempt: null, waitS: null, model: null, usage: null,
+      });
+      const compaction = { sessionId: 's', stage: 'done' as const, kind: 'prune' as const, tokensBefore: 9, tokensAfter: 3, error: null };
+      const rows = transcriptEntries({
+        sessionId: 's',
+        title: 'hello',
+        parentId: null,
+        turns: [
+          {
+            turnId: 't1', message: 'hello', references: ['a.py'], mode: 'plan', startedAt: '2026-01-01T00:00:00Z',
+            finishReason: 'stop', error: null, usage: { inputTokens: 5, outputTokens: 2, cost: null },
+            events: [event('text', 'hi'), event('end', 'stop')], compactions: [{ at: 1, event: compaction }],
+            changedFiles: ['a.py'], reverted: true,
+          },
+        ],
+      });
+      assert.deepStrictEqual(rows.map((r) => r.kind), ['user', 'event', 'compaction', 'event', 'result', 'reverted']);
+      const result = rows[4];
+      assert.ok(result.kind === 'result' && result.result.changedFiles[0] === 'a.py');
     },
   ],
   [
@@ -253,21 +293,36 @@ const tests: TestCase[] = [
     },
   ],
   [
-    'Show Context Manifest and Show Trace render the protocol data',
+    'Show Context Manifest and Show Trace are rendered read-only views that close without a save prompt',
     async () => {
       const manifest = await vscode.commands.executeCommand<string>('cairn.showManifest');
       assert.match(manifest, /^# Cairn context manifest/);
       // Blocks in request order: the tool schemas (the tools zone) first, then the system prompt.
       assert.match(manifest, /\| 1 \| tools \| /);
+      assert.match(manifest, /^\| 1 \| tools \| .* \| tools \|$/m, 'each block names its cache zone');
+      assert.match(manifest, /^Prompt cache: \*\*\d+\*\* tokens predicted from cache/m);
       assert.match(manifest, /\| \d+ \| system \| harness \|/);
       assert.match(manifest, /\| included \| \d+ \| \d+ \|/);
-      const shown = vscode.window.activeTextEditor?.document;
-      assert.strictEqual(shown?.languageId, 'markdown');
-      assert.strictEqual(shown?.getText(), manifest);
+      const preview = await waitFor('the rendered manifest', () => {
+        const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return tab?.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType) ? tab : undefined;
+      });
+      assert.match(preview.label, /Cairn context manifest/);
+      const source = await vscode.workspace.openTextDocument(
+        vscode.Uri.from({ scheme: 'cairn-doc', path: '/views/Cairn context manifest.md' }),
+      );
+      assert.strictEqual(source.getText(), manifest, 'the manifest is a virtual document');
+      assert.strictEqual(source.isDirty, false);
+      assert.ok(!vscode.workspace.textDocuments.some((d) => d.isUntitled || d.isDirty), 'nothing unsaved was opened');
+      await screenshot('manifest-view');
       const trace = await vscode.commands.executeCommand<string>('cairn.showTrace');
       assert.match(trace, /Read the code/);
       assert.match(trace, /## Sessions/);
       assert.ok(trace.includes(firstSessionId));
+      // A save prompt would block this (the tabs are virtual, read-only: there is none).
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await waitFor('every editor closed', () => vscode.window.tabGroups.all.every((g) => g.tabs.length === 0));
+      await screenshot('views-closed');
     },
   ],
   [
@@ -287,6 +342,9 @@ const tests: TestCase[] = [
         });
       }
       assert.ok(!api.meter.text.includes('sync~spin'), 'no spinner once compaction is over');
+      const notice = api.chat.transcript().filter((e) => e.kind === 'notice').at(-1);
+      assert.ok(notice && notice.kind === 'notice' && notice.text.startsWith('Compact Now:'), JSON.stringify(notice));
+      if (result.kind === 'none') assert.match(notice.text, /nothing to compact/);
     },
   ],
   [
@@ -347,6 +405,84 @@ const tests: TestCase[] = [
     },
   ],
   [
+    'an approval waits in the chat with the exact command: Run runs it, Reject does not',
+    async () => {
+      const pending = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Run the approved command');
+      const asked = await waitFor('an approval in the chat', () => api.approvals.waiting()[0]);
+      assert.strictEqual(asked.request.command, 'echo approved-in-chat');
+      assert.strictEqual(asked.request.sessionId, api.client.sessionId);
+      const shown = api.chat.transcript().find((e) => e.kind === 'approval' && e.id === asked.id);
+      assert.ok(shown && shown.kind === 'approval' && shown.state === 'pending', 'the chat shows it, waiting');
+      await screenshot('approval-waiting');
+      assert.ok(api.approvals.answer(asked.id, 'once'));
+      const ran = await pending;
+      assert.strictEqual(ran.finishReason, 'stop');
+      const [end] = events(ran.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'run_command');
+      assert.strictEqual(end.ok, true);
+      assert.match(end.detail ?? '', /approved-in-chat/);
+
+      const second = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Run the other command');
+      const next = await waitFor('the second approval', () => api.approvals.waiting()[0]);
+      assert.strictEqual(next.request.command, 'echo rejected-in-chat');
+      assert.ok(api.approvals.answer(next.id, 'reject'));
+      const rejected = await second;
+      const [refused] = events(rejected.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'run_command');
+      assert.strictEqual(refused.ok, false);
+      assert.match(refused.text ?? '', /not approved by the user: echo rejected-in-chat/);
+      await screenshot('approval-answered');
+    },
+  ],
+  [
+    'review mode: a rejected edit leaves the file unchanged and the agent is told',
+    async () => {
+      const config = vscode.workspace.getConfiguration('cairn');
+      await config.update('edits.review', true, vscode.ConfigurationTarget.Workspace);
+      const version = workspaceUri('version.py');
+      const before = onDisk(version);
+      assert.ok(before.includes(VERSION_AFTER_EDITS), before);
+      try {
+        const pending = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.3.0');
+        const review = await waitFor('an edit held for review', () => api.reviews.waiting()[0]);
+        assert.strictEqual(review.path, 'version.py');
+        await waitFor('the review diff editor', () => {
+          const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+          return tab?.input instanceof vscode.TabInputTextDiff ? tab : undefined;
+        });
+        await screenshot('review-diff');
+        assert.ok(api.reviews.decide(review.id, false));
+        const result = await pending;
+        const [end] = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.strictEqual(end.ok, false);
+        assert.match(end.text ?? '', /rejected/);
+        assert.strictEqual(onDisk(version), before, 'the file on disk is unchanged');
+        const doc = openDocument(version);
+        assert.ok(!doc || (doc.getText() === before && !doc.isDirty), 'and so is its editor');
+        await screenshot('review-rejected');
+      } finally {
+        await config.update('edits.review', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    },
+  ],
+  [
+    'restoring a checkpoint brings the files back (an edited one and a created one)',
+    async () => {
+      const version = workspaceUri('version.py');
+      const notes = workspaceUri('notes.md');
+      const before = onDisk(version);
+      const result = await vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump to 0.4.0 and write notes');
+      assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+      assert.deepStrictEqual([...result.changedFiles].sort(), ['notes.md', 'version.py']);
+      assert.ok(onDisk(version).includes('0.4.0') && fs.existsSync(notes.fsPath));
+      await screenshot('checkpoint-before-restore');
+      const restored = await api.chat.restore(result.turnId, true, false, true);
+      assert.deepStrictEqual(restored, ['notes.md', 'version.py']);
+      assert.strictEqual(onDisk(version), before, 'version.py is back');
+      assert.ok(!fs.existsSync(notes.fsPath), 'notes.md, which the turn created, is gone');
+      assert.ok(api.chat.transcript().some((e) => e.kind === 'reverted' && e.turnIds.includes(result.turnId)));
+      await screenshot('checkpoint-restored');
+    },
+  ],
+  [
     'sessions: fork opens the fork, delete removes it, open switches back',
     async () => {
       const sessions = await api.sessions.refresh();
@@ -365,6 +501,76 @@ const tests: TestCase[] = [
       assert.ok(first);
       await vscode.commands.executeCommand('cairn.session.open', first);
       assert.strictEqual(api.client.sessionId, firstSessionId);
+    },
+  ],
+  [
+    '"Fix with Cairn" runs in the focused session (a new chat), and reload restores its transcript',
+    async () => {
+      await vscode.commands.executeCommand('cairn.newChat');
+      const focused = api.client.sessionId;
+      assert.ok(focused && focused !== firstSessionId, 'a new chat is a new session');
+      assert.deepStrictEqual(api.chat.transcript(), [], 'the new chat is empty');
+      // A new session reads its script from the first line (the cursor is per session), so
+      // the new chat gets a script of its own.
+      const config = vscode.workspace.getConfiguration('cairn');
+      await vscode.workspace.fs.writeFile(workspaceUri(FIX_SCRIPT), Buffer.from('{"text": "Fixed it in the new chat."}\n'));
+      try {
+        await config.update('model', `scripted/${FIX_SCRIPT}`, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server to use the fix script', async () => {
+          const catalog = await api.client.requestRaw('cairn/models', {});
+          return catalog.current === `scripted/${FIX_SCRIPT}`;
+        });
+        const sample = sampleUri();
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(sample));
+        const diagnostic = new vscode.Diagnostic(new vscode.Range(4, 11, 4, 18), 'cairn-test: name it', vscode.DiagnosticSeverity.Warning);
+        // What a "Fix with Cairn" quick fix runs: the server's cairn.fix with [uri, diagnostic].
+        const result = await vscode.commands.executeCommand<TurnResult>('cairn.fix', sample.toString(), toWireDiagnostic(diagnostic));
+        assert.ok(result, 'the quick fix answered');
+        assert.strictEqual(result.sessionId, focused, 'it ran in the focused session');
+        assert.ok(api.chat.transcript().some((e) => e.kind === 'user' && e.text === 'Fix: cairn-test: name it'));
+        await waitFor('the fix text in the chat', () => turnText(result.turnId).includes('Fixed it in the new chat.'));
+        const shown = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
+
+        const restarted = new Promise<void>((resolve) => {
+          const sub = api.client.onDidStart.event(() => {
+            sub.dispose();
+            resolve();
+          });
+        });
+        await api.client.restart();
+        await restarted;
+        await api.chat.loaded;
+        assert.strictEqual(api.client.sessionId, focused, 'the same session is focused after the restart');
+        const reloaded = api.chat.transcript().map((e) => (e.kind === 'event' ? `${e.event.kind}:${e.event.text ?? ''}` : e.kind));
+        const text = (rows: string[]): string => rows.filter((r) => r.startsWith('text:')).map((r) => r.slice(5)).join('');
+        assert.strictEqual(text(reloaded), text(shown), 'the same answer');
+        // Per-call usage and retry rows are live only (the trace keeps the turn's sum).
+        const rows = (all: string[]): string[] => all.filter((r) => !/^(text|usage|retry):/.test(r));
+        assert.deepStrictEqual(rows(reloaded), rows(shown), 'the same rows, read back from the trace');
+        await screenshot('transcript-restored');
+      } finally {
+        await config.update('model', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    },
+  ],
+  [
+    'settings the server can apply live do not restart it',
+    async () => {
+      let starts = 0;
+      const sub = api.client.onDidStart.event(() => starts++);
+      const config = vscode.workspace.getConfiguration('cairn');
+      try {
+        await config.update('maxOutputTokens', 1234, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server to use the new setting', async () => {
+          const stats = await api.client.request('cairn/contextStats', {});
+          return stats.maxOutputTokens === 1234;
+        });
+        assert.strictEqual(starts, 0, 'no restart');
+        assert.strictEqual(api.client.state, 'running');
+      } finally {
+        await config.update('maxOutputTokens', undefined, vscode.ConfigurationTarget.Workspace);
+        sub.dispose();
+      }
     },
   ],
   [
@@ -399,7 +605,7 @@ const tests: TestCase[] = [
         () => (api.client.state === 'failed' ? api.client.lastError : undefined),
       );
       assert.ok(error.includes(`has no module \`cairn\``), error);
-      assert.ok(error.includes(`${python} -m pip install cairn`), error);
+      assert.ok(error.includes(`${python} -m pip install cairn-lsp`), error);
       await config.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
       await waitFor('the server to run again', () => api.client.state === 'running');
     },

@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from cairn.files.workspace import Workspace
+from cairn.models.catalog import ModelCatalog
 from cairn.models.diagnostics import Diagnostic
 from cairn.models.events import (
+    ApprovalDecision,
     CompactionEvent,
     CompactResult,
     GoalTreeView,
+    RestoreResult,
     SessionInfo,
     TurnEvent,
     TurnResult,
@@ -31,15 +34,22 @@ from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
+from cairn.models.transcript import Transcript
 from cairn.settings import McpServerSettings, Mode, Settings
+
+# Why the engine edits a file: a tool call's edit (an editor may hold it for review), or
+# a checkpoint restore (`restore`; never held).
+EditPurpose = Literal["agent", "restore"]
 
 
 @dataclass(frozen=True)
 class CallSite:
-    """Which session, and which of its tool calls (None outside a call), a callback serves."""
+    """Which session, and which of its tool calls (None outside a call), a callback serves;
+    `purpose` says why an edit is made."""
 
     session_id: str
     call_id: str | None = None
+    purpose: EditPurpose = "agent"
 
 
 @dataclass(frozen=True)
@@ -79,17 +89,19 @@ class EngineListener(Protocol):
 
 # The user's answer to a command outside the allowlist (or an MCP tool not marked
 # read-only): run it this once, run it and allow it for the rest of the session, or refuse it.
-Approval = Literal["once", "always", "reject"]
+Approval = ApprovalDecision
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
     """What is asked: a shell command, or (`tool` set: `mcp:server/tool`) an MCP tool call,
-    `command` then saying the tool and its arguments; "always" allows the whole tool."""
+    `command` then saying the tool and its arguments; "always" allows the whole tool.
+    `turn_id`: the turn the call (`site`) belongs to."""
 
     site: CallSite
     command: str
     tool: str | None = None
+    turn_id: str = ""
 
 
 # Asked before running a shell command that is not allow-listed, or an MCP tool call.
@@ -199,7 +211,9 @@ class EngineApi(Protocol):
     def sessions(self) -> list[SessionInfo]: ...
 
     def new_session(self) -> str:
-        """Create an empty session (the active one is unchanged) and return its id."""
+        """Create an empty session, make it the active one and return its id. It is
+        written by its first record: a prompt that fails before any model call (see
+        `turn`) leaves no session behind."""
         ...
 
     def session_meta(self, session_id: str) -> SessionMeta:
@@ -213,6 +227,23 @@ class EngineApi(Protocol):
     def fork(self, session_id: str, at_message_id: str | None = None) -> str: ...
 
     def delete_session(self, session_id: str) -> None: ...
+
+    def transcript(self, session_id: str | None = None) -> Transcript:
+        """The session's turns as the editor's chat shows them, read from the trace."""
+        ...
+
+    async def restore(
+        self, session_id: str, turn_id: str, *, files: bool = True, conversation: bool = False
+    ) -> RestoreResult:
+        """Back to before turn `turn_id`: its and every later turn's recorded file changes
+        undone (`files`), and/or a fork of the conversation before it (`conversation`).
+        All or nothing: a file changed since is an error naming it, and nothing is
+        written. Not while a turn of the session runs."""
+        ...
+
+    def models(self) -> ModelCatalog:
+        """The configured model and the providers and models one can choose from."""
+        ...
 
     def files_changed(self, paths: Sequence[Path]) -> None:
         """Files were created, changed or deleted outside the agent (the editor's file

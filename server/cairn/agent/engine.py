@@ -7,10 +7,12 @@ patched in afterwards: the context side (`cairn.agent.parts`: the live
 builder, the tools), then the model runtime, compaction, the turn runner
 and the explorer that runs branch turns through it. All of them read one
 `SettingsRef`, so `update_settings` is one assignment. Sessions: the active
-one is created on first use; any other is opened from its trace, so a new
-engine on the same workspace resumes a session by id, on the session's
-model (`session_model`). A turn that cannot call its model (none
-configured, the key variable unset) fails before anything is recorded. Each turn runs in its
+one is created on first use (or by `new_session`), in memory until its first
+record; any other is opened from its trace, so a new engine on the same
+workspace resumes a session by id, on the session's model
+(`session_model`). A turn that cannot call its model (none configured, the
+key variable unset, a scripted model without its script) fails before
+anything is recorded. Each turn runs in its
 own `TurnScope`; work on a session between turns (a dry run, a goal the
 user finished, a forced compaction) gets one too. Methods only translate to
 the parts in `cairn.agent` and report through the listener. File events
@@ -25,6 +27,7 @@ them; `close` asks them to stop.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -45,27 +48,41 @@ from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.processes import ProcessGroups
 from cairn.agent.recovery import fork_session, recover
+from cairn.agent.restore import checkpoint, fork_before, restore_files
 from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
 from cairn.agent.snapshot import TurnPatches, workspace_snapshots
+from cairn.agent.transcript import build_transcript
 from cairn.context.mentions import turn_references
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
+from cairn.llm.catalog import model_catalog
 from cairn.llm.guide import no_model_message
+from cairn.llm.preflight import check_model
 from cairn.mcp import McpCatalog, McpHub, ServerStatus
 from cairn.models.base import utc_now
-from cairn.models.events import CompactResult, GoalTreeView, SessionInfo, TurnResult
+from cairn.models.catalog import ModelCatalog
+from cairn.models.events import (
+    CompactResult,
+    GoalTreeView,
+    RestoreResult,
+    SessionInfo,
+    TurnResult,
+)
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
+from cairn.models.transcript import Transcript
 from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
 from cairn.trace.rebuild import open_turns
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
+FORK_TITLE = "{title} (fork)"
+RUNNING_TURN = "a turn is running in session {session}; stop it first"
 CANCELLED_AT_ONCE = "cancelled by the user (exited at once)"
 
 
@@ -137,8 +154,10 @@ class Engine:
         return self._active
 
     def new_session(self) -> str:
-        session = Session(self.store.create(model=self.settings.model))
+        """A new session, now the active one; on disk from its first record."""
+        session = Session(self.store.create(model=self.settings.model or None, lazy=True))
         self._sessions[session.id] = session
+        self._active = session.id
         return session.id
 
     def session(self, session_id: str | None = None) -> Session:
@@ -180,7 +199,8 @@ class Engine:
 
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
         source = self.session(session_id)
-        return fork_session(self.store, source.id, at_message_id).id
+        title = FORK_TITLE.format(title=source.meta().title) if source.meta().title else ""
+        return fork_session(self.store, source.id, at_message_id, title=title).id
 
     def record_cancelled(self, session_id: str) -> None:
         """End the session's open turns `cancelled` now, for a front end exiting at once
@@ -193,6 +213,11 @@ class Engine:
             session.save_turn(turn)
 
     def delete_session(self, session_id: str) -> None:
+        pending = self._sessions.get(session_id)
+        if pending is not None and not pending.trace.written:
+            del self._sessions[session_id]  # never written: nothing on disk to remove
+            self._active = None if self._active == session_id else self._active
+            return
         resolved = self.store.resolve_id(session_id)
         session = self._sessions.pop(resolved, None)
         if session is not None:
@@ -266,6 +291,8 @@ class Engine:
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
         self.runtime.check(chosen, chosen)
+        if chosen is not None:
+            check_model(self.runtime, chosen)
 
     async def turn(
         self,
@@ -292,6 +319,37 @@ class Engine:
         self._tell_mcp(catalog)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
+
+    # -- checkpoints and transcripts ---------------------------------------------
+
+    def transcript(self, session_id: str | None = None) -> Transcript:
+        return build_transcript(self.session(session_id))
+
+    async def restore(
+        self, session_id: str, turn_id: str, *, files: bool = True, conversation: bool = False
+    ) -> RestoreResult:
+        """Back to before a turn: its files and/or its conversation (`cairn.agent.restore`)."""
+        if not files and not conversation:
+            raise InvalidRequestError("nothing to restore: set files and/or conversation")
+        session = self.session(session_id)
+        if session.turn_lock.locked():
+            raise InvalidRequestError(RUNNING_TURN.format(session=session.id))
+        point = checkpoint(session, turn_id)
+        restored: list[str] = []
+        if files:
+            restored = await restore_files(
+                session,
+                point,
+                self.workspace,
+                self.runner.editor.apply_edit,
+                self.runner.patches.snapshots,
+            )
+            self.files.files_changed([self.workspace.resolve(rel) for rel in restored])
+        target = fork_before(self.store, session, point) if conversation else session.id
+        return RestoreResult(session_id=target, restored_files=restored)
+
+    def models(self) -> ModelCatalog:
+        return model_catalog(self.settings.model, os.environ)
 
     # -- context -----------------------------------------------------------------
 

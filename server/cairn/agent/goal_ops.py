@@ -45,11 +45,12 @@ def change_goal(
 
 
 def set_mission(session: Session, listener: SafeListener, user: Message) -> None:
-    """A session's first turn sets the mission from its message (once the message is
-    recorded: the same rule `replay_goals` follows, so the two always agree)."""
+    """A session's first turn sets the mission from its message, and so does the next
+    prompt while the model never answered (every earlier turn failed before a reply) —
+    once the message is recorded: the rule `replay_goals` follows, so the two agree."""
     tree = session.goals()
     mission = mission_of(user.text())
-    if tree.mission or not mission:
+    if (tree.mission and not session.never_answered()) or not mission:
         return
     session.trace.save_goals(tree.model_copy(update={"mission": mission}))
     listener.on_goal_tree_changed(session.goal_view())

@@ -25,14 +25,14 @@ ARTIFACT_MIN_CHARS = 400
 OUTPUT_ARTIFACT_KIND = "tool"
 
 
-def current_text(workspace: Workspace, path: Path) -> str:
-    """The editor's or the disk's text of `path`; '' for a file that does not exist yet."""
+def current_text(workspace: Workspace, path: Path) -> str | None:
+    """The editor's or the disk's text of `path`; None for a file that does not exist yet."""
     if path in workspace.buffers or path.is_file():
         try:
             return workspace.read_text(path)
         except OSError:
             return ""
-    return ""
+    return None
 
 
 @dataclass
@@ -53,9 +53,7 @@ class EditCapture:
             text = await self.reader(site, path)
             if text is not None:
                 return text
-        if path in self.workspace.buffers or path.is_file():
-            return current_text(self.workspace, path)
-        return None
+        return current_text(self.workspace, path)
 
     async def __call__(self, site: CallSite, path: Path, text: str) -> bool:
         before = await self._before(site, path)
@@ -71,7 +69,7 @@ class EditCapture:
 def record_edits(workspace: Workspace, edits: list[FileEdit], edit_log: EditLog) -> None:
     """Add a call's whole-file edits to the turn's edit log (for the turn's patch)."""
     for edit in edits:
-        edit_log.record(workspace.relative(edit.path), edit.before or "", edit.after)
+        edit_log.record(workspace.relative(edit.path), edit.before, edit.after)
 
 
 def output_artifact(trace: Trace, outcome: ToolOutcome) -> str | None:

@@ -24,7 +24,7 @@ as it was at the fork message, replayed from the same records.
 
 from __future__ import annotations
 
-from cairn.errors import TraceLockedError
+from cairn.errors import InvalidRequestError, TraceLockedError
 from cairn.goals.replay import replay_goals
 from cairn.models.goals import GoalTree
 from cairn.models.session import SessionMeta, TurnRecord
@@ -135,14 +135,34 @@ def recover(trace: Trace, *, write: bool = True) -> list[str]:
     return notes
 
 
-def fork_session(store: TraceStore, session_id: str, at_message_id: str | None = None) -> Trace:
-    """Fork `session_id` at `at_message_id` (all of it when None) with the goal tree of that moment.
+def fork_session(
+    store: TraceStore,
+    session_id: str,
+    at_message_id: str | None = None,
+    *,
+    before_message_id: str | None = None,
+    title: str | None = None,
+) -> Trace:
+    """Fork `session_id` at `at_message_id`, or just before `before_message_id` (all of it
+    when neither is given), with the goal tree of that moment, titled `title` (the parent's
+    when None).
 
-    At a message, the tree is replayed from the parent's records up to it; a fork of the
-    whole session keeps the parent's current tree (rebuilt too if `goal.json` is damaged)."""
+    At or before a message, the tree is replayed from the parent's records up to it; a fork
+    of the whole session keeps the parent's current tree (rebuilt too if `goal.json` is
+    damaged)."""
     parent = store.open(session_id)
-    if at_message_id is None:
+    messages = parent.messages()
+    if before_message_id is not None:
+        ids = [m.id for m in messages]
+        if before_message_id not in ids:
+            raise InvalidRequestError(
+                f"message {before_message_id!r} is not in session {parent.id}"
+            )
+        tree = replay_goals(messages[: ids.index(before_message_id)]).tree
+    elif at_message_id is None:
         tree, _ = goals_of(parent)
     else:
-        tree = replay_goals(parent.messages(), until=at_message_id).tree
-    return store.fork(parent.id, at_message_id, goals=tree)
+        tree = replay_goals(messages, until=at_message_id).tree
+    return store.fork(
+        parent.id, at_message_id, before_message_id=before_message_id, title=title, goals=tree
+    )

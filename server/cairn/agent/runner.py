@@ -141,7 +141,7 @@ class TurnRunner:
         snapshot = await self.patches.start(scope.read_only)
         user = session.append("user", user_parts)
         set_mission(session, scope.listener, user)
-        turn = new_turn(session, user, snapshot, scope.inputs.model)
+        turn = new_turn(session, user, snapshot, scope.inputs.model, scope.inputs.mode)
         session.start_turn(turn, scope.inputs.user_message, self.config.current.model)
         if turn.switched_from is not None:
             scope.listener.on_log(f"model: {turn.model} (this session used {turn.switched_from})")

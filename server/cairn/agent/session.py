@@ -154,11 +154,21 @@ class Session:
     def meta(self) -> SessionMeta:
         return self.trace.meta()
 
+    def never_answered(self) -> bool:
+        """Every turn so far failed without a reply from the model (or there is none):
+        the session's title and mission still wait for a prompt that works."""
+        return all(
+            t.finish_reason == "error" and t.usage.output_tokens == 0
+            for t in self.trace.meta().turns
+        )
+
     def start_turn(self, turn: Turn, title: str, configured_model: str | None = None) -> None:
-        """Record a turn's start (journal first, then meta); its model becomes the session's
-        (a switch is noted on it)."""
+        """Record a turn's start (journal first, then meta); the first prompt (or the
+        first after failed ones) titles the session; its model becomes the session's (a
+        switch is noted on it)."""
+        retitle = self.never_answered()
         meta = self.trace.meta()
-        if not meta.title and title:
+        if (not meta.title or retitle) and title:
             meta.title = title_of(title)
         if turn.model is not None:
             if meta.turns and meta.model not in (None, turn.model):

@@ -5,7 +5,8 @@ HEAD` and every untracked, not ignored file, by path and content; both None
 outside a git repository) and the id of a snapshot tree of the whole
 workspace (`cairn.trace.snapshots`: Cairn's own repository under `.cairn/`,
 so it works outside git too), with the editor's unsaved buffers in place of
-their files.
+their files (at the end also the agent's edits an editor applied that the
+server has seen neither in a buffer nor on disk: `EditLog.unseen`).
 
 The turn's patch is the unified diff from that tree to a snapshot taken when
 the turn ends: every change to the workspace during the turn, whatever made
@@ -16,13 +17,14 @@ artifact (git's format: `diff --git` headers, `/dev/null` for added and
 deleted files, no renames; binary files as a `Binary files … differ` line,
 their bytes in the start tree). Without git, the patch is the diff of the
 files the agent edited (`EditLog`), from their text before the first edit to
-their text after the last.
+their text after the last, written by `cairn.files.patches.file_patch` (the
+one writer of a file's diff, in the same format). `cairn/restore` undoes
+either kind of patch through `cairn.files.patches.undo_patch`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
 import subprocess
 from collections.abc import Mapping
@@ -33,6 +35,7 @@ import xxhash
 
 from cairn.files.guard import secret_rule
 from cairn.files.ignore import IgnoreRules, has_always_ignored_part
+from cairn.files.patches import file_patch
 from cairn.files.secrets import SECRET_DIR_NAMES, SECRET_EXEMPT_NAMES, SECRET_NAME_PATTERNS
 from cairn.files.workspace import Workspace
 from cairn.trace.snapshots import SnapshotError, Snapshots, exclude_lines
@@ -140,25 +143,14 @@ def tree_patch(snapshots: Snapshots, before: str, after: str) -> str | None:
         return None
 
 
-def file_patch(path: str, before: str, after: str) -> str:
-    """A unified diff of one file (`a/<path>` → `b/<path>`); '' when unchanged."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
 class EditLog:
-    """The first and latest text of every file edited during one turn."""
+    """The first and latest text of every file edited during one turn (None: no file)."""
 
     def __init__(self) -> None:
-        self._original: dict[str, str] = {}
-        self._latest: dict[str, str] = {}
+        self._original: dict[str, str | None] = {}
+        self._latest: dict[str, str | None] = {}
 
-    def record(self, path: str, before: str, after: str) -> None:
+    def record(self, path: str, before: str | None, after: str | None) -> None:
         self._original.setdefault(path, before)
         self._latest[path] = after
 
@@ -169,6 +161,22 @@ class EditLog:
     def patch(self) -> str:
         """The turn's patch: every edited file's diff, in first-edit order."""
         return "".join(file_patch(p, self._original[p], self._latest[p]) for p in self._latest)
+
+    def unseen(self, root: Path) -> dict[str, str]:
+        """Edited files whose disk still has their text from before the first edit: the
+        edits went to an editor buffer the server was not told about (yet). Path → the
+        latest text (a deletion is left out: an overlay cannot remove a file)."""
+        found: dict[str, str] = {}
+        for path, latest in self._latest.items():
+            if latest is None or latest == self._original[path]:
+                continue
+            try:
+                disk: str | None = (root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                disk = None
+            if disk == self._original[path]:
+                found[path] = latest
+        return found
 
 
 @dataclass(frozen=True)
@@ -187,10 +195,23 @@ class TurnPatches:
         root = self.workspace.root
         return await asyncio.to_thread(take_snapshot, root, self.snapshots, overlays)
 
+    def _end_overlays(self, edit_log: EditLog) -> dict[str, bytes]:
+        """The buffers the server knows, and the agent's edits applied in an editor that the
+        server has not seen in a buffer or on disk (what the editor holds after the turn)."""
+        overlays = buffer_overlays(self.workspace, self.ignore)
+        root = self.workspace.root
+        for path, text in edit_log.unseen(root).items():
+            full = root / path
+            if path in overlays or has_always_ignored_part(path) or self.ignore.is_ignored(full):
+                continue
+            if secret_rule(self.workspace, full) is None:
+                overlays[path] = text.encode("utf-8")
+        return overlays
+
     async def patch(self, start_tree: str | None, edit_log: EditLog) -> str:
         """The turn's patch: start tree → the workspace now, else the edited files' diff."""
         if start_tree is not None and self.snapshots is not None:
-            overlays = buffer_overlays(self.workspace, self.ignore)
+            overlays = self._end_overlays(edit_log)
             end = await asyncio.to_thread(take_tree, self.snapshots, overlays)
             if end is not None:
                 patch = await asyncio.to_thread(tree_patch, self.snapshots, start_tree, end)

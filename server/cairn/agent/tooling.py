@@ -17,8 +17,10 @@ tools).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cairn.agent.api import ToolCallEvent
 from cairn.agent.recorder import EditCapture, output_artifact, record_edits
@@ -27,6 +29,9 @@ from cairn.agent.tools import ToolContext, ToolOutcome
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
+
+# Tool arguments and outputs sent to the editor in turn events are cut to this length.
+MAX_EVENT_DETAIL_CHARS = 16_000
 
 
 def malformed_outcome(call: ToolCall) -> ToolOutcome:
@@ -39,6 +44,22 @@ def malformed_outcome(call: ToolCall) -> ToolOutcome:
 
 def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def arguments_text(arguments: Mapping[str, Any] | None, raw: str = "") -> str | None:
+    """A toolStart event's text: the call's arguments as JSON (shortened when very long);
+    the raw text the model sent when it is not a JSON object."""
+    if arguments is None:
+        return event_detail(raw) if raw else None
+    return event_detail(json.dumps(arguments, ensure_ascii=False))
+
+
+def event_detail(text: str) -> str:
+    """`text`, or its head and a note when longer than `MAX_EVENT_DETAIL_CHARS`."""
+    if len(text) <= MAX_EVENT_DETAIL_CHARS:
+        return text
+    dropped = len(text) - MAX_EVENT_DETAIL_CHARS
+    return f"{text[:MAX_EVENT_DETAIL_CHARS]}\n[… {dropped} more characters in the trace]"
 
 
 def exit_code_of(outcome: ToolOutcome) -> int | None:
@@ -82,7 +103,12 @@ class ToolRunner:
     capture: EditCapture
 
     def _event(
-        self, kind: TurnEventKind, call: ToolCall, ok: bool | None, text: str | None
+        self,
+        kind: TurnEventKind,
+        call: ToolCall,
+        ok: bool | None,
+        text: str | None,
+        output: str | None = None,
     ) -> None:
         session = self.scope.session
         self.scope.listener.on_turn_event(
@@ -94,6 +120,7 @@ class ToolRunner:
                 call_id=call.call_id,
                 ok=ok,
                 text=text,
+                detail=None if output is None else event_detail(output),
             )
         )
 
@@ -118,7 +145,7 @@ class ToolRunner:
         recorded = ToolCallPart(
             call_id=call.call_id, name=call.name, arguments=call.arguments or {}
         )
-        self._event("toolStart", call, None, None)
+        self._event("toolStart", call, None, arguments_text(call.arguments, call.raw_arguments))
         self._call_event(ToolCallEvent(session.id, turn, recorded))
         self.capture.take()
         self.ctx.call_id = call.call_id
@@ -141,7 +168,7 @@ class ToolRunner:
         )
         subtasks, session.pending_subtasks = session.pending_subtasks, []
         session.append("tool", [part, *subtasks], goal_id=assistant.goal_id, use_focus=False)
-        self._event("toolEnd", call, succeeded(outcome), activity_text(outcome))
+        self._event("toolEnd", call, succeeded(outcome), activity_text(outcome), outcome.output)
         done = edits if outcome.ok else []
         self._call_event(ToolCallEvent(session.id, turn, recorded, part, tuple(done)))
         return part

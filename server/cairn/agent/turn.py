@@ -5,8 +5,8 @@ A turn ends when the model answers without tool calls (`stop`), after
 reply with malformed tool-call JSON or a spent `turn_deadline_s` (`error`,
 with a message), or when the awaiting task is cancelled (`cancelled`: the
 text streamed so far is recorded, the turn is saved, and the cancellation
-propagates). The turn record keeps its start snapshot, model, usage, finish
-reason and its patch: every change to the workspace between the start
+propagates). The turn record keeps its start snapshot, model, mode, usage,
+finish reason and its patch: every change to the workspace between the start
 snapshot and its end (`cairn.agent.snapshot`). Everything the turn shares
 with its tools and the compactor is in its `TurnScope`.
 
@@ -43,7 +43,7 @@ from cairn.llm.cache_hints import CacheHints
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
-from cairn.models.session import FinishReason, Turn, Usage
+from cairn.models.session import FinishReason, Mode, Turn, Usage
 from cairn.settings import Settings
 
 # The second reply with malformed tool-call JSON in one turn ends the turn.
@@ -273,7 +273,11 @@ class TurnLoop:
 
 
 def new_turn(
-    session: Session, user_message: Message, snapshot: StartSnapshot, model: str | None = None
+    session: Session,
+    user_message: Message,
+    snapshot: StartSnapshot,
+    model: str | None,
+    mode: Mode,
 ) -> Turn:
     turn_id = session.current_turn_id
     assert turn_id is not None
@@ -284,6 +288,7 @@ def new_turn(
         start_dirty_hash=snapshot.dirty_hash,
         start_tree=snapshot.tree,
         model=model,
+        mode=mode,
     )
 
 
@@ -310,6 +315,7 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome, patch: str) ->
             cost=loop.usage.cost,
         ),
         error=outcome.error,
+        changed_files=loop.scope.edit_log.paths,
     )
 
 

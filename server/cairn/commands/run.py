@@ -6,13 +6,13 @@ cost, compaction, errors and the final goal tree go to stderr (tool lines
 are shortened to the terminal, errors and retries are shown whole).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
-when stdin is a TTY; `--yes` approves them all; without a TTY and without
-`--yes` they are refused. A real provider's litellm import starts at once in
-the background. Ctrl-C, SIGTERM and SIGHUP
-cancel the turn (`cairn.commands.signals`): the running command's process
-group is killed, the turn is recorded `cancelled`, and the line says how to
-resume. Exit code: 0 when the turn ended normally (`stop`), 1 otherwise,
-128 + N when signal N cancelled it (130, 143, 129).
+when stdin is a TTY (yes, always for this session, or no); `--yes` approves
+them all; without a TTY and without `--yes` they are refused. A real
+provider's litellm import starts at once in the background. Ctrl-C, SIGTERM
+and SIGHUP cancel the turn (`cairn.commands.signals`): the running command's
+process group is killed, the turn is recorded `cancelled`, and the line says
+how to resume. Exit code: 0 when the turn ended normally (`stop`), 1
+otherwise, 128 + N when signal N cancelled it (130, 143, 129).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # imported when used: the first line is printed before them
     from cairn.models.manifest import ContextStats
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
+ALWAYS_ANSWERS = frozenset({"a", "always"})
 EXPLORE_TOOL = "explore"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
@@ -160,8 +161,11 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
 
     async def ask(request: ApprovalRequest) -> Approval:
         verb = "Call" if request.tool else "Run"
-        answer = await asyncio.wrap_future(ask_in_background(f"{verb} `{request.command}`? [y/N] "))
-        return "once" if answer.strip().lower() in APPROVE_ANSWERS else "reject"
+        prompt = f"{verb} `{request.command}`? [y]es / [a]lways in this session / [N]o "
+        answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
+        if answer in ALWAYS_ANSWERS:
+            return "always"
+        return "once" if answer in APPROVE_ANSWERS else "reject"
 
     return ask
 

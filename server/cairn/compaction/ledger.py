@@ -14,8 +14,7 @@ asked that no finished reply has followed yet (`open_questions`).
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,42 +41,6 @@ KEY_TIMED_OUT = "timed_out"
 QUESTION = re.compile(r"[^.!?\n]*\?")
 # Shorter questions than this ("?", "ok?") are not worth carrying.
 MIN_QUESTION_CHARS = 8
-
-# `python`, `python3`, `python3.11` (any path): all count as "python" for TEST_RUNNERS.
-PYTHON_PROGRAM = re.compile(r"python[0-9.]*")
-
-# Programs (first words of a command) that run a test suite.
-TEST_RUNNERS: tuple[tuple[str, ...], ...] = (
-    ("pytest",),
-    ("py.test",),
-    ("tox",),
-    ("nox",),
-    ("python", "-m", "pytest"),
-    ("python", "-m", "unittest"),
-    ("npm", "test"),
-    ("npm", "run", "test"),
-    ("yarn", "test"),
-    ("pnpm", "test"),
-    ("go", "test"),
-    ("cargo", "test"),
-    ("make", "test"),
-    ("jest",),
-    ("vitest",),
-)
-
-
-def is_test_command(command: str, known: Collection[str] = ()) -> bool:
-    """True for a known test-suite command or a command starting with a test runner."""
-    if command.strip() in {k.strip() for k in known}:
-        return True
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    if words:
-        program = words[0].rsplit("/", 1)[-1]
-        words[0] = "python" if PYTHON_PROGRAM.fullmatch(program) else program
-    return any(tuple(words[: len(runner)]) == runner for runner in TEST_RUNNERS)
 
 
 def run_status(exit_code: int | None) -> TestStatus:

@@ -2,7 +2,9 @@
 
 Every change to a session's tree is in its messages, in the order it was made:
 - the mission: the first line of the first user message (`mission_of`), set
-  when the tree has none yet — as the engine does when a turn starts;
+  when the tree has none yet, and again by each user message while no
+  assistant message has been recorded (the earlier turns failed before a
+  reply) — as the engine does when a turn starts;
 - the model's changes: each successful `goal` tool result (its `data` holds the
   verb and text: `{"goal": {"done": "..."}}`);
 - the user's changes from the editor: `GoalOpPart`s (verb and text), and an
@@ -86,12 +88,21 @@ def _apply(tree: GoalTree, op: GoalOp) -> GoalTree:
     return apply_verb(tree, op.verb, op.text)
 
 
+def _sets_mission(tree: GoalTree, message: Message, answered: bool) -> bool:
+    """A turn's user message sets the mission when there is none, or none was answered."""
+    if message.role != "user" or message.turn_id is None or not mission_of(message.text()):
+        return False
+    return not tree.mission or not answered
+
+
 def replay_goals(messages: Iterable[Message], until: str | None = None) -> Replay:
     """The tree after every operation up to and including message `until` (all when None)."""
     tree = GoalTree()
     applied = skipped = 0
+    answered = False
     for message in messages:
-        if not tree.mission and message.role == "user" and message.turn_id is not None:
+        answered = answered or message.role == "assistant"
+        if _sets_mission(tree, message, answered):
             tree = tree.model_copy(update={"mission": mission_of(message.text())})
         for op in goal_ops(message):
             try:

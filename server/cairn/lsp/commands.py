@@ -1,11 +1,12 @@
 """`workspace/executeCommand`: `cairn.fix`, `cairn.compact`, `cairn.fork`.
 
-`cairn.fix [uri, diagnostic]` runs a turn whose context carries that
-diagnostic (`FixTarget`); its edits reach the editor as `workspace/applyEdit`
-and the command answers with the turn's result. `cairn.compact [sessionId?]`
-and `cairn.fork [sessionId, atMessageId?]` answer like `cairn/compact` and
-`cairn/fork` (which names its session: no default to the active one); each
-also takes one params object instead of positional values.
+`cairn.fix [uri, diagnostic, sessionId?]` runs a turn (in that session, else
+the active one) whose context carries that diagnostic (`FixTarget`); its
+edits reach the editor as `workspace/applyEdit` and the command answers
+with the turn's result. `cairn.compact [sessionId?]` and `cairn.fork
+[sessionId, atMessageId?]` answer like `cairn/compact` and `cairn/fork`
+(which names its session: no default to the active one); each also takes
+one params object instead of positional values.
 """
 
 from __future__ import annotations
@@ -27,17 +28,22 @@ from cairn.models.diagnostics import Diagnostic
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
-def fix_arguments(args: tuple[Any, ...]) -> tuple[str, Diagnostic]:
-    """`[uri, diagnostic]` → (uri, Diagnostic); InvalidParams naming the problem."""
-    if len(args) != 2:
+def fix_arguments(args: tuple[Any, ...]) -> tuple[str, Diagnostic, str | None]:
+    """`[uri, diagnostic, sessionId?]` → (uri, Diagnostic, session id or None);
+    InvalidParams naming the problem."""
+    if len(args) not in (2, 3):
         raise JsonRpcInvalidParams(
-            f"{FIX_COMMAND}: expected 2 arguments [uri, diagnostic], got {len(args)}"
+            f"{FIX_COMMAND}: expected 2 or 3 arguments [uri, diagnostic, sessionId?], "
+            f"got {len(args)}"
         )
-    uri, raw = args
+    uri, raw, *rest = args
     if not isinstance(uri, str) or not uri:
         raise JsonRpcInvalidParams(f"{FIX_COMMAND}: the first argument must be a document uri")
+    session_id = rest[0] if rest else None
+    if session_id is not None and (not isinstance(session_id, str) or not session_id):
+        raise JsonRpcInvalidParams(f"{FIX_COMMAND}: the third argument must be a session id")
     try:
-        return uri, wire_diagnostic(raw)
+        return uri, wire_diagnostic(raw), session_id
     except ValidationError as exc:
         raise JsonRpcInvalidParams(
             f"{FIX_COMMAND}: diagnostic: {describe_validation_error(exc)}"
@@ -68,13 +74,14 @@ def command_params(command: str, model: type[P], args: tuple[Any, ...]) -> P:
 async def fix(ls: CairnServer, *args: Any) -> dict[str, Any]:
     from cairn.agent.api import FixTarget
 
-    uri, diagnostic = fix_arguments(args)
+    uri, diagnostic, session_id = fix_arguments(args)
     engine = await ls.host.get()
     with translated_errors(FIX_COMMAND):
         path = engine.workspace.resolve(uri)
         result = await ls.turns.run(
             engine,
             fix_message(engine.workspace, path, diagnostic),
+            session_id=session_id,
             fix=FixTarget(path, diagnostic),
         )
     return result.wire()

@@ -25,22 +25,29 @@ from cairn.lsp.params import (
     ManifestParams,
     NamedSessionParams,
     ProfileParams,
+    RestoreParams,
     SessionParams,
     TurnParams,
 )
 from cairn.models.base import WireModel
+from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
+    ApprovalParams,
+    ApprovalResult,
     CompactionEvent,
     CompactResult,
     DeleteSessionResult,
     ForkResult,
     GoalTreeView,
+    NewSessionResult,
+    RestoreResult,
     SessionsResult,
     TurnEvent,
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.profile import ProjectProfile
+from cairn.models.transcript import Transcript
 
 ParamsT = TypeVar("ParamsT", bound=CairnParams, covariant=True)
 ResultT = TypeVar("ResultT", bound=WireModel, covariant=True)
@@ -54,6 +61,15 @@ class Request(Generic[ParamsT, ResultT]):
     method: str
     params: type[ParamsT]
     result: type[ResultT]
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """A server → client request: sent as `params`, answered with `result` (checked)."""
+
+    method: str
+    params: type[WireModel]
+    result: type[WireModel]
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,10 @@ COMPACT = Request(methods.COMPACT, SessionParams, CompactResult)
 SESSIONS = Request(methods.SESSIONS, EmptyParams, SessionsResult)
 FORK = Request(methods.FORK, ForkParams, ForkResult)
 DELETE_SESSION = Request(methods.DELETE_SESSION, NamedSessionParams, DeleteSessionResult)
+NEW_SESSION = Request(methods.NEW_SESSION, EmptyParams, NewSessionResult)
+TRANSCRIPT = Request(methods.TRANSCRIPT, SessionParams, Transcript)
+RESTORE = Request(methods.RESTORE, RestoreParams, RestoreResult)
+MODELS = Request(methods.MODELS, EmptyParams, ModelCatalog)
 PROJECT_PROFILE = Request(methods.PROJECT_PROFILE, ProfileParams, ProjectProfile)
 
 REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (
@@ -86,8 +106,15 @@ REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (
     SESSIONS,
     FORK,
     DELETE_SESSION,
+    NEW_SESSION,
+    TRANSCRIPT,
+    RESTORE,
+    MODELS,
     PROJECT_PROFILE,
 )
+
+APPROVAL = ServerRequest(methods.APPROVAL, ApprovalParams, ApprovalResult)
+SERVER_REQUESTS: tuple[ServerRequest, ...] = (APPROVAL,)
 
 NOTIFICATIONS: tuple[Notification, ...] = (
     Notification(methods.DIAGNOSTICS, DiagnosticsParams, "client"),

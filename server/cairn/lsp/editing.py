@@ -1,11 +1,19 @@
-"""The engine's editor callbacks: edits via `workspace/applyEdit`, approvals via showMessageRequest.
+"""The engine's editor callbacks: edits via `workspace/applyEdit`, approvals of commands.
 
-`apply_edit(site, path, new_text)` sends the smallest whole-line edit that turns the
-editor's current text (the open buffer, else the file) into `new_text`, so
-undo and dirty buffers work. It returns False when the client cannot apply
-edits (or cannot create a missing file): the engine then writes to disk.
-When the client refuses an edit, a `CairnError` says so (nothing is written).
-`approve(request)` asks the user with Approve/Deny; anything but Approve denies.
+`apply_edit(site, path, new_text)` sends the smallest whole-line edit that
+turns the editor's current text (the open buffer, else the file) into
+`new_text`, so undo and dirty buffers work; its label says whose edit it is
+(`Cairn` for a tool call's, `Cairn: restore` for a checkpoint's: the site's
+purpose). It returns
+False when the client cannot apply edits (or cannot create a missing file):
+the engine then writes to disk. When the client refuses an edit (a user
+rejecting it in review), a `CairnError` says so and nothing is written.
+
+`approve(request)` asks the user whether a command may run: with a
+`cairn/approval` request when the client declared it
+(`capabilities.experimental.cairn.approvals`, answered inline in its chat),
+else with `window/showMessageRequest` (Run / Always allow / Reject).
+Anything but a clear answer rejects.
 """
 
 from __future__ import annotations
@@ -17,17 +25,48 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.errors import CairnError
+from cairn.lsp.methods import (
+    AGENT_EDIT_LABEL,
+    APPROVAL,
+    APPROVALS_CAPABILITY,
+    EXPERIMENTAL_SECTION,
+    RESTORE_EDIT_LABEL,
+)
 
 if TYPE_CHECKING:
-    from cairn.agent.api import Approval, ApprovalRequest, CallSite
+    from cairn.agent.api import Approval, ApprovalRequest, CallSite, EditPurpose
     from cairn.lsp.server import CairnServer
 
 logger = logging.getLogger(__name__)
 
-APPROVE = "Approve"
-DENY = "Deny"
-EDIT_LABEL = "Cairn"
+# The buttons of the showMessageRequest fallback, and the decision each stands for.
+APPROVAL_ACTIONS: dict[str, Approval] = {
+    "Run": "once",
+    "Always allow in this session": "always",
+    "Reject": "reject",
+}
+EDIT_LABELS: dict[EditPurpose, str] = {"agent": AGENT_EDIT_LABEL, "restore": RESTORE_EDIT_LABEL}
+
+
+def declares_approvals(experimental: object) -> bool:
+    """Whether `capabilities.experimental` says the client answers `cairn/approval`."""
+    section = experimental.get(EXPERIMENTAL_SECTION) if isinstance(experimental, dict) else None
+    return isinstance(section, dict) and section.get(APPROVALS_CAPABILITY) is True
+
+
+def decision_of(result: object) -> Approval:
+    """The decision in a `cairn/approval` answer (a dict or pygls' namedtuple); reject
+    when it is not one of the three."""
+    from cairn.models.events import ApprovalResult
+
+    raw = result._asdict() if hasattr(result, "_asdict") else result  # pyright: ignore
+    try:
+        return ApprovalResult.model_validate(raw).decision
+    except ValueError:
+        logger.warning("unexpected cairn/approval answer %r; rejecting", result)
+        return "reject"
 
 
 def utf16_length(text: str) -> int:
@@ -131,7 +170,7 @@ class EditorBridge:
         if edit is None:
             return False
         result = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label=EDIT_LABEL)
+            types.ApplyWorkspaceEditParams(edit=edit, label=EDIT_LABELS[site.purpose])
         )
         if not result.applied:
             reason = result.failure_reason or "no reason given"
@@ -140,21 +179,38 @@ class EditorBridge:
             )
         return True
 
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        ls = self._server
-        command = request.command
+    def _answers_approvals(self) -> bool:
         try:
-            choice = await ls.window_show_message_request_async(
-                types.ShowMessageRequestParams(
-                    type=types.MessageType.Warning,
-                    message=f"Cairn wants to {'call' if request.tool else 'run'}: {command}",
-                    actions=[
-                        types.MessageActionItem(title=APPROVE),
-                        types.MessageActionItem(title=DENY),
-                    ],
-                )
-            )
+            experimental = self._server.client_capabilities.experimental
+        except AttributeError:
+            return False
+        return declares_approvals(experimental)
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        from cairn.models.events import ApprovalParams
+
+        params = ApprovalParams(
+            session_id=request.site.session_id,
+            turn_id=request.turn_id,
+            call_id=request.site.call_id or "",
+            tool=request.tool or COMMAND_TOOL,
+            command=request.command,
+        )
+        try:
+            if self._answers_approvals():
+                result = await self._server.protocol.send_request_async(APPROVAL, params.wire())
+                return decision_of(result)
+            return await self._ask_with_message(request)
         except Exception:
-            logger.warning("approval request failed; denying %r", command, exc_info=True)
+            logger.warning("approval request failed; rejecting %r", request.command, exc_info=True)
             return "reject"
-        return "once" if choice is not None and choice.title == APPROVE else "reject"
+
+    async def _ask_with_message(self, request: ApprovalRequest) -> Approval:
+        choice = await self._server.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}",
+                actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
+            )
+        )
+        return APPROVAL_ACTIONS.get(choice.title, "reject") if choice is not None else "reject"

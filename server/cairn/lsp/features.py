@@ -74,6 +74,10 @@ FEATURES: tuple[Feature, ...] = (
     Feature(methods.SESSIONS, "sessions", "sessions", is_async=True),
     Feature(methods.FORK, "sessions", "fork", is_async=True),
     Feature(methods.DELETE_SESSION, "sessions", "delete_session", is_async=True),
+    Feature(methods.NEW_SESSION, "sessions", "new_session", is_async=True),
+    Feature(methods.TRANSCRIPT, "sessions", "transcript", is_async=True),
+    Feature(methods.RESTORE, "sessions", "restore", is_async=True),
+    Feature(methods.MODELS, "models_request", "models", is_async=True),
     Feature(methods.PROJECT_PROFILE, "profile_request", "project_profile", is_async=True),
 )
 DEBUG_FEATURE = Feature(methods.DEBUG, "debug", "debug_info")

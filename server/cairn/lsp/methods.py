@@ -24,7 +24,14 @@ COMPACT: Final = "cairn/compact"
 SESSIONS: Final = "cairn/sessions"
 FORK: Final = "cairn/fork"
 DELETE_SESSION: Final = "cairn/deleteSession"
+NEW_SESSION: Final = "cairn/newSession"
+TRANSCRIPT: Final = "cairn/transcript"
+RESTORE: Final = "cairn/restore"
+MODELS: Final = "cairn/models"
 PROJECT_PROFILE: Final = "cairn/projectProfile"
+
+# Server → client requests (sent only to a client that declares them, see below).
+APPROVAL: Final = "cairn/approval"
 
 # Server → client notifications.
 GOAL_TREE_CHANGED: Final = "cairn/goalTreeChanged"
@@ -34,6 +41,14 @@ CONTEXT_STATS_CHANGED: Final = "cairn/contextStatsChanged"
 
 # Test builds only (`CAIRN_LSP_DEBUG=1`): not part of the protocol.
 DEBUG: Final = "cairn/_debug"
+
+# `initialize`: the client capabilities Cairn reads from `capabilities.experimental`.
+EXPERIMENTAL_SECTION: Final = "cairn"
+APPROVALS_CAPABILITY: Final = "approvals"
+
+# `workspace/applyEdit` labels: the agent's own edits, and a checkpoint restore's.
+AGENT_EDIT_LABEL: Final = "Cairn"
+RESTORE_EDIT_LABEL: Final = "Cairn: restore"
 
 # `workspace/executeCommand` commands.
 FIX_COMMAND: Final = "cairn.fix"

@@ -112,7 +112,19 @@ class ForkParams(NamedSessionParams):
 
 
 class EmptyParams(CairnParams):
-    """`{}` (sessions)."""
+    """`{}` (sessions, newSession, models)."""
+
+
+TurnId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+
+
+class RestoreParams(CairnParams):
+    """`cairn/restore`: back to before a turn (its files, its conversation, or both)."""
+
+    session_id: SessionId
+    turn_id: TurnId
+    files: bool = True
+    conversation: bool = False
 
 
 class ProfileParams(CairnParams):

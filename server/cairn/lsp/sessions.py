@@ -1,7 +1,9 @@
-"""`cairn/sessions`, `cairn/fork`, `cairn/deleteSession`: the workspace's sessions.
+"""The workspace's sessions: `cairn/sessions`, `cairn/newSession`, `cairn/fork`,
+`cairn/deleteSession`, `cairn/transcript` (a session's turns for the chat) and
+`cairn/restore` (back to before a turn).
 
-Fork and delete name their session explicitly (`NamedSessionParams`): an omitted
-`sessionId` is InvalidParams, never the active session.
+Fork, delete and restore name their session explicitly: an omitted `sessionId`
+is InvalidParams, never the active session.
 """
 
 from __future__ import annotations
@@ -9,13 +11,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cairn.lsp import contract
-from cairn.lsp.params import EmptyParams, ForkParams, NamedSessionParams
+from cairn.lsp.params import (
+    EmptyParams,
+    ForkParams,
+    NamedSessionParams,
+    RestoreParams,
+    SessionParams,
+)
 from cairn.lsp.rpc import cairn_request
-from cairn.models.events import DeleteSessionResult, ForkResult, SessionsResult
+from cairn.models.events import (
+    DeleteSessionResult,
+    ForkResult,
+    NewSessionResult,
+    RestoreResult,
+    SessionsResult,
+)
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
     from cairn.lsp.server import CairnServer
+    from cairn.models.transcript import Transcript
 
 
 def fork_session(engine: EngineApi, params: ForkParams) -> ForkResult:
@@ -39,3 +54,20 @@ def delete_session(
 ) -> DeleteSessionResult:
     engine.delete_session(params.session_id)
     return DeleteSessionResult()
+
+
+@cairn_request(contract.NEW_SESSION)
+def new_session(ls: CairnServer, engine: EngineApi, params: EmptyParams) -> NewSessionResult:
+    return NewSessionResult(session_id=engine.new_session())
+
+
+@cairn_request(contract.TRANSCRIPT)
+def transcript(ls: CairnServer, engine: EngineApi, params: SessionParams) -> Transcript:
+    return engine.transcript(params.session_id)
+
+
+@cairn_request(contract.RESTORE)
+async def restore(ls: CairnServer, engine: EngineApi, params: RestoreParams) -> RestoreResult:
+    return await engine.restore(
+        params.session_id, params.turn_id, files=params.files, conversation=params.conversation
+    )

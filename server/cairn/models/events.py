@@ -30,6 +30,11 @@ class TokenUsage(WireModel):
 class TurnEvent(WireModel):
     """`cairn/turnEvent`.
 
+    `text` is the streamed text (text, reasoning), the call's arguments as JSON
+    (toolStart), the first line of its output (toolEnd), the problem (error) or
+    the finish reason (end). `detail` is a toolEnd's whole output (shortened when
+    very long).
+
     `retry`: a model request failed and request number `attempt` follows after
     `waitS` seconds; `text` says why. `usage`: a model call ended; `usage` holds
     its tokens and cost, `model` the model, `attempt` the requests it took.
@@ -46,6 +51,7 @@ class TurnEvent(WireModel):
     wait_s: float | None = None
     model: str | None = None
     usage: TokenUsage | None = None
+    detail: str | None = None
 
 
 class CompactionEvent(WireModel):
@@ -68,7 +74,7 @@ class GoalTreeView(WireModel):
 
 
 class TurnResult(WireModel):
-    """`cairn/turn` result."""
+    """`cairn/turn` result; `changed_files`: the workspace-relative paths its patch changed."""
 
     session_id: str
     turn_id: str
@@ -76,6 +82,7 @@ class TurnResult(WireModel):
     text: str = ""
     usage: TokenUsage = Field(default_factory=TokenUsage)
     error: str | None = None
+    changed_files: list[str] = Field(default_factory=list)
 
 
 class CompactResult(WireModel):
@@ -114,3 +121,39 @@ class DeleteSessionResult(WireModel):
     """`cairn/deleteSession` result."""
 
     deleted: Literal[True] = True
+
+
+class NewSessionResult(WireModel):
+    """`cairn/newSession` result: the new session (written on its first message)."""
+
+    session_id: str
+
+
+class RestoreResult(WireModel):
+    """`cairn/restore` result: the session to continue in (the fork, when one was made)
+    and the workspace-relative paths of the files put back."""
+
+    session_id: str
+    restored_files: list[str] = Field(default_factory=list)
+
+
+# The user's answer to a command outside the allowlist: run it this once, run it and allow
+# it for the rest of the session, or refuse it.
+ApprovalDecision = Literal["once", "always", "reject"]
+
+
+class ApprovalParams(WireModel):
+    """`cairn/approval`: the user is asked whether a tool call may run `command`."""
+
+    session_id: str
+    turn_id: str
+    call_id: str
+    tool: str
+    command: str
+
+
+class ApprovalResult(WireModel):
+    """The user's answer to `cairn/approval`: run once, always allow it in this
+    session, or reject it."""
+
+    decision: ApprovalDecision

@@ -7,6 +7,9 @@ in force when it last ran (a changed setting is a new choice, see
 reported for it (`context_limits`: model → tokens), which later calls
 respect.
 
+`Mode` (a turn's agent mode) is defined here, below the settings that
+default it, so a turn record can say which mode it ran in.
+
 `meta.json` is the session's current metadata, replaced atomically on every
 change. Each change is also appended to the trace's journal: the session's
 origin when it is created or forked, each turn's record when it starts and
@@ -25,6 +28,7 @@ from cairn.models.base import WireModel, utc_now
 
 # How a turn ended, as a turn's result reports it.
 FinishReason = Literal["stop", "cancelled", "error", "stepLimit"]
+Mode = Literal["build", "plan", "review"]
 # How a recorded turn ended: a result's reason, or `interrupted` for a turn whose
 # process died before it ended (closed when the session is next loaded).
 TurnEnd = Literal["stop", "cancelled", "error", "stepLimit", "interrupted"]
@@ -90,9 +94,11 @@ class Turn(WireModel):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     patch_artifact_id: str | None = None
-    model: str | None = None
     # The session's model before this turn, when the turn switched to another one.
     switched_from: str | None = None
+    mode: Mode | None = None
+    # The files were restored to before this turn (`cairn/restore`): its patch is undone.
+    reverted: bool = False
 
 
 class SessionMeta(WireModel):

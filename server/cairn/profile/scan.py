@@ -13,7 +13,10 @@ reads each manifest bounded by `MANIFEST_MAX_BYTES`:
 - important paths: README, rules files, manifests, source roots, top-level
   Python packages, test folders, CI configuration;
 - rules files (`AGENTS.md`) with their content hashes, and git HEAD — the two
-  facts whose change triggers a refresh.
+  facts whose change triggers a refresh;
+- the test commands the rules files tell the agent to run (in code spans or
+  fenced blocks), as test suites named after the file, run in its folder —
+  so the default allowlist lets the agent run what `AGENTS.md` asks for.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cairn.files.commands import markdown_test_commands
 from cairn.files.ignore import IgnoreRules, run_git
 from cairn.files.languages import language_of
 from cairn.files.reading import read_text_bounded, try_resolve
@@ -173,6 +177,23 @@ def _important_paths(view: FolderView, findings: Findings, rules: list[str]) -> 
     return list(dict.fromkeys(paths))
 
 
+def rules_test_suites(view: FolderView, rules: list[str], known: dict[str, str]) -> dict[str, str]:
+    """`{"<rules file>": command}` for each test command a rules file names (not already
+    a detected suite's command); "<rules file> (2)" and so on for its further ones."""
+    found: dict[str, str] = {}
+    taken = set(known.values())
+    for rel in rules:
+        folder = rel.rpartition("/")[0]
+        for command in markdown_test_commands(view.read(rel) or ""):
+            full = f"cd {folder} && {command}" if folder else command
+            if full in taken:
+                continue
+            taken.add(full)
+            count = sum(1 for key in found if key == rel or key.startswith(f"{rel} ("))
+            found[rel if count == 0 else f"{rel} ({count + 1})"] = full
+    return found
+
+
 def scan_profile(
     folder: Path, ignore: IgnoreRules, secrets: SecretPaths = DEFAULT_SECRET_PATHS
 ) -> ProjectProfile:
@@ -189,7 +210,10 @@ def scan_profile(
         languages=list(by_bytes),
         language_bytes=by_bytes,
         package_managers=findings.package_managers,
-        test_suites=findings.test_suites,
+        test_suites={
+            **findings.test_suites,
+            **rules_test_suites(view, [r.path for r in rules], findings.test_suites),
+        },
         entry_points=findings.entry_points,
         important_paths=_important_paths(view, findings, [record.path for record in rules]),
         rules_files=rules,

@@ -18,7 +18,8 @@ and files over `MAX_SNAPSHOT_FILE_BYTES`. `diff(before,
 after)` is the unified diff between two trees in git's format (`diff --git`
 headers, `new file mode` / `deleted file mode`, `/dev/null` sides, no
 renames): text files line by line; a binary file appears as a `Binary files
-… differ` line (its bytes are in the trees). The index is kept between
+… differ` line (its bytes are in the trees: `blob(tree, path)`, checked
+against the diff's `index` line with `blob_id`). The index is kept between
 snapshots, so only changed files are hashed again. A lock keeps two
 processes from snapshotting one workspace at once.
 """
@@ -177,6 +178,17 @@ class Snapshots:
                 self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", *large)
             self._overlay(overlays or {})
             return self._git("write-tree").decode().strip()
+
+    def blob(self, tree: str, path: str) -> bytes | None:
+        """The bytes of `path` in snapshot tree `tree` (None: not in it)."""
+        try:
+            return self._git("cat-file", "blob", f"{tree}:{path}")
+        except SnapshotError:
+            return None
+
+    def blob_id(self, data: bytes) -> str:
+        """The id git gives a file of these bytes (what a patch's `index` line names)."""
+        return self._git("hash-object", "--stdin", data=data).decode().strip()
 
     def diff(self, before: str, after: str) -> str:
         """The unified diff from tree `before` to tree `after` ('' when equal)."""

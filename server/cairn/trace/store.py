@@ -3,8 +3,10 @@
 `<root>/.gitignore` ("*"), `<root>/traces/<session id>/` (one `Trace` each),
 workspace-level JSON documents (`<root>/<name>`, e.g. `profile.json`) and
 derived caches (`<root>/cache/<name>/`). Nothing is created until the first
-write. Sessions are created, listed, opened (a unique id prefix is enough;
-`<id>/<branch>` opens an explore branch), forked at a message and deleted.
+write. Sessions are created (on disk at once, or `lazy`: written by their
+first record, so a session nobody wrote to leaves nothing behind), listed,
+opened (a unique id prefix is enough; `<id>/<branch>` opens an explore
+branch), forked at or before a message and deleted.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from cairn.trace.files import atomic_write, fsync_dir
 from cairn.trace.layout import TEMP_DIR_PREFIX, create_atomically
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_name, new_session_id
-from cairn.trace.trace import BRANCH_ID_SEPARATOR, Trace
+from cairn.trace.trace import BRANCH_ID_SEPARATOR, Pending, Trace
 
 logger = logging.getLogger(__name__)
 
@@ -97,10 +99,15 @@ class TraceStore:
 
     # -- sessions ------------------------------------------------------------
 
-    def create(self, title: str = "", model: str | None = None) -> Trace:
-        """A new, empty session."""
-        self._ensure_root()
-        self._remove_leftovers()
+    def create(self, title: str = "", model: str | None = None, *, lazy: bool = False) -> Trace:
+        """A new, empty session; `lazy`: its folder is made by its first write."""
+        if lazy:
+            session_id = new_session_id()
+            meta = SessionMeta(id=session_id, title=title, model=model)
+            trace = Trace(self.traces_dir / session_id, session_id, Pending(meta, self._prepare))
+            self._live[session_id] = trace
+            return trace
+        self._prepare()
         for _ in range(CREATE_ATTEMPTS):
             session_id = new_session_id()
             target = self.traces_dir / session_id
@@ -109,6 +116,10 @@ class TraceStore:
             create_atomically(target, SessionMeta(id=session_id, title=title, model=model))
             return self._trace(session_id)
         raise InvalidRequestError(f"could not find a free session id in {self.traces_dir}")
+
+    def _prepare(self) -> None:
+        self._ensure_root()
+        self._remove_leftovers()
 
     def list(self) -> list[SessionMeta]:
         """Every session's metadata, most recently updated first.
@@ -168,26 +179,33 @@ class TraceStore:
         return trace
 
     def fork(
-        self, session_id: str, at_message_id: str | None = None, goals: GoalTree | None = None
+        self,
+        session_id: str,
+        at_message_id: str | None = None,
+        *,
+        before_message_id: str | None = None,
+        title: str | None = None,
+        goals: GoalTree | None = None,
     ) -> Trace:
         """A new session with the parent's messages up to and including `at_message_id`
-        (all of them when None), its artifacts and the goal tree `goals`: the tree as it
-        was at that message (`cairn.goals.replay_goals`), which a fork at a message must
+        (or up to, excluding, `before_message_id`; all of them when neither is given),
+        its artifacts, allowed commands and the goal tree `goals`: the tree as it was at
+        that point (`cairn.goals.replay_goals`), which a fork at or before a message must
         be given; a fork of the whole session takes the parent's current tree when None.
-        The parent is untouched."""
-        if at_message_id is not None and goals is None:
+        Titled `title` (the parent's title when None). The parent is untouched."""
+        if (at_message_id is not None or before_message_id is not None) and goals is None:
             raise InvalidRequestError(
                 "a fork at a message needs the goal tree of that moment (replay_goals)"
             )
         parent = self.open(session_id)
         messages = parent.messages()
-        if at_message_id is not None:
-            index = next((i for i, m in enumerate(messages) if m.id == at_message_id), None)
+        for wanted, keep in ((at_message_id, 1), (before_message_id, 0)):
+            if wanted is None:
+                continue
+            index = next((i for i, m in enumerate(messages) if m.id == wanted), None)
             if index is None:
-                raise InvalidRequestError(
-                    f"message {at_message_id!r} is not in session {parent.id}"
-                )
-            messages = messages[: index + 1]
+                raise InvalidRequestError(f"message {wanted!r} is not in session {parent.id}")
+            messages = messages[: index + keep]
         parent_meta = parent.meta()
         kept_ids = {m.id for m in messages}
         turns = [t for t in parent_meta.turns if t.user_message_id in kept_ids]
@@ -197,18 +215,19 @@ class TraceStore:
         child_id = new_session_id()
         meta = SessionMeta(
             id=child_id,
-            title=parent_meta.title,
+            title=parent_meta.title if title is None else title,
             parent_id=parent.id,
             fork_message_id=messages[-1].id if messages else None,
             model=parent_meta.model,
             usage=usage,
             turns=turns,
+            allowed_commands=parent_meta.allowed_commands,
         )
         lines = b"".join(records.dump_message(m) + b"\n" for m in messages)
-        tree = records.dump_goals(goals if goals is not None else parent.goals())
+        goal_doc = records.dump_goals(goals if goals is not None else parent.goals())
 
         def populate(folder: Path) -> None:
-            atomic_write(folder / records.GOAL_FILE, tree)
+            atomic_write(folder / records.GOAL_FILE, goal_doc)
             if lines:
                 atomic_write(folder / records.MESSAGES_FILE, lines)
             _copy_artifacts(parent.dir / records.ARTIFACTS_DIR, folder / records.ARTIFACTS_DIR)

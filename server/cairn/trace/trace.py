@@ -8,6 +8,8 @@ journal holds the records `meta.json` is rebuilt from), `artifacts/<id>`
 with the same layout) and `lock`. Reads need no lock; the first write takes
 the trace's lock and `close()` releases it (a later write takes it again).
 Messages, manifests and the journal are kept in memory after their first load.
+A trace made with a `Pending` record has no folder yet: it reads as an empty
+session and its folder is created, atomically, by its first write.
 
 A `meta.json` that cannot be read is rebuilt from the journal and the
 messages (`cairn.trace.rebuild`), logged, and listed in `damaged`; it is
@@ -21,6 +23,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -51,12 +55,21 @@ logger = logging.getLogger(__name__)
 BRANCH_ID_SEPARATOR = "/"
 
 
+@dataclass
+class Pending:
+    """A session not written yet: its metadata, and what to do before its folder is made."""
+
+    meta: SessionMeta
+    prepare: Callable[[], None]
+
+
 class Trace:
     """A trace folder. Use `TraceStore` to create, open, fork and delete traces."""
 
-    def __init__(self, directory: Path, session_id: str) -> None:
+    def __init__(self, directory: Path, session_id: str, pending: Pending | None = None) -> None:
         self.id = session_id
         self.dir = directory
+        self._pending = pending
         self._lock = TraceLock(directory / records.LOCK_FILE, session_id)
         self._mutex = threading.RLock()
         self._messages_log = AppendLog(directory / records.MESSAGES_FILE)
@@ -79,7 +92,19 @@ class Trace:
 
     # -- locking -------------------------------------------------------------
 
+    @property
+    def written(self) -> bool:
+        """False while the session exists only in memory (nothing recorded yet)."""
+        return self._pending is None
+
+    def _materialize(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None and not (self.dir / records.META_FILE).is_file():
+            pending.prepare()
+            create_atomically(self.dir, pending.meta)
+
     def _begin_write(self) -> None:
+        self._materialize()
         if not self._lock.held:
             self._lock.acquire()
             remove_stale_temps(self.dir)
@@ -196,6 +221,8 @@ class Trace:
     def meta(self) -> SessionMeta:
         """The session metadata (`meta.json`; rebuilt from the records when it is damaged)."""
         with self._mutex:
+            if self._meta is None and self._pending is not None:
+                return self._pending.meta.model_copy(deep=True)
             if self._meta is None:
                 self._meta = self._read_meta()
             return self._meta.model_copy(deep=True)

@@ -37,6 +37,11 @@ def is_allowlisted(command: str, allowed: Iterable[str]) -> bool:
     return False
 
 
+def _turn_id(ctx: ToolContext) -> str:
+    scope = ctx.scope
+    return (scope.session.current_turn_id or "") if scope is not None else ""
+
+
 async def check_command(ctx: ToolContext, command: str) -> None:
     """Return when `command` may run; raise `ToolFailure` saying why not otherwise."""
     if is_allowlisted(command, ctx.allowed_commands):
@@ -45,7 +50,7 @@ async def check_command(ctx: ToolContext, command: str) -> None:
         raise ToolFailure(
             f"command not allowed: {command} (add it to allowed_commands or approve it)"
         )
-    answer = await ctx.approve(ApprovalRequest(ctx.site, command))
+    answer = await ctx.approve(ApprovalRequest(ctx.site, command, turn_id=_turn_id(ctx)))
     if answer == "reject":
         raise ToolFailure(f"command not approved by the user: {command}")
     if answer == "always":
@@ -59,7 +64,9 @@ async def check_tool_call(ctx: ToolContext, tool_ref: str, action: str, how_to_a
         return
     if ctx.approve is None:
         raise ToolFailure(f"not allowed without approval: {action} ({how_to_allow})")
-    answer = await ctx.approve(ApprovalRequest(ctx.site, action, tool=tool_ref))
+    answer = await ctx.approve(
+        ApprovalRequest(ctx.site, action, tool=tool_ref, turn_id=_turn_id(ctx))
+    )
     if answer == "reject":
         raise ToolFailure(f"not approved by the user: {action}")
     if answer == "always":

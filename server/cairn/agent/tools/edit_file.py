@@ -6,13 +6,13 @@ naming the count, so the model re-reads and quotes more context. Without
 `old`, `new` becomes the whole file (creating it, and its folders, when
 needed). The change goes through the editor (`ctx.apply_edit`) when one is
 attached, else it is written to disk with `trace.files.atomic_write` (the
-file's permissions kept). The result is a unified
-diff, also stored as a `patch` artifact for the session's ledger.
+file's permissions kept). The result is a unified diff
+(`cairn.files.patches.file_patch`), also stored as a `patch` artifact for the
+session's ledger.
 """
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,9 +28,8 @@ from cairn.agent.tools.base import (
 )
 from cairn.agent.tools.paths import display, guard, read_current
 from cairn.files.guard import PathRefusal
+from cairn.files.patches import file_patch
 from cairn.trace.files import atomic_write
-
-DIFF_CONTEXT_LINES = 3
 
 
 class EditFileArgs(ToolArgs):
@@ -42,20 +41,6 @@ class EditFileArgs(ToolArgs):
             "Exact text to replace, copied from the file (whitespace included); it must occur "
             "exactly once. Omit it to write the whole file."
         ),
-    )
-
-
-def unified_diff(before: str, after: str, name: str) -> str:
-    """A unified diff of one file (`a/<name>` → `b/<name>`), empty when nothing changed."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{name}" if before else "/dev/null",
-        tofile=f"b/{name}",
-        n=DIFF_CONTEXT_LINES,
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
 
 
@@ -130,7 +115,7 @@ class EditFile(Tool[EditFileArgs]):
             write_file(path, after)
         if not exists:
             ctx.refresh_files()
-        diff = unified_diff(before, after, name)
+        diff = file_patch(name, before if exists else None, after)
         patch_id = ctx.trace.write_artifact(diff, "patch") if ctx.trace is not None else None
         added, removed = _counts(diff)
         verb = "edited" if exists else "created"

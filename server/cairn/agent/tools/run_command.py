@@ -35,8 +35,8 @@ from cairn.agent.tools.base import (
     ToolOutcome,
     shorten_output,
 )
-from cairn.compaction.ledger import is_test_command
 from cairn.context.excerpt import ERROR_CONTEXT_LINES, ExcerptShape, excerpt_of, is_error_line
+from cairn.files.commands import is_test_command
 from cairn.files.sampling import LineSampler, SampleShape
 
 # Longest a model may ask a command to run.

@@ -1,0 +1,155 @@
+"""A session's transcript for the editor's chat, rebuilt from its trace (`cairn/transcript`).
+
+Each turn record gives the turn (its user message, mode, how it ended, its
+usage and patch); the messages of the turn give its events, in the shapes
+and with the texts the chat receives live: text and reasoning as recorded,
+tool calls as `toolStart` (arguments as JSON) and `toolEnd` (first line and
+whole output), then the turn's error and its `end`. The per-call `retry`
+and `usage` events are live only (the turn's usage is its record's sum). Compaction markers
+appear where they were recorded; one recorded between turns (a Compact Now,
+a goal the user finished) goes to the end of the turn before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn.agent.session import Session
+from cairn.agent.tooling import arguments_text, event_detail, first_line
+from cairn.errors import CairnError
+from cairn.files.patches import parse_patch
+from cairn.models.events import CompactionEvent, TokenUsage, TurnEvent
+from cairn.models.messages import (
+    CompactionPart,
+    FilePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from cairn.models.session import Turn
+from cairn.models.transcript import Transcript, TranscriptCompaction, TranscriptTurn
+
+
+class _TurnBuilder:
+    """Collects one turn's events and compactions."""
+
+    def __init__(self, session_id: str, turn: Turn) -> None:
+        self.session_id = session_id
+        self.turn = turn
+        self.events: list[TurnEvent] = []
+        self.compactions: list[TranscriptCompaction] = []
+
+    def event(self, kind: str, **fields: object) -> None:
+        self.events.append(
+            TurnEvent.model_validate(
+                {"session_id": self.session_id, "turn_id": self.turn.id, "kind": kind, **fields}
+            )
+        )
+
+    def compaction(self, part: CompactionPart) -> None:
+        event = CompactionEvent(
+            session_id=self.session_id,
+            stage="done",
+            kind=part.kind,
+            tokens_before=part.tokens_before,
+            tokens_after=part.tokens_after,
+        )
+        self.compactions.append(TranscriptCompaction(at=len(self.events), event=event))
+
+    def message(self, message: Message) -> None:
+        for part in message.parts:
+            if isinstance(part, ReasoningPart):
+                self.event("reasoning", text=part.text)
+            elif isinstance(part, TextPart) and message.role == "assistant":
+                self.event("text", text=part.text)
+            elif isinstance(part, ToolCallPart):
+                text = arguments_text(part.arguments)
+                self.event("toolStart", tool=part.name, call_id=part.call_id, text=text)
+            elif isinstance(part, ToolResultPart):
+                self.event(
+                    "toolEnd",
+                    tool=part.name,
+                    call_id=part.call_id,
+                    ok=part.ok,
+                    text=first_line(part.output),
+                    detail=event_detail(part.output),
+                )
+            elif isinstance(part, CompactionPart):
+                self.compaction(part)
+
+    def finish(self) -> None:
+        turn = self.turn
+        if turn.error is not None and turn.finish_reason not in (None, "cancelled"):
+            self.event("error", text=turn.error)
+        if turn.finish_reason is not None:
+            self.event("end", text=turn.finish_reason)
+
+
+def _user_text(message: Message | None) -> tuple[str, list[str]]:
+    if message is None:
+        return "", []
+    refs = [part.path for part in message.parts if isinstance(part, FilePart)]
+    return message.text(), refs
+
+
+def _changed_files(session: Session, turn: Turn) -> list[str]:
+    if turn.patch_artifact_id is None:
+        return []
+    try:
+        patch = session.trace.read_artifact(turn.patch_artifact_id).decode("utf-8")
+        return [change.path for change in parse_patch(patch)]
+    except (CairnError, UnicodeDecodeError):  # only the list is lost; the transcript loads
+        return []
+
+
+def _turn(session: Session, builder: _TurnBuilder, user: Message | None) -> TranscriptTurn:
+    turn = builder.turn
+    text, refs = _user_text(user)
+    return TranscriptTurn(
+        turn_id=turn.id,
+        message=text,
+        references=refs,
+        mode=turn.mode,
+        started_at=turn.started_at.isoformat(),
+        finish_reason=turn.finish_reason,
+        error=turn.error,
+        usage=TokenUsage(
+            input_tokens=turn.usage.input_tokens, output_tokens=turn.usage.output_tokens
+        ),
+        events=builder.events,
+        compactions=builder.compactions,
+        changed_files=_changed_files(session, turn),
+        reverted=turn.reverted,
+    )
+
+
+def build_transcript(session: Session, messages: Sequence[Message] | None = None) -> Transcript:
+    """The transcript of `session` (see the module docstring)."""
+    meta = session.meta()
+    records = list(messages if messages is not None else session.messages())
+    by_id = {message.id: message for message in records}
+    builders = {turn.id: _TurnBuilder(session.id, turn) for turn in meta.turns}
+    order = [turn.id for turn in meta.turns]
+    previous: _TurnBuilder | None = None
+    for message in records:
+        builder = builders.get(message.turn_id or "")
+        if builder is None:
+            # Between turns: only compaction markers are shown, after the turn before.
+            target = previous or (builders[order[0]] if order else None)
+            for part in message.parts:
+                if target is not None and isinstance(part, CompactionPart):
+                    target.compaction(part)
+            continue
+        previous = builder
+        if message.id != builder.turn.user_message_id and message.agent is None:
+            builder.message(message)
+    turns = []
+    for turn_id in order:
+        builder = builders[turn_id]
+        builder.finish()
+        turns.append(_turn(session, builder, by_id.get(builder.turn.user_message_id)))
+    return Transcript(
+        session_id=session.id, title=meta.title, parent_id=meta.parent_id, turns=turns
+    )
