@@ -10,7 +10,7 @@ and the explorer that runs branch turns through it. All of them read one
 one is created on first use (or by `new_session`), in memory until its first
 record; any other is opened from its trace, so a new engine on the same
 workspace resumes a session by id, on the session's model
-(`session_model`). A turn that cannot call its model (none configured, the
+(`session_model`); `cairn.agent.session_book` keeps them. A turn that cannot call its model (none configured, the
 key variable unset, a scripted model without its script) fails before
 anything is recorded. Each turn runs in its
 own `TurnScope`; work on a session between turns (a dry run, a goal the
@@ -47,11 +47,11 @@ from cairn.agent.listener import SafeListener
 from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
 from cairn.agent.processes import ProcessGroups
-from cairn.agent.recovery import fork_session, recover
-from cairn.agent.restore import checkpoint, fork_before, restore_files
+from cairn.agent.restore import restore_turn
 from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
 from cairn.agent.scope import TurnScope, main_scope
 from cairn.agent.session import Session, session_model
+from cairn.agent.session_book import SessionBook
 from cairn.agent.snapshot import TurnPatches, workspace_snapshots
 from cairn.agent.transcript import build_transcript
 from cairn.context.mentions import turn_references
@@ -63,7 +63,6 @@ from cairn.llm.catalog import model_catalog
 from cairn.llm.guide import no_model_message
 from cairn.llm.preflight import check_model
 from cairn.mcp import McpCatalog, McpHub, ServerStatus
-from cairn.models.base import utc_now
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
     CompactResult,
@@ -78,12 +77,8 @@ from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
 from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
-from cairn.trace.rebuild import open_turns
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
-FORK_TITLE = "{title} (fork)"
-RUNNING_TURN = "a turn is running in session {session}; stop it first"
-CANCELLED_AT_ONCE = "cancelled by the user (exited at once)"
 
 
 class Engine:
@@ -135,8 +130,7 @@ class Engine:
             ),
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
-        self._sessions: dict[str, Session] = {}
-        self._active: str | None = None
+        self.book = SessionBook(self.store, lambda: self.settings.model, self.listener.on_log)
         # The last state of each MCP server told to the listener (state and reason).
         self._mcp_told: dict[str, str] = {}
 
@@ -145,51 +139,20 @@ class Engine:
         """The current settings (`update_settings` replaces them for every part at once)."""
         return self.config.current
 
-    # -- sessions ----------------------------------------------------------------
+    # -- sessions (`cairn.agent.session_book`) ---------------------------------------
 
     @property
     def active_session_id(self) -> str:
-        if self._active is None:
-            self._active = self.new_session()
-        return self._active
+        return self.book.active_id
 
     def new_session(self) -> str:
-        """A new session, now the active one; on disk from its first record."""
-        session = Session(self.store.create(model=self.settings.model or None, lazy=True))
-        self._sessions[session.id] = session
-        self._active = session.id
-        return session.id
+        return self.book.new()
 
     def session(self, session_id: str | None = None) -> Session:
-        """The session `session_id` (the active one when None), opened from its trace once.
-
-        Opening recovers the trace (`cairn.agent.recovery`: turns left open by a dead
-        process closed as interrupted, damaged documents rebuilt), with a log line per repair.
-        """
-        wanted = session_id or self.active_session_id
-        session = self._sessions.get(wanted)
-        if session is None:
-            trace = self.store.open(wanted)
-            session = self._sessions.get(trace.id)
-            if session is None:
-                for note in recover(trace):
-                    self.listener.on_log(f"warning: {note}")
-                session = Session(trace)
-            self._sessions[trace.id] = session
-        return session
+        return self.book.get(session_id)
 
     def sessions(self) -> list[SessionInfo]:
-        return [
-            SessionInfo(
-                session_id=meta.id,
-                title=meta.title,
-                parent_id=meta.parent_id,
-                created_at=meta.created_at.isoformat(),
-                updated_at=meta.updated_at.isoformat(),
-                turns=len(meta.turns),
-            )
-            for meta in self.store.list()
-        ]
+        return self.book.infos()
 
     def session_meta(self, session_id: str) -> SessionMeta:
         return self.session(session_id).meta()
@@ -198,42 +161,21 @@ class Engine:
         return self.session(session_id).messages()
 
     def fork(self, session_id: str, at_message_id: str | None = None) -> str:
-        source = self.session(session_id)
-        title = FORK_TITLE.format(title=source.meta().title) if source.meta().title else ""
-        return fork_session(self.store, source.id, at_message_id, title=title).id
+        return self.book.fork(session_id, at_message_id)
 
     def record_cancelled(self, session_id: str) -> None:
-        """End the session's open turns `cancelled` now, for a front end exiting at once
-        (the turn's own cancellation did not get to run). No-op when none is open."""
-        session = self.session(session_id)
-        for turn in open_turns(session.meta()):
-            turn.ended_at = utc_now()
-            turn.finish_reason = "cancelled"
-            turn.error = CANCELLED_AT_ONCE
-            session.save_turn(turn)
+        self.book.record_cancelled(session_id)
 
     def delete_session(self, session_id: str) -> None:
-        pending = self._sessions.get(session_id)
-        if pending is not None and not pending.trace.written:
-            del self._sessions[session_id]  # never written: nothing on disk to remove
-            self._active = None if self._active == session_id else self._active
-            return
-        resolved = self.store.resolve_id(session_id)
-        session = self._sessions.pop(resolved, None)
-        if session is not None:
-            if session.background is not None:
-                session.background.cancel()
-            session.trace.close()
-        self.store.delete(resolved)
-        self.mcp.drop_session(resolved)
-        if self._active == resolved:
-            self._active = None
+        deleted = self.book.delete(session_id)
+        if deleted is not None:
+            self.mcp.drop_session(deleted)
 
     # -- turns -------------------------------------------------------------------
 
     def _existing(self, session_id: str | None) -> Session | None:
         """The session a request is for, or None when it would be a new one."""
-        if session_id is None and self._active is None:
+        if session_id is None and not self.book.has_active:
             return None
         return self.session(session_id)
 
@@ -329,24 +271,18 @@ class Engine:
         self, session_id: str, turn_id: str, *, files: bool = True, conversation: bool = False
     ) -> RestoreResult:
         """Back to before a turn: its files and/or its conversation (`cairn.agent.restore`)."""
-        if not files and not conversation:
-            raise InvalidRequestError("nothing to restore: set files and/or conversation")
-        session = self.session(session_id)
-        if session.turn_lock.locked():
-            raise InvalidRequestError(RUNNING_TURN.format(session=session.id))
-        point = checkpoint(session, turn_id)
-        restored: list[str] = []
-        if files:
-            restored = await restore_files(
-                session,
-                point,
-                self.workspace,
-                self.runner.editor.apply_edit,
-                self.runner.patches.snapshots,
-            )
-            self.files.files_changed([self.workspace.resolve(rel) for rel in restored])
-        target = fork_before(self.store, session, point) if conversation else session.id
-        return RestoreResult(session_id=target, restored_files=restored)
+        result = await restore_turn(
+            self.store,
+            self.session(session_id),
+            turn_id,
+            files=files,
+            conversation=conversation,
+            workspace=self.workspace,
+            apply_edit=self.runner.editor.apply_edit,
+            snapshots=self.runner.patches.snapshots,
+        )
+        self.files.files_changed([self.workspace.resolve(rel) for rel in result.restored_files])
+        return result
 
     def models(self) -> ModelCatalog:
         return model_catalog(self.settings.model, os.environ)
@@ -477,7 +413,4 @@ class Engine:
 
     def close(self) -> None:
         self.mcp.close()
-        for session in self._sessions.values():
-            if session.background is not None and not session.background.done():
-                session.background.cancel()
-            session.trace.close()
+        self.book.close()

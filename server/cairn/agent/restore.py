@@ -39,6 +39,7 @@ from cairn.files.patches import (
     undo_patch,
 )
 from cairn.files.workspace import Workspace
+from cairn.models.events import RestoreResult
 from cairn.models.session import Turn
 from cairn.trace import TraceStore
 from cairn.trace.files import atomic_write
@@ -46,6 +47,7 @@ from cairn.trace.snapshots import Snapshots
 
 FORK_TITLE = "{title} (before turn {number})"
 UNTITLED = "session"
+RUNNING_TURN = "a turn is running in session {session}; stop it first"
 
 
 @dataclass(frozen=True)
@@ -184,3 +186,27 @@ def fork_before(store: TraceStore, session: Session, point: Checkpoint) -> str:
     title = FORK_TITLE.format(title=session.meta().title or UNTITLED, number=point.number)
     before = point.turn.user_message_id
     return fork_session(store, session.id, before_message_id=before, title=title).id
+
+
+async def restore_turn(
+    store: TraceStore,
+    session: Session,
+    turn_id: str,
+    *,
+    files: bool,
+    conversation: bool,
+    workspace: Workspace,
+    apply_edit: EditApplier | None,
+    snapshots: Snapshots | None,
+) -> RestoreResult:
+    """`cairn/restore`: back to before a turn, its files and/or its conversation (a fork)."""
+    if not files and not conversation:
+        raise InvalidRequestError("nothing to restore: set files and/or conversation")
+    if session.turn_lock.locked():
+        raise InvalidRequestError(RUNNING_TURN.format(session=session.id))
+    point = checkpoint(session, turn_id)
+    restored: list[str] = []
+    if files:
+        restored = await restore_files(session, point, workspace, apply_edit, snapshots)
+    target = fork_before(store, session, point) if conversation else session.id
+    return RestoreResult(session_id=target, restored_files=restored)
