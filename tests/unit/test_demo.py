@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.commands.demo import first_line
 from cairn.compaction import ledger
 from cairn.compaction.markers import compaction_parts, tool_results
 from cairn.models.messages import Message
@@ -101,6 +102,8 @@ def test_demo_fixes_the_bug_and_reports(
 ) -> None:
     kept, done = kept_demo
     out, err = done.stdout, done.stderr
+    # The first line comes before the engine is imported, and says where the demo runs.
+    assert err.startswith(first_line(kept.resolve()))
     assert "Goal tree:" in out
     assert "[-] 2.1 Rewrite as a sweep over sorted endpoints" in out
     assert "[x] 3 Verify with the tests" in out

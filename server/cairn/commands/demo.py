@@ -26,16 +26,16 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cairn.agent.engine import Engine
-from cairn.commands.demo_report import compaction_report
-from cairn.commands.run import TerminalListener
-from cairn.compaction.ledger import tests_run
 from cairn.errors import InvalidRequestError
-from cairn.models.events import TurnResult
-from cairn.models.summary import TestRecord
 from cairn.resources import examples_dir
-from cairn.settings import load_settings
+
+if TYPE_CHECKING:  # imported when used: the first line is printed before them (~2 s)
+    from cairn.agent.engine import Engine
+    from cairn.commands.run import TerminalListener
+    from cairn.models.events import TurnResult
+    from cairn.models.summary import TestRecord
 
 DEMO_FOLDER = "demo"
 SCRIPT = Path(".cairn-demo") / "script.jsonl"
@@ -79,9 +79,19 @@ async def _session(engine: Engine, listener: TerminalListener) -> list[TurnResul
     return results
 
 
+def first_line(folder: Path) -> str:
+    """What the demo prints before the engine is even imported."""
+    return (
+        f"cairn demo: {len(MESSAGES)} turns of a scripted session (no network, no API key)"
+        f" on a copy of the example project in {folder}; loading the engine…\n"
+    )
+
+
 def run_demo(keep: Path | None) -> None:
     """Run the demo session; exit 1 unless its last test run passed."""
     folder = prepare(keep)
+    sys.stderr.write(first_line(folder))
+    sys.stderr.flush()
     try:
         passed = _run(folder)
     finally:
@@ -97,6 +107,12 @@ def run_demo(keep: Path | None) -> None:
 
 def _run(folder: Path) -> bool:
     """Run the scripted session in `folder` and print its results; True when the tests passed."""
+    from cairn.agent.engine import Engine
+    from cairn.commands.demo_report import compaction_report
+    from cairn.commands.run import TerminalListener
+    from cairn.compaction.ledger import tests_run
+    from cairn.settings import load_settings
+
     command = f"{shlex.quote(sys.executable)} {TEST_ARGS}"
     settings = load_settings(folder, {"allowedCommands": [command]})
     listener = TerminalListener()
