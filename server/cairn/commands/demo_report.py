@@ -93,7 +93,9 @@ def kept(kind: str, parts: Sequence[CompactionPart], messages: Sequence[Message]
     """What the context still shows in place of what these markers of one kind cover."""
     if kind == "goal":
         covered = sum(len(p.covers) for p in parts)
-        return f"{_plural(len(parts), 'goal result line')} in place of {covered} messages"
+        return (
+            f"{_plural(len(parts), 'goal result line')} in place of {_plural(covered, 'message')}"
+        )
     if kind == "prune":
         ids = [call_id for p in parts for call_id in p.pruned_call_ids]
         names = ", ".join(tool_names(messages, ids))
@@ -102,7 +104,7 @@ def kept(kind: str, parts: Sequence[CompactionPart], messages: Sequence[Message]
     if not summaries:
         return "nothing"
     last = summaries[-1]
-    return f"{ledger_kept(last)}; then {newer_messages(messages)} messages as they are"
+    return f"{ledger_kept(last)}; then {_plural(newer_messages(messages), 'message')} as they are"
 
 
 def group(markers: Sequence[Recorded]) -> list[tuple[int, str, list[CompactionPart]]]:
