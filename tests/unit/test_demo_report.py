@@ -79,3 +79,17 @@ def test_attempts_not_applied_are_listed_and_no_marker_says_none() -> None:
     )
     assert compaction_report([user("u1", "t1")], []) == ["  none"]
     assert compaction_report([user("u1", "t1")], [failed]) == ["  not applied: 1 (stalled)"]
+
+
+def test_a_parent_fold_over_a_child_fold_counts_each_message_once() -> None:
+    child = CompactionPart(kind="goal", covers=["r2"], tokens_before=900, tokens_after=700)
+    parent = CompactionPart(kind="goal", covers=["r2", "m1"], tokens_before=700, tokens_after=650)
+    messages = [
+        user("u1", "t1"),
+        result("r2", "t1", "c2", "read_file", goal="1.1"),
+        marker("m1", "t1", child),
+        marker("m2", "t1", parent),
+    ]
+    assert compaction_report(messages, [])[1] == (
+        "      kept: 650 tokens, 2 goal result lines in place of 1 message"
+    )

@@ -92,7 +92,9 @@ def newer_messages(messages: Sequence[Message]) -> int:
 def kept(kind: str, parts: Sequence[CompactionPart], messages: Sequence[Message]) -> str:
     """What the context still shows in place of what these markers of one kind cover."""
     if kind == "goal":
-        covered = sum(len(p.covers) for p in parts)
+        # A parent's fold covers its sub-goals' folds too: count each message once.
+        ids = {message_id for p in parts for message_id in p.covers}
+        covered = sum(1 for m in messages if m.id in ids and not is_marker(m))
         return (
             f"{_plural(len(parts), 'goal result line')} in place of {_plural(covered, 'message')}"
         )
