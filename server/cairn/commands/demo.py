@@ -2,13 +2,20 @@
 
 Copies `examples/demo/` (a small Python project whose interval-merging
 function has a bug, with `AGENTS.md`, `cairn.toml` and the scripted replies
-in `.cairn-demo/script.jsonl`) to a temporary folder (or `--keep DIR`) and
-runs one turn there (a temporary folder is removed afterwards): the agent plans with goals, explores two suspects in
-parallel, abandons a rewrite, patches the bug with `edit_file`, runs the
-tests with an allow-listed `run_command`, and compacts its context on the
-way (the demo's window is small). Then it prints the goal tree, the
-compaction statistics and the final test result. Exit code 0 only when the
-session's last test run passed.
+in `.cairn-demo/script.jsonl`) to a temporary folder (or `--keep DIR`; a
+temporary folder is removed afterwards) and runs three turns of one session
+there. Turn 1: the agent runs the failing tests (shown ✗ with their exit
+code) and reads the code, plans with goals, explores two suspects in
+parallel (each branch's conclusion is printed), abandons a rewrite, patches
+the bug with `edit_file` and runs the tests with an allow-listed
+`run_command`; each finished goal is folded into its result line. Turns 2
+and 3 are follow-ups that add tests for edge cases; by turn 3 the outputs
+read before the plan are old enough to prune, and the history passes the
+compaction threshold, so a summary is written (the demo's window is small,
+see its `cairn.toml`). Then it prints the goal tree, the compaction report
+(`cairn.commands.demo_report`: per turn and kind, what it freed and what the
+context kept) and the final test result. Exit code 0 only when every turn
+ended normally and the session's last test run passed.
 """
 
 from __future__ import annotations
@@ -18,17 +25,17 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cairn.agent.engine import Engine
-from cairn.commands.run import TerminalListener
-from cairn.compaction.ledger import tests_run
 from cairn.errors import InvalidRequestError
-from cairn.models.events import CompactionEvent
-from cairn.models.summary import TestRecord
 from cairn.resources import examples_dir
-from cairn.settings import load_settings
+
+if TYPE_CHECKING:  # imported when used: the first line is printed before them (~2 s)
+    from cairn.agent.engine import Engine
+    from cairn.commands.run import TerminalListener
+    from cairn.models.events import TurnResult
+    from cairn.models.summary import TestRecord
 
 DEMO_FOLDER = "demo"
 SCRIPT = Path(".cairn-demo") / "script.jsonl"
@@ -36,7 +43,12 @@ SCRIPT = Path(".cairn-demo") / "script.jsonl"
 # the Python that runs Cairn, which works without `python` on PATH or pytest installed.
 PYTHON_PLACEHOLDER = "@PYTHON@"
 TEST_ARGS = "-m unittest"
-MESSAGE = "The tests of intervals.py fail. Find the bug and fix it, then run the tests."
+# The user's messages, one turn each: the fix, then two follow-ups in the same session.
+MESSAGES = (
+    "The tests of intervals.py fail. Find the bug and fix it, then run the tests.",
+    "Add a test that touching intervals merge in any order, e.g. [(3, 5), (1, 3)].",
+    "And with no intervals at all? Make sure a test covers it.",
+)
 
 
 def prepare(keep: Path | None) -> Path:
@@ -51,36 +63,35 @@ def prepare(keep: Path | None) -> Path:
     return target
 
 
-def compaction_report(events: list[CompactionEvent]) -> list[str]:
-    """One line per compaction kind: how many finished, and the tokens they freed."""
-    done = [e for e in events if e.stage == "done"]
-    lines: list[str] = []
-    for kind, count in sorted(Counter(e.kind for e in done).items()):
-        freed = sum(
-            e.tokens_before - (e.tokens_after or e.tokens_before) for e in done if e.kind == kind
-        )
-        steps = ", ".join(f"{e.tokens_before}→{e.tokens_after}" for e in done if e.kind == kind)
-        lines.append(f"  {kind}: {count} × (tokens {steps}; freed {freed})")
-    failed = [e for e in events if e.stage == "failed"]
-    if failed:
-        lines.append(f"  not applied: {len(failed)} ({'; '.join(e.error or '' for e in failed)})")
-    return lines or ["  none"]
-
-
 def test_line(record: TestRecord | None) -> str:
     if record is None:
         return "final test run: none recorded"
     return f"final test run: {record.status} ({record.command})"
 
 
-async def _session(engine: Engine) -> str:
-    result = await engine.turn(MESSAGE)
-    return result.session_id
+async def _session(engine: Engine, listener: TerminalListener) -> list[TurnResult]:
+    """Run the demo's turns in one session, each message announced before its turn."""
+    results: list[TurnResult] = []
+    for number, message in enumerate(MESSAGES, start=1):
+        listener.err.write(f"\n▶ turn {number}/{len(MESSAGES)}: {message}\n")
+        session_id = results[-1].session_id if results else None
+        results.append(await engine.turn(message, session_id=session_id))
+    return results
+
+
+def first_line(folder: Path) -> str:
+    """What the demo prints before the engine is even imported."""
+    return (
+        f"cairn demo: {len(MESSAGES)} turns of a scripted session (no network, no API key)"
+        f" on a copy of the example project in {folder}; loading the engine…\n"
+    )
 
 
 def run_demo(keep: Path | None) -> None:
     """Run the demo session; exit 1 unless its last test run passed."""
     folder = prepare(keep)
+    sys.stderr.write(first_line(folder))
+    sys.stderr.flush()
     try:
         passed = _run(folder)
     finally:
@@ -96,20 +107,30 @@ def run_demo(keep: Path | None) -> None:
 
 def _run(folder: Path) -> bool:
     """Run the scripted session in `folder` and print its results; True when the tests passed."""
+    from cairn.agent.engine import Engine
+    from cairn.commands.demo_report import compaction_report
+    from cairn.commands.run import TerminalListener
+    from cairn.compaction.ledger import tests_run
+    from cairn.settings import load_settings
+
     command = f"{shlex.quote(sys.executable)} {TEST_ARGS}"
     settings = load_settings(folder, {"allowedCommands": [command]})
     listener = TerminalListener()
     engine = Engine([folder], settings, listener=listener)
     try:
-        session_id = asyncio.run(_session(engine))
+        results = asyncio.run(_session(engine, listener))
+        session_id = results[-1].session_id
         view = engine.goal_tree(session_id)
-        records = tests_run(engine.session(session_id).messages())
+        messages = engine.session(session_id).messages()
+        records = tests_run(messages)
     finally:
         engine.close()
     out = sys.stdout
     out.write("\nGoal tree:\n" + view.rendered.rstrip() + "\n")
-    out.write("\nCompaction:\n" + "\n".join(compaction_report(listener.compactions)) + "\n")
+    report = compaction_report(messages, listener.compactions)
+    out.write("\nCompaction (context tokens before→after):\n" + "\n".join(report) + "\n")
     last = records[-1] if records else None
     out.write("\n" + test_line(last) + "\n")
     out.write(f"workspace: {folder} · session {session_id}\n")
-    return last is not None and last.status == "passed"
+    stopped = all(r.finish_reason == "stop" for r in results)
+    return stopped and last is not None and last.status == "passed"
