@@ -34,7 +34,7 @@ from cairn.context.rules import rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
 from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
-from cairn.context.sources.diff import diff_candidates
+from cairn.context.sources.diff import diff_candidates, own_edit_hashes
 from cairn.context.sources.mode import mode_candidate
 from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.repomap import RepoMapRenderer, repomap_candidates
@@ -315,7 +315,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
             _repomap(parts, request, files, count, available) if with_preamble else ()
         ),
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
-        diff=tuple(diff_candidates(workspace, files, count)),
+        diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
         files=tuple(references + buffers),
         edited=edited,

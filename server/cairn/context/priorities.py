@@ -42,11 +42,10 @@ MAX_BLOCK_SHARE: Final = 0.5
 # and rendered to fit this share (`cairn.context.sources.summary.fit_summary`).
 SUMMARY_SHARE: Final = 0.2
 # The repository map's budget (`cairn.context.sources.repomap.repomap_budget`): a fixed
-# modest size (Aider's default map is 1k tokens), more in a session with no file in play
-# and nothing read yet, never above REPOMAP_SHARE of the input budget, shrunk by the
-# share of the map's files the session has read; none when under REPOMAP_MIN_TOKENS.
+# modest size (Aider's default map is 1k tokens), never above REPOMAP_SHARE of the input
+# budget, shrunk by the share of the map's files the session has read; none when under
+# REPOMAP_MIN_TOKENS.
 REPOMAP_MAX_TOKENS: Final = 1_024
-REPOMAP_FRESH_TOKENS: Final = 2_048
 REPOMAP_SHARE: Final = 0.1
 REPOMAP_MIN_TOKENS: Final = 256
 # History: messages of this many most recent user turns get PRIORITY_HISTORY_RECENT;

@@ -1,15 +1,14 @@
 """Source: the repository map in the preamble, sized for what it is still worth.
 
 The map orients the model in a repository it has not read: outlines of the
-definitions the files in play use. Its budget (`repomap_budget`) is a fixed,
-modest number of tokens, not a share of a large window — Aider's default
-map is 1k tokens, growing only when no file is in the chat — because a
-bigger map buys little once the model works on a few files: it is the
-largest per-call extra after history, and it rides on every call. So:
-- a session with no file in play and nothing read yet gets
-  `REPOMAP_FRESH_TOKENS` (the map is all the model knows of the repository);
-- otherwise `REPOMAP_MAX_TOKENS`;
-- never more than `REPOMAP_SHARE` of the input budget (small windows);
+definitions the files in play use (or, with none in play, of the most
+referenced ones). Its budget (`repomap_budget`) is a fixed, modest number
+of tokens, not a share of a large window — Aider's default map is 1k
+tokens — because a bigger map buys little once the model works on a few
+files, and it rides on every call until the preamble is next recomputed
+(the first preamble of a session often stays for a hundred calls). So:
+- `REPOMAP_MAX_TOKENS`, never more than `REPOMAP_SHARE` of the input budget
+  (small windows);
 - shrunk by the share of the map's files the session has already read or
   edited (`covered_share`: the model has seen them itself), and left out
   with a manifest line saying why once less than `REPOMAP_MIN_TOKENS`
@@ -29,7 +28,6 @@ from cairn.compaction.ledger import files_changed, files_read
 from cairn.context.blocks import Candidate, Count, make_block, section
 from cairn.context.priorities import (
     PRIORITY_REPOMAP,
-    REPOMAP_FRESH_TOKENS,
     REPOMAP_MAX_TOKENS,
     REPOMAP_MIN_TOKENS,
     REPOMAP_SHARE,
@@ -72,10 +70,9 @@ def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
     return len(set(mapped) & set(seen)) / len(mapped)
 
 
-def repomap_budget(available: int, *, files_in_play: int, covered: float) -> int:
+def repomap_budget(available: int, covered: float) -> int:
     """The map's tokens for this preamble (see the module docstring); 0: no map."""
-    cap = REPOMAP_FRESH_TOKENS if files_in_play == 0 and covered == 0 else REPOMAP_MAX_TOKENS
-    budget = int(min(cap, available * REPOMAP_SHARE) * (1.0 - covered))
+    budget = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE) * (1.0 - covered))
     return budget if budget >= REPOMAP_MIN_TOKENS else 0
 
 
@@ -97,7 +94,7 @@ def repomap_candidates(
     mapped = renderer.mapped_files()
     seen = session_files(history)
     covered = covered_share(mapped, seen)
-    budget = repomap_budget(available, files_in_play=len(files), covered=covered)
+    budget = repomap_budget(available, covered)
     if budget == 0:
         read = len(set(mapped) & seen)
         reason = (
