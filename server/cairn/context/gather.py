@@ -311,9 +311,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         system=(system_candidate(count), mode_candidate(request.mode, count)),
         rules=_rules(workspace, files, count),
         profile=_profile(parts, count) if with_preamble else (),
-        repomap=(
-            _repomap(parts, request, files, count, available) if with_preamble else ()
-        ),
+        repomap=(_repomap(parts, request, files, count, available) if with_preamble else ()),
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
         diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),

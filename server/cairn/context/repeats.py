@@ -48,9 +48,7 @@ def repeat_key(name: str, arguments: dict[str, Any], output: str) -> RepeatKey |
 def repeat_stub(name: str, earlier_call_id: str, artifact_id: str | None) -> str:
     """The later copy of a repeated result: where the same text already is."""
     again = (
-        f'; read_file("{ARTIFACT_REF_PREFIX}{artifact_id}") shows it again'
-        if artifact_id
-        else ""
+        f'; read_file("{ARTIFACT_REF_PREFIX}{artifact_id}") shows it again' if artifact_id else ""
     )
     return (
         f"[unchanged: the same {name} output as call {earlier_call_id} above, "
@@ -64,9 +62,7 @@ class RepeatIndex:
 
     first: dict[RepeatKey, str] = field(default_factory=dict)
 
-    def shown(
-        self, name: str, arguments: dict[str, Any], output: str, call_id: str
-    ) -> str | None:
+    def shown(self, name: str, arguments: dict[str, Any], output: str, call_id: str) -> str | None:
         """Record a result being shown; the call id of an earlier identical copy, if any."""
         key = repeat_key(name, arguments, output)
         if key is None:

@@ -11,8 +11,8 @@ files, and it rides on every call until the preamble is next recomputed
   (small windows);
 - shrunk by the share of the map's files the session has already read or
   edited (`covered_share`: the model has seen them itself), and left out
-  with a manifest line saying why once less than `REPOMAP_MIN_TOKENS`
-  would remain.
+  with a manifest line saying why once less than `REPOMAP_MIN_TOKENS` (or
+  than the whole cap, in a window too small for that) would remain.
 The budget is computed where the preamble is — at a turn's first call and
 after a compaction, never mid-turn (the preamble is frozen for the rest of
 the turn) — so a smaller map never breaks the cached prefix on its own.
@@ -72,8 +72,10 @@ def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
 
 def repomap_budget(available: int, covered: float) -> int:
     """The map's tokens for this preamble (see the module docstring); 0: no map."""
-    budget = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE) * (1.0 - covered))
-    return budget if budget >= REPOMAP_MIN_TOKENS else 0
+    cap = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE))
+    budget = int(cap * (1.0 - covered))
+    # A small window's whole cap may be under the minimum: only a shrunk map is left out.
+    return budget if budget > 0 and budget >= min(REPOMAP_MIN_TOKENS, cap) else 0
 
 
 def _left_out(reason: str, count: Count) -> Candidate:
