@@ -5,8 +5,9 @@ path guard), the files in play (the editor's text wins over the disk) and
 the other open buffers, the rules files of the files in play, the editor's
 diagnostics, `git diff HEAD` of every workspace folder, and — when the
 caller asks for a fresh preamble — the project profile and the repository
-map rendered for its share of the budget. Every source turns its input
-into candidates here (token counts included, cached by content hash), so
+map rendered for its budget (`cairn.context.sources.repomap`: a fixed
+modest size, shrunk as the session reads the repository). Every source
+turns its input into candidates here (token counts included, cached by content hash), so
 assembling the snapshot later does no I/O.
 
 It blocks (subprocesses, file reads): async callers run it in a thread
