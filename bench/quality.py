@@ -35,6 +35,10 @@ every call (compaction calls included) against an OpenCode-policy replay of
 the same message stream (`bench/quality_opencode.py`: prune after each
 user turn protecting the newest 40k tokens of tool output and only when at
 least 20k are freed, both scaled by window / 200k; a summary at overflow).
+Where Cairn's main-call tokens go is printed twice: per context source
+(from the manifests) and per part of the requests as sent, with tokens per
+call (`bench/quality_spend.py`: tool schemas, preamble sections, each
+tool's results, the tail).
 Targets: ledger, constraints, goals and rules 100%; all facts ≥ 95%; 0
 over-budget calls; total input ≤ 0.5× the replay. A missed target is
 printed, not an error; a setup error (the session did not run as
@@ -72,6 +76,7 @@ from quality_measure import (  # noqa: E402
 from quality_opencode import scaled_thresholds  # noqa: E402
 from quality_run import SetupError, run_session  # noqa: E402
 from quality_script import TURNS, build_session  # noqa: E402
+from quality_spend import spend_line  # noqa: E402
 
 DEFAULT_WINDOW = 48_000
 MAX_OUTPUT = 1_000
@@ -186,6 +191,8 @@ def report(figures: Figures, command: str, window: int) -> str:
         *token_lines(figures),
         "",
         source_line(figures),
+        "",
+        spend_line(figures.by_part, figures.shape["main calls"]),
         "",
         "Targets:",
         *target_lines(figures),

@@ -19,6 +19,7 @@ fact the first summary restates before the session found it).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -40,6 +41,7 @@ from quality_facts import (
 from quality_opencode import CallPoint, Replay
 from quality_run import Recorded, SessionRun, SetupError
 from quality_script import Session
+from quality_spend import spend
 from quality_workspace import NESTED_RULES, ROOT_RULES, TOOL_FACTS, project_files
 
 # The session must exercise compaction this much for its figures to mean anything.
@@ -77,6 +79,8 @@ class Figures:
     shape: dict[str, int] = field(default_factory=dict)
     # Tokens of included blocks per source, summed over every manifest.
     by_source: dict[str, int] = field(default_factory=dict)
+    # Tokens per part of the main requests as sent (`quality_spend`).
+    by_part: Counter[str] = field(default_factory=Counter[str])
 
     @property
     def cairn_total(self) -> int:
@@ -252,6 +256,7 @@ def measure(run: SessionRun, session: Session) -> Figures:
                 figures.by_source[block.source] = (
                     figures.by_source.get(block.source, 0) + block.tokens
                 )
+    figures.by_part = spend(run.main, lambda text: count_tokens(text, model))
     figures.opencode = opencode_replay(run, session)
     counts = run.marker_counts()
     figures.shape = {

@@ -266,6 +266,9 @@ class FakeMap:
         self.calls.append((files_in_play, mentioned, max_tokens))
         return "app/engine.py:\n  class Engine"
 
+    def mapped_files(self) -> frozenset[str]:
+        return frozenset({"app/engine.py", "app/util.py"})
+
 
 def test_profile_and_repomap_sections(root: Path) -> None:
     repomap = FakeMap()

@@ -40,7 +40,6 @@ from cairn.context.degrade import DegradeContext, StoreArtifact
 from cairn.context.gather import (
     Collaborators,
     GatherRequest,
-    RepoMapRenderer,
     budget_for,
     gather,
     mentioned_words,
@@ -48,6 +47,7 @@ from cairn.context.gather import (
 from cairn.context.redact import redact_candidate
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.sources.mode import MODE_TOOLS
+from cairn.context.sources.repomap import RepoMapRenderer
 from cairn.context.tool_schemas import ToolLine, lines_of
 from cairn.files.ignore import IgnoreRules
 from cairn.files.redaction import Redactor

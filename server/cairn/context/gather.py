@@ -5,8 +5,9 @@ path guard), the files in play (the editor's text wins over the disk) and
 the other open buffers, the rules files of the files in play, the editor's
 diagnostics, `git diff HEAD` of every workspace folder, and — when the
 caller asks for a fresh preamble — the project profile and the repository
-map rendered for its share of the budget. Every source turns its input
-into candidates here (token counts included, cached by content hash), so
+map rendered for its budget (`cairn.context.sources.repomap`: a fixed
+modest size, shrunk as the session reads the repository). Every source
+turns its input into candidates here (token counts included, cached by content hash), so
 assembling the snapshot later does no I/O.
 
 It blocks (subprocesses, file reads): async callers run it in a thread
@@ -20,25 +21,24 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
-from cairn.context.blocks import Candidate, Count, framed, make_block, section
+from cairn.context.blocks import Candidate, Count, framed, make_block
 from cairn.context.budget import Budget, context_window_for
 from cairn.context.priorities import (
     PRIORITY_BUFFER,
     PRIORITY_LOW_RELEVANCE,
     PRIORITY_PROFILE,
     PRIORITY_REPOMAP,
-    REPOMAP_SHARE,
 )
 from cairn.context.references import block_kind, reference_blocks
 from cairn.context.rules import rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
 from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
-from cairn.context.sources.diff import diff_candidates
+from cairn.context.sources.diff import diff_candidates, own_edit_hashes
 from cairn.context.sources.mode import mode_candidate
 from cairn.context.sources.profile import profile_candidate
+from cairn.context.sources.repomap import RepoMapRenderer, repomap_candidates
 from cairn.context.sources.system import system_candidate
 from cairn.context.tool_schemas import ToolLine, schema_text
 from cairn.errors import PathRefusedError
@@ -53,25 +53,12 @@ from cairn.models.profile import ProjectProfile
 from cairn.settings import Mode, Settings
 from cairn.tokens.counter import counter_for
 
-REPOMAP_TITLE = "Repository map (outlines of related definitions)"
 RULES_TITLE = "Project rules: {ref}"
 # Words of the user message handed to the repository map as mentioned identifiers.
 _MENTIONED = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]{2,}")
 ORIGIN_BUFFER = "editor buffer"
 ORIGIN_DISK = "disk"
 ORIGIN_DIRECTORY = "directory"
-
-
-class RepoMapRenderer(Protocol):
-    """What gathering needs of `cairn.repomap.map.RepoMap`."""
-
-    def render(
-        self,
-        files_in_play: list[Path],
-        mentioned: set[str],
-        max_tokens: int,
-        count: Callable[[str], int],
-    ) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -264,19 +251,18 @@ def _buffer_views(
 
 
 def _repomap(
-    parts: Collaborators, files: list[Path], message: str, count: Count, available: int
+    parts: Collaborators, request: GatherRequest, files: list[Path], count: Count, available: int
 ) -> tuple[Candidate, ...]:
+    """The map ranked for `files`, within its budget (`cairn.context.sources.repomap`)."""
     if parts.repomap is None:
         return ()
+    mentioned = mentioned_words(request.user_message)
     try:
-        text = parts.repomap.render(
-            files, mentioned_words(message), int(available * REPOMAP_SHARE), count
+        return repomap_candidates(
+            parts.repomap, files, mentioned, request.history, count, available
         )
     except Exception as error:  # an optional collaborator must not fail the call
         return (failed_candidate("repomap", PRIORITY_REPOMAP, "repomap", error, count),)
-    if not text.strip():
-        return ()
-    return (section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref="repomap"),)
 
 
 def _profile(parts: Collaborators, count: Count) -> tuple[Candidate, ...]:
@@ -326,11 +312,9 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         system=(system_candidate(count), mode_candidate(request.mode, count)),
         rules=_rules(workspace, files, count),
         profile=_profile(parts, count) if with_preamble else (),
-        repomap=(
-            _repomap(parts, files, request.user_message, count, available) if with_preamble else ()
-        ),
+        repomap=(_repomap(parts, request, files, count, available) if with_preamble else ()),
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
-        diff=tuple(diff_candidates(workspace, files, count)),
+        diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
         files=tuple(references + buffers),
         edited=edited,

@@ -68,6 +68,7 @@ from cairn.context.priorities import (
     PRIORITY_SUMMARY,
     RECENT_TURNS,
 )
+from cairn.context.repeats import GOAL_TOOL, RepeatIndex, goal_history_text, repeat_stub
 from cairn.context.sources.summary import fit_summary, render_summary
 from cairn.context.sources.user import user_candidate
 from cairn.models.manifest import CompactionStats
@@ -128,14 +129,21 @@ class _Renderer:
             for part in message.parts:
                 if isinstance(part, ToolResultPart):
                     self.results.setdefault(part.call_id, part)
+        self.repeats = RepeatIndex()
 
     def visible(self, index: int, message: Message) -> bool:
         return not self.state.is_covered(index, message)
 
-    def tool_content(self, part: ToolResultPart) -> str:
+    def tool_content(self, call: ToolCallPart, part: ToolResultPart) -> str:
+        """A result as shown: pruned → stub; repeats (`cairn.context.repeats`) → short."""
         if part.call_id in self.state.pruned_call_ids:
             return prune_stub(self.count(part.output), part.artifact_id)
-        return part.output
+        if not part.ok:
+            return part.output
+        if part.name == GOAL_TOOL:
+            return goal_history_text(part.output)
+        earlier = self.repeats.shown(part.name, call.arguments, part.output, part.call_id)
+        return part.output if earlier is None else repeat_stub(part.name, earlier, part.artifact_id)
 
     def assistant_entry(self, message: Message) -> tuple[list[ChatMessage], dict[int, str]]:
         calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
@@ -147,7 +155,7 @@ class _Renderer:
         artifacts: dict[int, str] = {}
         for call in calls:
             result = self.results.get(call.call_id)
-            content = NO_RESULT_TEXT if result is None else self.tool_content(result)
+            content = NO_RESULT_TEXT if result is None else self.tool_content(call, result)
             if result is not None and result.artifact_id:
                 artifacts[len(out)] = result.artifact_id
             out.append({"role": "tool", "tool_call_id": call.call_id, "content": content})

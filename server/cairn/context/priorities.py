@@ -41,8 +41,13 @@ MAX_BLOCK_SHARE: Final = 0.5
 # The summary's reserved share of the input budget: it is required (never dropped)
 # and rendered to fit this share (`cairn.context.sources.summary.fit_summary`).
 SUMMARY_SHARE: Final = 0.2
-# Budget handed to the repository map renderer, as a fraction of the input budget.
+# The repository map's budget (`cairn.context.sources.repomap.repomap_budget`): a fixed
+# modest size (Aider's default map is 1k tokens), never above REPOMAP_SHARE of the input
+# budget, shrunk by the share of the map's files the session has read; none when under
+# REPOMAP_MIN_TOKENS.
+REPOMAP_MAX_TOKENS: Final = 1_024
 REPOMAP_SHARE: Final = 0.1
+REPOMAP_MIN_TOKENS: Final = 256
 # History: messages of this many most recent user turns get PRIORITY_HISTORY_RECENT;
 # older ones PRIORITY_HISTORY_OLD (text) or PRIORITY_OLD_TOOL_OUTPUT (tool calls).
 RECENT_TURNS: Final = 2

@@ -178,6 +178,12 @@ class RepoMap:
             if rel not in self._buffers and rel not in self._refused_buffers:
                 self._changed(rel, old, self._index.tags.get(rel))
 
+    def mapped_files(self) -> frozenset[str]:
+        """Root-relative paths of the files with definitions the map can outline (refreshed
+        first)."""
+        self.refresh()
+        return frozenset(rel for rel, tags in self._tags().items() if tags.names)
+
     @property
     def scanned_last_refresh(self) -> list[str]:
         """Relative paths scanned by the last refresh (unchanged files are not)."""

@@ -29,6 +29,7 @@ from cairn.agent.tools.base import (
 from cairn.agent.tools.paths import display, guard, read_current
 from cairn.files.guard import PathRefusal
 from cairn.files.patches import file_patch
+from cairn.files.text import content_hash
 from cairn.trace.files import atomic_write
 
 
@@ -125,6 +126,7 @@ class EditFile(Tool[EditFileArgs]):
             artifact_id=patch_id,
             data={
                 "path": name,
+                "hash": content_hash(after),
                 "patch_artifact_id": patch_id,
                 "created": not exists,
                 "added": added,

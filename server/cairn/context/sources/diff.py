@@ -6,24 +6,34 @@ first commit, or where git fails or times out contributes nothing. The diff
 shows the disk (unsaved editor text is the buffers source's business).
 Diffs of files in play come first; changes to secret files (`.env`, keys,
 whatever the workspace's secret-path rules name — before or after a
-rename) are never shown.
+rename) are never shown. A file out of play whose text on disk is exactly
+what the session's own last edit of it left (`own_edit_hashes`) gets one
+line instead of its diff (`own_change_line`): the change is the session's,
+its patches are listed in the ledger block, and repeating the whole diff on
+every call of every later turn buys nothing. Any other change (the user's,
+or a file in play) is shown whole.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from cairn.compaction.ledger import EDIT_TOOL, KEY_HASH, KEY_PATH
+from cairn.compaction.markers import tool_results
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_DIFF
 from cairn.files.guard import secret_rule
+from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
+from cairn.models.messages import Message
 
 GIT_DIFF_TIMEOUT_S = 5.0
 GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
 _FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
+DIFF_TITLE = "Uncommitted change: {rel}"
 
 
 def git_diff(folder: Path, timeout: float = GIT_DIFF_TIMEOUT_S) -> str:
@@ -59,10 +69,52 @@ def _sides(rel: str, text: str) -> tuple[str, ...]:
     return (rel, header.group(1)) if header is not None else (rel,)
 
 
+def own_edit_hashes(messages: Iterable[Message]) -> dict[str, str]:
+    """Workspace-relative path → content hash of the text the session's last edit left."""
+    out: dict[str, str] = {}
+    for message in messages:
+        for part in tool_results(message):
+            data = part.data or {}
+            if part.name == EDIT_TOOL and part.ok and KEY_PATH in data and KEY_HASH in data:
+                out[str(data[KEY_PATH])] = str(data[KEY_HASH])
+    return out
+
+
+def _line_counts(text: str) -> tuple[int, int]:
+    lines = text.splitlines()
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    return added, removed
+
+
+def own_change_line(rel: str, text: str) -> str:
+    """The one line shown for a change that is all the session's own edits."""
+    added, removed = _line_counts(text)
+    return (
+        f"{rel}: +{added} -{removed} lines, all from this session's own edits "
+        "(the ledger lists their patches; read the file to see it now)"
+    )
+
+
+def is_own_change(path: Path, rel: str, own: Mapping[str, str]) -> bool:
+    """Whether `path`'s text on disk is exactly what the session's last edit of it left."""
+    wanted = own.get(rel)
+    if wanted is None:
+        return False
+    try:
+        return content_hash(path.read_text(encoding="utf-8")) == wanted
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def diff_candidates(
-    workspace: Workspace, files_in_play: Sequence[Path], count: Count
+    workspace: Workspace,
+    files_in_play: Sequence[Path],
+    count: Count,
+    own: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
-    """One section per changed file; files in play first."""
+    """One section per changed file; files in play first; a file out of play that only the
+    session's own edits changed is one line (see the module docstring)."""
     in_play = set(files_in_play)
     entries: list[tuple[bool, Path, str]] = []
     for folder in workspace.folders:
@@ -72,14 +124,11 @@ def diff_candidates(
                 continue
             entries.append((path not in in_play, path, text))
     entries.sort(key=lambda e: e[0])
-    return [
-        section(
-            "diff",
-            PRIORITY_DIFF,
-            f"Uncommitted change: {workspace.relative(path)}",
-            text,
-            count=count,
-            ref=workspace.relative(path),
-        )
-        for _, path, text in entries
-    ]
+    out: list[Candidate] = []
+    for out_of_play, path, text in entries:
+        rel = workspace.relative(path)
+        if out_of_play and is_own_change(path, rel, own or {}):
+            text = own_change_line(rel, text)
+        title = DIFF_TITLE.format(rel=rel)
+        out.append(section("diff", PRIORITY_DIFF, title, text, count=count, ref=rel))
+    return out

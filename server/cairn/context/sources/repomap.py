@@ -1,0 +1,113 @@
+"""Source: the repository map in the preamble, sized for what it is still worth.
+
+The map orients the model in a repository it has not read: outlines of the
+definitions the files in play use (or, with none in play, of the most
+referenced ones). Its budget (`repomap_budget`) is a fixed, modest number
+of tokens, not a share of a large window — Aider's default map is 1k
+tokens — because a bigger map buys little once the model works on a few
+files, and it rides on every call until the preamble is next recomputed
+(the first preamble of a session often stays for a hundred calls). So:
+- `REPOMAP_MAX_TOKENS`, never more than `REPOMAP_SHARE` of the input budget
+  (small windows);
+- shrunk by the share of the map's files the session has already read or
+  edited (`covered_share`: the model has seen them itself), and left out
+  with a manifest line saying why once less than `REPOMAP_MIN_TOKENS` (or
+  than the whole cap, in a window too small for that) would remain.
+The budget is computed where the preamble is — at a turn's first call and
+after a compaction, never mid-turn (the preamble is frozen for the rest of
+the turn) — so a smaller map never breaks the cached prefix on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from cairn.compaction.ledger import files_changed, files_read
+from cairn.context.blocks import Candidate, Count, make_block, section
+from cairn.context.priorities import (
+    PRIORITY_REPOMAP,
+    REPOMAP_MAX_TOKENS,
+    REPOMAP_MIN_TOKENS,
+    REPOMAP_SHARE,
+)
+from cairn.models.messages import Message
+
+REPOMAP_TITLE = "Repository map (outlines of related definitions)"
+REPOMAP_REF = "repomap"
+COVERED_REASON = "not needed: the session has read {read} of the map's {total} files"
+SMALL_REASON = "left out: the input budget leaves under {min} tokens for a map"
+
+
+class RepoMapRenderer(Protocol):
+    """What gathering needs of `cairn.repomap.map.RepoMap`."""
+
+    def render(
+        self,
+        files_in_play: list[Path],
+        mentioned: set[str],
+        max_tokens: int,
+        count: Callable[[str], int],
+    ) -> str: ...
+
+    def mapped_files(self) -> frozenset[str]:
+        """Root-relative paths of the files the map can outline."""
+        ...
+
+
+def session_files(messages: Iterable[Message]) -> set[str]:
+    """Workspace-relative paths the session has read or edited (every recorded message,
+    folded or summarised or not: the ledger's records)."""
+    history = list(messages)
+    return {f.path for f in files_read(history)} | {f.path for f in files_changed(history)}
+
+
+def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
+    """The share of the map's files the session has read or edited (0 for an empty map)."""
+    if not mapped:
+        return 0.0
+    return len(set(mapped) & set(seen)) / len(mapped)
+
+
+def repomap_budget(available: int, covered: float) -> int:
+    """The map's tokens for this preamble (see the module docstring); 0: no map."""
+    cap = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE))
+    budget = int(cap * (1.0 - covered))
+    # A small window's whole cap may be under the minimum: only a shrunk map is left out.
+    return budget if budget > 0 and budget >= min(REPOMAP_MIN_TOKENS, cap) else 0
+
+
+def _left_out(reason: str, count: Count) -> Candidate:
+    block = make_block("repomap", PRIORITY_REPOMAP, "", count=count, ref=REPOMAP_REF)
+    block.included, block.reason = False, reason
+    return Candidate(block=block, body="")
+
+
+def repomap_candidates(
+    renderer: RepoMapRenderer,
+    files: Sequence[Path],
+    mentioned: set[str],
+    history: Sequence[Message],
+    count: Count,
+    available: int,
+) -> tuple[Candidate, ...]:
+    """The map for its budget now, or one excluded block saying why there is none."""
+    mapped = renderer.mapped_files()
+    seen = session_files(history)
+    covered = covered_share(mapped, seen)
+    budget = repomap_budget(available, covered)
+    if budget == 0:
+        read = len(set(mapped) & seen)
+        reason = (
+            COVERED_REASON.format(read=read, total=len(mapped))
+            if read
+            else SMALL_REASON.format(min=REPOMAP_MIN_TOKENS)
+        )
+        return (_left_out(reason, count),)
+    text = renderer.render(list(files), mentioned, budget, count)
+    if not text.strip():
+        return ()
+    return (
+        section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF),
+    )
