@@ -6,7 +6,9 @@ first commit, or where git fails or times out contributes nothing. The diff
 shows the disk (unsaved editor text is the buffers source's business).
 Diffs of files in play come first; changes to secret files (`.env`, keys,
 whatever the workspace's secret-path rules name — before or after a
-rename) are never shown.
+rename) are never shown. Each file's `index <blob>..<blob>` line is left
+out (`without_index_lines`): the blob hashes tell the model nothing, change
+with every edit, and the diff is in the tail, re-sent on every call.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from cairn.files.workspace import Workspace
 GIT_DIFF_TIMEOUT_S = 5.0
 GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
 _FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
+# git's `index <old blob>..<new blob>[ <mode>]` line of a file's header.
+_INDEX_LINE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", re.MULTILINE)
 
 
 def git_diff(folder: Path, timeout: float = GIT_DIFF_TIMEOUT_S) -> str:
@@ -59,6 +63,11 @@ def _sides(rel: str, text: str) -> tuple[str, ...]:
     return (rel, header.group(1)) if header is not None else (rel,)
 
 
+def without_index_lines(text: str) -> str:
+    """A file's diff without its `index` line (the file's mode, when it changed, has its own)."""
+    return _INDEX_LINE.sub("", text, count=1)
+
+
 def diff_candidates(
     workspace: Workspace, files_in_play: Sequence[Path], count: Count
 ) -> list[Candidate]:
@@ -77,7 +86,7 @@ def diff_candidates(
             "diff",
             PRIORITY_DIFF,
             f"Uncommitted change: {workspace.relative(path)}",
-            text,
+            without_index_lines(text),
             count=count,
             ref=workspace.relative(path),
         )
