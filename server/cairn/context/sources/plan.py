@@ -11,6 +11,8 @@ by `cairn.context.sources.summary`). A finished goal with no visible outcome
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from cairn.compaction.markers import compaction_parts, read_state
@@ -22,6 +24,11 @@ from cairn.goals.tree import FINISHED
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message
 
+# Turn starts remembered (a few sessions, and explore branches, at a time).
+FINISHED_MEMO_SIZE = 16
+_FINISHED_MEMO: OrderedDict[tuple[str, ...], frozenset[str]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+
 
 def turn_start(history: Sequence[Message]) -> int:
     """Index of the first message of the latest turn (`len(history)` when no message has a turn)."""
@@ -32,9 +39,26 @@ def turn_start(history: Sequence[Message]) -> int:
 
 
 def finished_before(history: Sequence[Message], start: int) -> frozenset[str]:
-    """Ids of the goals already finished when the message at `start` was written."""
+    """Ids of the goals already finished when the message at `start` was written.
+
+    Every call of a turn (and every probe assembly of the compactor) asks about
+    the same records before the turn's start, and a replay copies the tree at
+    each operation, so the answer is remembered per exact list of message ids
+    (records are append-only: the same ids are the same messages).
+    """
+    key = tuple(m.id for m in history[:start])
+    with _MEMO_LOCK:
+        known = _FINISHED_MEMO.get(key)
+        if known is not None:
+            _FINISHED_MEMO.move_to_end(key)
+            return known
     tree = replay_goals(history[:start]).tree
-    return frozenset(g.id for g in iter_goals(tree.goals) if g.status in FINISHED)
+    known = frozenset(g.id for g in iter_goals(tree.goals) if g.status in FINISHED)
+    with _MEMO_LOCK:
+        _FINISHED_MEMO[key] = known
+        while len(_FINISHED_MEMO) > FINISHED_MEMO_SIZE:
+            _FINISHED_MEMO.popitem(last=False)
+    return known
 
 
 def shown_outcomes(history: Sequence[Message]) -> frozenset[str]:
