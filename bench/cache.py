@@ -53,6 +53,7 @@ sys.path.insert(2, str(ROOT / "bench"))
 
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 
+from cache_breakdown import breakdown_lines  # noqa: E402
 from cache_replay import CallPoint, Replay, Request, Row, account  # noqa: E402
 from cache_session import TEST_COMMAND, Step, build_script, make_workspace  # noqa: E402
 from cache_session import narrative_reply as narrative  # noqa: E402
@@ -319,6 +320,8 @@ def report(run: Run, count: Callable[[str], int]) -> str:
             f"Predicted cached tokens {predicted}; provider-reported (the server's OpenAI rules)"
             f" {fixture} on the main calls."
         )
+    manifests = run.session.trace.manifests()
+    lines += breakdown_lines(sides["Cairn"], account(sides["Cairn"], count), manifests, count)
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
     return "\n".join(lines)

@@ -245,6 +245,9 @@ def test_uncommitted_changes_appear_as_a_diff_per_file_secrets_never(root: Path)
     assert [b.ref for b in diffs] == ["app/util.py"]
     assert "+CHANGED = True" in diffs[0].text
     assert "rotated-secret-value" not in json.dumps(built.messages)
+    # The blob-hash line changes with every edit and tells the model nothing.
+    assert "diff --git a/app/util.py b/app/util.py\n--- a/app/util.py" in diffs[0].text
+    assert "\nindex " not in diffs[0].text
 
 
 def test_no_diff_outside_git(root: Path) -> None:

@@ -16,10 +16,15 @@ from cairn.agent.inputs import TurnInputs
 from cairn.compaction.ledger import CommandRun, build_ledger
 from cairn.compaction.narrative import Narrative
 from cairn.compaction.summary_build import build_summary
-from cairn.context.sources.ledger import LEDGER_TITLE, MAX_RECENT_COMMANDS, command_lines
+from cairn.context.sources.ledger import (
+    LEDGER_TITLE,
+    MAX_RECENT_COMMANDS,
+    command_lines,
+    render_ledger,
+)
 from cairn.goals.render import PLAN_TITLE
 from cairn.llm import ModelReply
-from cairn.models.messages import CompactionPart
+from cairn.models.messages import CompactionPart, Message, ToolResultPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 from tests.unit.test_compaction_summary import QUIET, narrative, summaries
 
@@ -312,3 +317,22 @@ def test_the_ledger_says_how_many_older_distinct_commands_it_leaves_out() -> Non
     assert lines[1:] == [
         f"- python3 step.py {n} → exit 0" for n in range(3, MAX_RECENT_COMMANDS + 3)
     ]
+
+
+def _run_messages(command: str, artifact: str, *, test: bool) -> list[Message]:
+    data = {"command": command, "exit_code": 0, "test": test}
+    part = ToolResultPart(
+        call_id=artifact, name="run_command", output="ok", artifact_id=artifact, data=data
+    )
+    return [Message(id=f"m-{artifact}", role="tool", parts=[part])]
+
+
+def test_a_test_runs_output_artifact_is_named_once_in_the_ledger() -> None:
+    messages = [
+        *_run_messages(TEST_COMMAND, "log-aaaa", test=True),
+        *_run_messages(GEN_COMMAND, "log-bbbb", test=False),
+    ]
+    text = render_ledger(messages)
+    assert text.count("log-aaaa") == 1  # in the test status line, not again in the command's
+    assert f"- {TEST_COMMAND} → exit 0 [test]\n" in text
+    assert f"- {GEN_COMMAND} → exit 0 (output artifact log-bbbb)" in text

@@ -51,7 +51,7 @@ def test_a_long_command_output_keeps_its_error_lines_in_the_transcript() -> None
     assert f"ERROR {FINDING}: disk full" in text and "step 0 ok" in text and "step 4999 ok" in text
 
 
-def test_the_summary_no_longer_repeats_the_ledger_the_plan_or_files_read() -> None:
+def test_the_summary_shows_its_finished_goals_but_not_the_ledger_or_files_read() -> None:
     summary = SessionSummary(
         objective="ship it",
         confirmed_facts=["The user said: no new dependencies"],
@@ -62,8 +62,10 @@ def test_the_summary_no_longer_repeats_the_ledger_the_plan_or_files_read() -> No
     )
     text = render_summary(summary)
     assert "ship it" in text and "no new dependencies" in text
-    for repeated in ("hash h1", "b.py", "pytest", "Goals finished"):
+    for repeated in ("hash h1", "b.py", "pytest"):
         assert repeated not in text
+    # The plan counts earlier turns' goals on one line: their outcomes live here, frozen.
+    assert "Goals finished:\n- 1 d — done: s" in text
 
 
 def test_a_summary_is_fitted_to_its_share_keeping_the_users_words_longest() -> None:

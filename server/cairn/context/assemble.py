@@ -195,7 +195,7 @@ def _tail(snapshot: ContextSnapshot, history: HistoryView, count: Count) -> list
     out += tail_blocks(snapshot.files, history.attached, count)
     out += snapshot.extra
     out += [c for c in (ledger_candidate(snapshot.history, count),) if c is not None]
-    plan = plan_candidate(snapshot.goals, count)
+    plan = plan_candidate(snapshot.goals, snapshot.history, count)
     if plan is not None:
         out.append(plan)
     return [zoned(c, ZONE_TAIL) for c in out]

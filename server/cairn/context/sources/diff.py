@@ -11,7 +11,10 @@ what the session's own last edit of it left (`own_edit_hashes`) gets one
 line instead of its diff (`own_change_line`): the change is the session's,
 its patches are listed in the ledger block, and repeating the whole diff on
 every call of every later turn buys nothing. Any other change (the user's,
-or a file in play) is shown whole.
+or a file in play) is shown whole. Each file's
+`index <blob>..<blob>` line is left out (`without_index_lines`): the blob
+hashes tell the model nothing, change with every edit, and the diff is in
+the tail, re-sent on every call.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ GIT_DIFF_TIMEOUT_S = 5.0
 GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
 _FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
 DIFF_TITLE = "Uncommitted change: {rel}"
+# git's `index <old blob>..<new blob>[ <mode>]` line of a file's header.
+_INDEX_LINE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", re.MULTILINE)
 
 
 def git_diff(folder: Path, timeout: float = GIT_DIFF_TIMEOUT_S) -> str:
@@ -107,6 +112,11 @@ def is_own_change(path: Path, rel: str, own: Mapping[str, str]) -> bool:
         return False
 
 
+def without_index_lines(text: str) -> str:
+    """A file's diff without its `index` line (the file's mode, when it changed, has its own)."""
+    return _INDEX_LINE.sub("", text, count=1)
+
+
 def diff_candidates(
     workspace: Workspace,
     files_in_play: Sequence[Path],
@@ -129,6 +139,8 @@ def diff_candidates(
         rel = workspace.relative(path)
         if out_of_play and is_own_change(path, rel, own or {}):
             text = own_change_line(rel, text)
+        else:
+            text = without_index_lines(text)
         title = DIFF_TITLE.format(rel=rel)
         out.append(section("diff", PRIORITY_DIFF, title, text, count=count, ref=rel))
     return out

@@ -20,7 +20,7 @@ would re-write the cache from that point on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from cairn.compaction.ledger import (
     CommandRun,
@@ -80,12 +80,18 @@ def last_runs(runs: Sequence[CommandRun]) -> list[CommandRun]:
     return list(last.values())
 
 
-def command_lines(runs: Sequence[CommandRun]) -> list[str]:
+def command_lines(runs: Sequence[CommandRun], listed: Collection[str] = ()) -> list[str]:
+    """One line per recent distinct command; an output artifact already `listed` (a test
+    status line above names it) is not repeated: the block is re-sent on every call."""
     distinct = last_runs(runs)
     lines = [
         f"- {clip(r.command)} → {_exit(r)}"
         + (" [test]" if r.test else "")
-        + (f" (output artifact {r.artifact_id})" if r.artifact_id else "")
+        + (
+            f" (output artifact {r.artifact_id})"
+            if r.artifact_id and r.artifact_id not in listed
+            else ""
+        )
         for r in distinct[-MAX_RECENT_COMMANDS:]
     ]
     if len(distinct) > MAX_RECENT_COMMANDS:
@@ -116,11 +122,13 @@ def _section(title: str, lines: list[str]) -> list[str]:
 
 def render_ledger(messages: Sequence[Message]) -> str:
     """The ledger text of `messages` ('' when the session has no such facts yet)."""
+    tests = last_test_status(messages)
+    listed = {t.artifact_id for t in tests[-MAX_TESTS:] if t.artifact_id}
     body = [
-        *_section("Last status of each test command", test_lines(last_test_status(messages))),
+        *_section("Last status of each test command", test_lines(tests)),
         *_section(
             "Recent commands, the last run of each (newest last)",
-            command_lines(commands_run(messages)),
+            command_lines(commands_run(messages), listed),
         ),
         *_section("Files changed this session", file_lines(files_changed(messages))),
         *_section(

@@ -4,15 +4,18 @@ It stands for every message up to the summary's watermark and is shown as
 the first message of the conversation. It shows the narrative only: the
 objective, the confirmed facts (the user's own words among them), the
 decisions and the open questions. The summary's ledger fields stay in the
-record but are not repeated: the finished goals are in the plan, the tests,
-commands and files changed in the ledger block of every call
-(`cairn.context.sources.ledger`), and a list of every file read with its
-hash bought nothing.
+record but are not repeated — the tests, commands and files changed are in
+the ledger block of every call (`cairn.context.sources.ledger`), and a list
+of every file read with its hash bought nothing — except the finished
+goals (`goal_summaries`): they are shown here, frozen with the summary and
+read from the cache, so the plan in the tail can count the goals of earlier
+turns on one line instead of listing them (`cairn.context.sources.plan`).
 
 The summary is never dropped: it is required within a reserved share of
 the input budget (`SUMMARY_SHARE`), and `fit_summary` gives it that size by
 leaving out, oldest first, the model's own facts, then decisions, then open
-questions, then the user's words, and last by clipping the objective.
+questions, then finished goals, then the user's words, and last by clipping
+the objective.
 """
 
 from __future__ import annotations
@@ -20,14 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cairn.compaction.summary_build import USER_FACT_PREFIX
-from cairn.models.summary import SessionSummary
+from cairn.goals.render import outcome_text
+from cairn.models.summary import GoalSummary, SessionSummary
 
 SUMMARY_TITLE = "[Summary of the earlier conversation; the messages it covers are not shown]"
 OMITTED_NOTE = "[{n} older summary lines left out to fit the summary's share of the budget]"
+GOALS_TITLE = "Goals finished"
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
     return [f"{title}:", *(f"- {line}" for line in lines)] if lines else []
+
+
+def goal_text(goal: GoalSummary) -> str:
+    """One finished goal as the summary lists it: id, description, outcome."""
+    return f"{goal.goal_id} {goal.description}{outcome_text(goal.status, goal.summary)}"
 
 
 def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
@@ -38,6 +48,7 @@ def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
     out += _section("Confirmed facts", summary.confirmed_facts)
     out += _section("Decisions", [f"{d.decision} (because {d.reason})" for d in summary.decisions])
     out += _section("Open questions", summary.open_questions)
+    out += _section(GOALS_TITLE, [goal_text(g) for g in summary.goal_summaries])
     if omitted:
         out.append(OMITTED_NOTE.format(n=omitted))
     return "\n".join(out)
@@ -54,6 +65,8 @@ def _shrunk(summary: SessionSummary) -> SessionSummary | None:
         return summary.model_copy(update={"decisions": summary.decisions[1:]})
     if summary.open_questions:
         return summary.model_copy(update={"open_questions": summary.open_questions[1:]})
+    if summary.goal_summaries:
+        return summary.model_copy(update={"goal_summaries": summary.goal_summaries[1:]})
     if facts:
         return summary.model_copy(update={"confirmed_facts": facts[1:]})
     return None
