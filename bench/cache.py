@@ -334,10 +334,16 @@ async def main() -> None:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--code", default=None, help="the server/ folder of another tree")
+    parser.add_argument(
+        "--small-window",
+        type=int,
+        default=SMALL["context_window"],
+        help="the small run's context window (the issue wants >= 3 summaries in it)",
+    )
     args = parser.parse_args()
     count = counter_for(USAGE_MODEL)
     sections: list[str] = []
-    for options in (SMALL, LARGE):
+    for options in ({**SMALL, "context_window": args.small_window}, LARGE):
         folder = Path(tempfile.mkdtemp(prefix="cairn-cache-bench-"))
         files = make_workspace(folder)
         script = build_script(files, args.turns, args.seed)

@@ -219,15 +219,21 @@ def _history(
     return sorted(chat, key=lambda c: -c.seq), pending
 
 
-def _dropped_keys(candidates: Sequence[Candidate]) -> list[str]:
-    """The prefix keys (`cairn.context.prefix`) of the history blocks left out."""
-    return [
-        f"history:{c.block.ref}"
-        if c.block.source in MESSAGE_SOURCES
-        else f"{c.block.source}:{c.block.ref}"
-        for c in candidates
-        if c.block.zone == ZONE_HISTORY and not c.block.included
-    ]
+def _budget_keys(
+    original: Sequence[Candidate], chosen: Sequence[Candidate]
+) -> dict[str, str | None]:
+    """The prefix keys (`cairn.context.prefix`) of the preamble and history blocks the budget
+    left out or shrank in this selection, each with the version it is sent in (None: left out)."""
+    out: dict[str, str | None] = {}
+    for before, after in zip(original, chosen, strict=True):
+        block = after.block
+        if block.zone not in (ZONE_PREAMBLE, ZONE_HISTORY):
+            continue
+        if block.included and block.version == before.block.version:
+            continue
+        source = "history" if block.source in MESSAGE_SOURCES else block.source
+        out[f"{source}:{block.ref}"] = block.version if block.included else None
+    return out
 
 
 def assemble(
@@ -263,7 +269,7 @@ def assemble(
     if view.previous is not None:
         match = common_prefix(view.previous, prefix)
     manifest.cache_break = break_reason(
-        view, match, snapshot.model, _dropped_keys(selection.candidates)
+        view, match, snapshot.model, _budget_keys(candidates, selection.candidates)
     )
     predicted = predicted_cached(view, match, snapshot.model)
     manifest.cache = ManifestCache(

@@ -82,16 +82,28 @@ def preamble_change(old: Signature | None, new: Preamble) -> str | None:
     return PREAMBLE_CHANGE.format(what=what)
 
 
-def _budget_drops(previous: Sequence[PrefixEntry], dropped: Sequence[str]) -> str | None:
-    shown_before = {e.key for e in previous}
-    lost = [key for key in dropped if key in shown_before]
-    if not lost:
+def _budget_changes(
+    previous: Sequence[PrefixEntry], changed: Mapping[str, str | None]
+) -> str | None:
+    """The budget's part in a break: blocks the previous call sent that this selection left
+    out or sent in another (smaller) form (`changed`: key → version sent now, None when out)."""
+    shown_before = {e.key: e.version for e in previous}
+    lost = [k for k, version in changed.items() if k in shown_before and version is None]
+    shrunk = [
+        k
+        for k, version in changed.items()
+        if version is not None and shown_before.get(k) not in (None, version)
+    ]
+    parts = [f"{len(lost)} dropped"] if lost else []
+    parts += [f"{len(shrunk)} shrunk"] if shrunk else []
+    if not parts:
         return None
-    return f"budget: {len(lost)} history block{'s' if len(lost) != 1 else ''} dropped"
+    blocks = len(lost) + len(shrunk)
+    return f"budget: {' and '.join(parts)} ({blocks} block{'s' if blocks != 1 else ''})"
 
 
 def break_reason(
-    view: CacheView, match: PrefixMatch | None, model: str, dropped_keys: Sequence[str]
+    view: CacheView, match: PrefixMatch | None, model: str, budget: Mapping[str, str | None]
 ) -> str | None:
     """Why this call cannot read the previous call's prefix in full, or None when it can."""
     if view.previous is None or match is None:
@@ -103,9 +115,9 @@ def break_reason(
         reasons.append(view.cold)
     if match.changed_zone is not None:
         reasons += view.reasons
-        budget = _budget_drops(view.previous, dropped_keys)
-        if budget is not None:
-            reasons.append(budget)
+        by_budget = _budget_changes(view.previous, budget)
+        if by_budget is not None:
+            reasons.append(by_budget)
         if not reasons:
             reasons.append(f"unexplained: {match.changed_zone} changed")
     return "; ".join(dict.fromkeys(reasons)) or None

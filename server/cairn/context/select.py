@@ -35,10 +35,11 @@ from dataclasses import dataclass, field, replace
 from cairn.context.blocks import Candidate
 from cairn.context.degrade import DegradeContext, degrade
 from cairn.context.priorities import MAX_BLOCK_SHARE
+from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE
 from cairn.errors import BudgetError
 
 # Zones whose blocks' outcomes are remembered from one call to the next.
-MEMO_ZONES: frozenset[str] = frozenset({"preamble", "history"})
+MEMO_ZONES: frozenset[str] = frozenset({ZONE_PREAMBLE, ZONE_HISTORY})
 BUDGET_DROP_PREFIX = "over budget"
 
 MemoKey = tuple[str, str, str]
@@ -79,6 +80,13 @@ def memo_key(candidate: Candidate) -> MemoKey | None:
     if block.zone not in MEMO_ZONES:
         return None
     return (block.source, block.ref or "", block.version)
+
+
+def _stays_out(candidate: Candidate) -> bool:
+    """Whether a block the budget kept out of an earlier call stays out until a cache break:
+    history, and the session preamble (frozen between its recompute points, so a block
+    coming back in mid-turn would rewrite everything after it)."""
+    return candidate.is_history or candidate.block.zone == ZONE_PREAMBLE
 
 
 def without_drops(memo: SelectionMemo) -> dict[MemoKey, Outcome]:
@@ -173,10 +181,11 @@ def select(
             result[index] = _dropped(
                 candidate, "over budget: a newer message was dropped, older history goes first"
             )
-        elif candidate.is_history and prior is not None and not prior.kept:
+        elif prior is not None and not prior.kept and _stays_out(candidate):
             # Kept out since an earlier call: bringing it back would break the cached prefix.
             result[index] = _dropped(candidate, prior.reason or BUDGET_DROP_PREFIX)
-            history_cut = max(history_cut, candidate.seq)
+            if candidate.is_history:
+                history_cut = max(history_cut, candidate.seq)
         else:
             limit = min(left, cap)
             chosen = _remembered(prior, limit) or (
