@@ -9,12 +9,16 @@ catalogue says whether the server's environment sets it, never its value.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from cairn.models.catalog import CatalogModel, CatalogProvider, ModelCatalog
-from cairn.tokens.model_info import MODEL_MAP_WINDOW_KEY, litellm_model_map_path
+from cairn.tokens.model_info import (
+    MODEL_MAP_PROVIDER_KEY,
+    MODEL_MAP_WINDOW_KEY,
+    litellm_model_map_path,
+    read_json_object,
+)
 
 # Hosted providers offered first-hand, in the order shown, and their API key variables.
 PROVIDER_KEYS: dict[str, str] = {
@@ -30,20 +34,8 @@ PROVIDER_KEYS: dict[str, str] = {
     "fireworks_ai": "FIREWORKS_AI_API_KEY",
 }
 CHAT_MODE = "chat"
-PROVIDER_FIELD = "litellm_provider"
 # Fine-tuned and sample entries of the map are not models one picks.
 SKIPPED_MARKERS = ("ft:", "sample_spec")
-
-
-def _model_map() -> dict[str, Any]:
-    path = litellm_model_map_path()
-    if path is None:
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def litellm_name(provider: str, key: str) -> str:
@@ -55,7 +47,7 @@ def provider_models(data: Mapping[str, Any], provider: str) -> list[CatalogModel
     """The chat models of `provider` in the map, by name."""
     found: dict[str, CatalogModel] = {}
     for key, info in data.items():
-        if not isinstance(info, dict) or info.get(PROVIDER_FIELD) != provider:
+        if not isinstance(info, dict) or info.get(MODEL_MAP_PROVIDER_KEY) != provider:
             continue
         if info.get("mode") != CHAT_MODE or any(mark in key for mark in SKIPPED_MARKERS):
             continue
@@ -69,7 +61,7 @@ def provider_models(data: Mapping[str, Any], provider: str) -> list[CatalogModel
 
 def model_catalog(current: str | None, environ: Mapping[str, str]) -> ModelCatalog:
     """The configured model and every provider of `PROVIDER_KEYS` with its models."""
-    data = _model_map()
+    data = read_json_object(litellm_model_map_path())
     providers = [
         CatalogProvider(
             provider=provider,

@@ -128,7 +128,8 @@ def litellm_model_map_path() -> Path | None:
     return path if path.is_file() else None
 
 
-def _read_json(path: Path | None) -> dict[str, Any]:
+def read_json_object(path: Path | None) -> dict[str, Any]:
+    """A JSON file's top-level object; {} when the file is missing, unreadable or not one."""
     if path is None or not path.is_file():
         return {}
     try:
@@ -146,7 +147,7 @@ def _positive(value: Any) -> int | None:
 def _model_map() -> dict[str, ModelInfo]:
     """model name → its metadata, for every chat-usable entry of the map."""
     infos: dict[str, ModelInfo] = {}
-    for name, info in _read_json(litellm_model_map_path()).items():
+    for name, info in read_json_object(litellm_model_map_path()).items():
         if not isinstance(info, dict):
             continue
         provider = info.get(MODEL_MAP_PROVIDER_KEY)
@@ -163,7 +164,7 @@ def _model_map() -> dict[str, ModelInfo]:
 def _openai_like_keys() -> dict[str, tuple[str, ...]]:
     """Key variables of the OpenAI-compatible providers litellm configures from JSON."""
     folder = litellm_package_dir()
-    data = _read_json(folder.joinpath(*OPENAI_LIKE_FILE) if folder else None)
+    data = read_json_object(folder.joinpath(*OPENAI_LIKE_FILE) if folder else None)
     keys: dict[str, tuple[str, ...]] = {}
     for name, entry in data.items():
         variable = entry.get("api_key_env") if isinstance(entry, dict) else None
@@ -176,7 +177,7 @@ def _openai_like_keys() -> dict[str, tuple[str, ...]]:
 def known_providers() -> frozenset[str]:
     """Every provider name litellm knows (its provider list, the map's providers, ours)."""
     folder = litellm_package_dir()
-    listed = _read_json(folder / PROVIDERS_FILE if folder else None).get("providers") or {}
+    listed = read_json_object(folder / PROVIDERS_FILE if folder else None).get("providers") or {}
     names = {str(name) for name in listed}
     names |= {info.provider for info in _model_map().values() if info.provider}
     return frozenset(names | set(PROVIDER_KEY_VARIABLES) | KEYLESS_PROVIDERS)
