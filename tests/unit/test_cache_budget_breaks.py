@@ -14,13 +14,14 @@ from cairn.context.cache import CacheView, break_reason
 from cairn.context.degrade import DegradeContext
 from cairn.context.prefix import PrefixEntry, PrefixMatch
 from cairn.context.select import select, without_drops
+from cairn.models.manifest import Source
 
 
 def words(text: str) -> int:
     return len(text.split())
 
 
-def _preamble(source: str, priority: int, n: int) -> Candidate:
+def _preamble(source: Source, priority: int, n: int) -> Candidate:
     candidate = section(source, priority, None, " ".join([source] * n), count=words, ref=source)
     candidate.block.zone = "preamble"
     return candidate
