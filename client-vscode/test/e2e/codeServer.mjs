@@ -152,6 +152,26 @@ export async function chatFrame(page, timeoutMs = 60_000) {
 }
 
 /** Runs a command from the command palette by its title. */
+// How long one look for a view container's first pane waits before checking again.
+const CONTAINER_RETRY_MS = 3_000;
+
+/**
+ * Opens the activity bar's `label` container until `paneTitle`'s header shows. After a
+ * reload VS Code reopens the container that was open by itself, and a click on an open
+ * container closes it: click only while it is not the active one.
+ */
+export async function openViewContainer(page, label, paneTitle, timeoutMs = 60_000) {
+  const icon = page.locator(`.activitybar a.action-label[aria-label^="${label}"]`);
+  const header = page.locator('.pane-header', { hasText: paneTitle }).first();
+  const deadline = Date.now() + timeoutMs;
+  while (!(await header.isVisible())) {
+    if (Date.now() > deadline) throw new Error(`the ${label} view container never showed ${paneTitle}`);
+    const active = await icon.evaluate((a) => a.closest('.action-item')?.classList.contains('checked') ?? false);
+    if (!active) await icon.click();
+    await header.waitFor({ timeout: CONTAINER_RETRY_MS }).catch(() => undefined);
+  }
+}
+
 export async function runCommand(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input.input');

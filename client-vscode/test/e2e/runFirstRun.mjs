@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import {
-  EXTENSION_DIR, NODE24, REPO, chatFrame, installExtension, launchBrowser, prepareRun, printClientLogs, report,
+  EXTENSION_DIR, NODE24, REPO, chatFrame, installExtension, launchBrowser, openViewContainer, prepareRun, printClientLogs, report,
   runCommand, runSteps, screenshotter, startCodeServer, step, stopProcessGroup,
 } from './codeServer.mjs';
 
@@ -72,7 +72,7 @@ const steps = [
     await page.locator('.monaco-workbench .activitybar').waitFor();
   }],
   ['the Cairn view says the server is missing and offers to install it', async () => {
-    await page.locator('.activitybar a.action-label[aria-label^="Cairn"]').click();
+    await openViewContainer(page, 'Cairn', 'Goals');
     await goalsPane().locator('.welcome-view-content', { hasText: 'Cairn needs its language server' }).waitFor();
     const frame = await chatFrame(page);
     await frame.locator('#banner button', { hasText: 'Install the Cairn server' }).waitFor();

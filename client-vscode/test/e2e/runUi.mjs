@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  EXTENSION_DIR, chatFrame, installExtension, launchBrowser, prepareRun, printClientLogs, report, runCommand,
+  EXTENSION_DIR, chatFrame, installExtension, launchBrowser, openViewContainer, prepareRun, printClientLogs, report, runCommand,
   runSteps, screenshotter, startCodeServer, step,
 } from './codeServer.mjs';
 
@@ -45,7 +45,7 @@ let frame;
 const shot = screenshotter(() => page, 'ui');
 
 async function openCairn() {
-  await page.locator('.activitybar a.action-label[aria-label^="Cairn"]').click();
+  await openViewContainer(page, 'Cairn', 'Cairn Chat', UI_TIMEOUT_MS);
   for (const title of ['Cairn Chat', 'Goals', 'Sessions']) {
     await page.locator('.pane-header', { hasText: title }).first().waitFor();
   }
