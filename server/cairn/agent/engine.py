@@ -131,8 +131,6 @@ class Engine:
         )
         self.explorer = Explorer(self.config, self.runner, self.registry)
         self.book = SessionBook(self.store, lambda: self.settings.model, self.listener.on_log)
-        # The last state of each MCP server told to the listener (state and reason).
-        self._mcp_told: dict[str, str] = {}
 
     @property
     def settings(self) -> Settings:
@@ -258,7 +256,8 @@ class Engine:
         inputs = self._inputs(chosen, mode, message, references, fix)
         self.files.refresh_all()
         catalog = await self.mcp.catalog(session.id)
-        self._tell_mcp(catalog)
+        for line in self.mcp.changes(catalog):
+            self.listener.on_log(line)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
 
@@ -348,15 +347,6 @@ class Engine:
         when a turn of that session first needs them; those left out, and all of them when
         the session is deleted, stop."""
         self.mcp.set_session_servers(self.session(session_id).id, servers)
-
-    def _tell_mcp(self, catalog: McpCatalog) -> None:
-        """Log each MCP server's state when it changed since it was last told."""
-        for status in catalog.servers:
-            told = f"{status.state}: {status.reason}" if status.reason else status.state
-            if self._mcp_told.get(status.name) != told:
-                self._mcp_told[status.name] = told
-                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
-                self.listener.on_log(f"MCP server {status.name} {told}{tools}")
 
     async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
         """Every MCP server of the session (started now if needed): state, reason, tools."""

@@ -3,7 +3,7 @@
 `ModelRuntime.complete` checks that a call is possible (a model is set, its
 key variable is set: `cairn.llm.provider`), then sends the messages and tool
 schemas with the provider settings, forwards text and reasoning deltas as
-they arrive, and returns the accumulated `ModelReply` with the number of
+they arrive, and returns the accumulated `ModelReply` (`cairn.llm.stream_reply`) with the number of
 requests it took. litellm's and the SDK's own retries are off, so every
 request is one of Cairn's: failures are classified (`cairn.llm.failures`)
 and retried by the policy of `cairn.llm.retry` — at most `model_retries`
@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,15 +58,11 @@ from cairn.llm.retry import (
 )
 from cairn.llm.script import lane_names
 from cairn.llm.scripted import scripted_stream
-from cairn.llm.stream import ChunkUsage, StreamAccumulator, TextSink
-from cairn.llm.usage import completion_text, cost_of, count_usage
-from cairn.models.session import Usage
+from cairn.llm.stream import StreamAccumulator, TextSink
+from cairn.llm.stream_reply import close_stream, drain, reply_of
 from cairn.settings import Settings, SettingsRef, shared
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_max_output
 from cairn.tokens.model_info import is_scripted_model as is_scripted
-
-TOOL_CALLS_FINISH = "tool_calls"
-DEFAULT_FINISH = "stop"
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -306,10 +301,10 @@ class ModelRuntime:
                     litellm, target, messages, tools, setup, timeout, cache
                 )
             try:
-                await self._drain(stream, accumulator, timeout)
+                await drain(stream, accumulator, timeout)
             finally:
-                await _close(stream)
-        return self._reply(litellm, target, messages, tools, accumulator)
+                await close_stream(stream)
+        return reply_of(litellm, target, messages, tools, accumulator)
 
     async def _litellm_stream(
         self,
@@ -335,76 +330,3 @@ class ModelRuntime:
             request["tools"] = list(tools)
         request.update(hints)
         return await litellm.acompletion(**request)
-
-    async def _drain(self, stream: Any, accumulator: StreamAccumulator, idle_s: float) -> None:
-        """Feed every chunk; a stream silent for `idle_s` raises TimeoutError."""
-        iterator = stream.__aiter__()
-        while True:
-            try:
-                async with asyncio.timeout(idle_s):
-                    chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                return
-            accumulator.feed(chunk)
-
-    def _reply(
-        self,
-        litellm: Any,
-        target: str,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]],
-        accumulator: StreamAccumulator,
-    ) -> ModelReply:
-        tool_calls = accumulator.tool_calls(id_prefix=f"call-{uuid.uuid4().hex[:12]}")
-        text, reasoning = accumulator.text, accumulator.reasoning
-        output = completion_text(text, reasoning, tool_calls)
-        usage = self._usage(litellm, target, messages, tools, accumulator.usage, output)
-        finish = accumulator.finish_reason or DEFAULT_FINISH
-        if tool_calls and finish == DEFAULT_FINISH:
-            finish = TOOL_CALLS_FINISH
-        return ModelReply(
-            text=text,
-            reasoning=reasoning,
-            tool_calls=tool_calls,
-            usage=usage,
-            finish_reason=finish,
-        )
-
-    @staticmethod
-    def _usage(
-        litellm: Any,
-        target: str,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[Mapping[str, Any]],
-        reported: ChunkUsage | None,
-        output: str,
-    ) -> Usage:
-        """The usage the provider reported (cache reads and writes too), else counted here."""
-        if reported is not None:
-            usage = Usage(
-                input_tokens=reported.input_tokens,
-                output_tokens=reported.output_tokens,
-                cached_input_tokens=reported.cached_input_tokens,
-                cache_write_input_tokens=reported.cache_write_input_tokens,
-            )
-        else:
-            input_tokens, output_tokens = count_usage(target, messages, tools, output)
-            usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
-        if target.startswith(SCRIPTED_PROVIDER + "/"):
-            return usage
-        cost = cost_of(
-            litellm,
-            target,
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cached_input_tokens,
-            usage.cache_write_input_tokens,
-        )
-        return usage.model_copy(update={"cost": cost})
-
-
-async def _close(stream: Any) -> None:
-    """Close a litellm stream (and the provider's generator under it)."""
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        await aclose()

@@ -77,6 +77,8 @@ class McpHub:
         self._configured: dict[str, McpConnection] = {}
         self._sessions: dict[str, dict[str, McpConnection]] = {}
         self._retired: list[McpConnection] = []
+        # The last state of each server `changes` reported (state and reason).
+        self._told: dict[str, str] = {}
 
     # -- which servers ---------------------------------------------------------
 
@@ -135,6 +137,17 @@ class McpHub:
         by_name = {s.name: s for s in statuses}
         ordered = [by_name.get(name) or conn.status() for name, conn in servers.items()]
         return McpCatalog(session_id=session_id, servers=tuple(ordered), hub=self)
+
+    def changes(self, catalog: McpCatalog) -> list[str]:
+        """A log line for each server whose state changed since `changes` last saw it."""
+        lines: list[str] = []
+        for status in catalog.servers:
+            told = f"{status.state}: {status.reason}" if status.reason else status.state
+            if self._told.get(status.name) != told:
+                self._told[status.name] = told
+                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
+                lines.append(f"MCP server {status.name} {told}{tools}")
+        return lines
 
     def snapshot(self, session_id: str | None = None) -> McpCatalog:
         """What the servers offer now, starting nothing."""
