@@ -29,7 +29,7 @@ from cairn.goals.replay import replay_goals
 from cairn.models.goals import GoalTree
 from cairn.models.session import SessionMeta, TurnRecord
 from cairn.trace import Trace, TraceStore
-from cairn.trace.rebuild import close_interrupted, open_turns, reconcile
+from cairn.trace.rebuild import Reconciled, close_interrupted, open_turns, reconcile
 from cairn.trace.records import GOAL_FILE, META_FILE, DamagedRecordError
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
@@ -66,11 +66,11 @@ def _tree_after_crash(trace: Trace, tree: GoalTree) -> tuple[GoalTree, str | Non
     return replay.tree, note
 
 
-def _reconciled(trace: Trace) -> tuple[SessionMeta, list[str]]:
+def _reconciled(trace: Trace) -> tuple[SessionMeta, Reconciled]:
     """`meta.json` with what the journal recorded after it was last saved (see `reconcile`)."""
     meta = trace.meta()
     if META_FILE in trace.damaged or not trace.journal():
-        return meta, []
+        return meta, Reconciled()
     return meta, reconcile(meta, trace.rebuilt_meta())
 
 
@@ -87,8 +87,8 @@ def _recover_one(trace: Trace, write: bool) -> list[str]:
     meta, reconciled = _reconciled(trace)
     if reconciled:
         notes.append(
-            f"{trace.id}: {META_FILE} lacked the journal's record of turn(s) "
-            f"{', '.join(reconciled)}; updated"
+            f"{trace.id}: {META_FILE} lacked the journal's record of "
+            f"{reconciled.describe()}; updated"
         )
     meta_damaged = META_FILE in trace.damaged or bool(reconciled)
     if META_FILE in trace.damaged:

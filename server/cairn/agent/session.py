@@ -12,7 +12,9 @@ A session keeps its model (`session_model`): a turn runs on the model given
 for it, else on the session's, unless the model setting changed since the
 session last ran (a new choice the user made); a turn on another model than
 the session's is recorded as a switch. The context limits providers
-reported are kept in `meta.json` for the session's later calls.
+reported are kept for the session's later calls. Each change of the
+metadata is recorded in the trace's journal before `meta.json` is saved, so
+a damaged `meta.json` is rebuilt with it (`cairn.trace.rebuild`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,17 @@ from cairn.models.messages import (
     SubtaskPart,
     ToolCallPart,
 )
-from cairn.models.session import SessionMeta, Turn, TurnRecord, Usage, UsageRecord, title_of
+from cairn.models.session import (
+    AllowRecord,
+    LimitRecord,
+    ModelSetting,
+    SessionMeta,
+    Turn,
+    TurnRecord,
+    Usage,
+    UsageRecord,
+    title_of,
+)
 from cairn.trace import Trace
 
 
@@ -165,17 +177,19 @@ class Session:
     def start_turn(self, turn: Turn, title: str, configured_model: str | None = None) -> None:
         """Record a turn's start (journal first, then meta); the first prompt (or the
         first after failed ones) titles the session; its model becomes the session's (a
-        switch is noted on it)."""
+        switch is noted on it, and its start record keeps the model setting)."""
         retitle = self.never_answered()
         meta = self.trace.meta()
         if (not meta.title or retitle) and title:
             meta.title = title_of(title)
+        setting = None
         if turn.model is not None:
             if meta.turns and meta.model not in (None, turn.model):
                 turn.switched_from = meta.model
             meta.model = turn.model
             meta.configured_model = configured_model
-        self.trace.append_record(TurnRecord(turn=turn))
+            setting = ModelSetting(model=configured_model)
+        self.trace.append_record(TurnRecord(turn=turn, setting=setting))
         meta.turns.append(turn)
         meta.updated_at = turn.started_at
         self.trace.save_meta(meta)
@@ -190,9 +204,10 @@ class Session:
         self.trace.save_meta(meta)
 
     def allow_command(self, command: str) -> None:
-        """Allow `command` without asking for the rest of the session (kept in meta)."""
+        """Allow `command` without asking for the rest of the session (journal, then meta)."""
         meta = self.trace.meta()
         if command not in meta.allowed_commands:
+            self.trace.append_record(AllowRecord(command=command))
             meta.allowed_commands.append(command)
             self.trace.save_meta(meta)
 
@@ -208,10 +223,14 @@ class Session:
         return self.trace.meta().context_limits.get(model)
 
     def remember_limit(self, model: str, tokens: int) -> None:
-        """Keep a provider-reported context window (the smaller one when there are several)."""
+        """Keep a provider-reported context window (the smaller one when there are several;
+        journal, then meta)."""
         meta = self.trace.meta()
         known = meta.context_limits.get(model)
-        meta.context_limits[model] = tokens if known is None else min(known, tokens)
+        if known is not None and known <= tokens:
+            return
+        self.trace.append_record(LimitRecord(model=model, tokens=tokens))
+        meta.context_limits[model] = tokens
         self.trace.save_meta(meta)
 
     @property

@@ -11,10 +11,13 @@ respect.
 default it, so a turn record can say which mode it ran in.
 
 `meta.json` is the session's current metadata, replaced atomically on every
-change. Each change is also appended to the trace's journal: the session's
-origin when it is created or forked, each turn's record when it starts and
-when it ends (the later record wins), and usage spent outside turns. A
-damaged `meta.json` is rebuilt from the journal and the messages.
+change. Each change is first appended to the trace's journal: the session's
+origin when it is created or forked (with what a fork inherits: allowed
+commands, context limits, the model setting), each turn's record when it
+starts (with the model setting then in force) and when it ends (the later
+record wins), usage spent outside turns, each command allowed for the rest
+of the session and each context limit a provider reported. A damaged
+`meta.json` is rebuilt from the journal and the messages.
 """
 
 from __future__ import annotations
@@ -120,7 +123,8 @@ class SessionMeta(WireModel):
 
 
 class SessionRecord(WireModel):
-    """Journal: where the session comes from (written when it is created or forked)."""
+    """Journal: where the session comes from (written when it is created or forked),
+    with what a fork inherits from its parent's metadata."""
 
     kind: Literal["session"] = "session"
     id: str
@@ -129,13 +133,27 @@ class SessionRecord(WireModel):
     fork_message_id: str | None = None
     created_at: datetime = Field(default_factory=utc_now)
     model: str | None = None
+    configured_model: str | None = None
+    context_limits: dict[str, int] = Field(default_factory=dict)
+    allowed_commands: list[str] = Field(default_factory=list)
+
+
+class ModelSetting(WireModel):
+    """The model setting in force when a turn started (`model` None: none was set)."""
+
+    model: str | None = None
 
 
 class TurnRecord(WireModel):
-    """Journal: a turn as it was when it started, or when it ended."""
+    """Journal: a turn as it was when it started, or when it ended.
+
+    The start record of a turn with a model carries the model setting it started
+    under (`SessionMeta.configured_model`); other records (and older journals) carry
+    None: nothing recorded."""
 
     kind: Literal["turn"] = "turn"
     turn: Turn
+    setting: ModelSetting | None = None
 
 
 class UsageRecord(WireModel):
@@ -146,4 +164,24 @@ class UsageRecord(WireModel):
     at: datetime = Field(default_factory=utc_now)
 
 
-JournalRecord = Annotated[SessionRecord | TurnRecord | UsageRecord, Field(discriminator="kind")]
+class AllowRecord(WireModel):
+    """Journal: a command (or MCP tool) the user allowed for the rest of the session."""
+
+    kind: Literal["allow"] = "allow"
+    command: str
+    at: datetime = Field(default_factory=utc_now)
+
+
+class LimitRecord(WireModel):
+    """Journal: a context window a provider reported for a model (the smallest one holds)."""
+
+    kind: Literal["limit"] = "limit"
+    model: str
+    tokens: int
+    at: datetime = Field(default_factory=utc_now)
+
+
+JournalRecord = Annotated[
+    SessionRecord | TurnRecord | UsageRecord | AllowRecord | LimitRecord,
+    Field(discriminator="kind"),
+]

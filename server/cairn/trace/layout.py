@@ -2,8 +2,9 @@
 
 A crash while creating or forking a session leaves at most a hidden
 `.tmp-*` folder (ignored by listings), never a half-made trace. Every new
-trace starts its journal with where it comes from (a `SessionRecord`) and a
-record of each turn it already has (a fork's).
+trace starts its journal with where it comes from (a `SessionRecord`, with
+what a fork inherits: allowed commands, context limits, the model setting)
+and a record of each turn it already has (a fork's).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def journal_start(meta: SessionMeta) -> bytes:
         fork_message_id=meta.fork_message_id,
         created_at=meta.created_at,
         model=meta.model,
+        configured_model=meta.configured_model,
+        context_limits=meta.context_limits,
+        allowed_commands=meta.allowed_commands,
     )
     lines = [
         records.dump_record(origin),

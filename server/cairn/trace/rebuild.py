@@ -1,14 +1,18 @@
 """Session metadata rebuilt from the records, and turns closed after their process died.
 
 `meta_from_records` folds a trace's journal (`journal.jsonl`: the session's
-origin, every turn's start and end record, usage outside turns) into the
-`SessionMeta` that `meta.json` should hold; the messages fill in what an
-older trace's journal lacks (a turn's user message and start time, the title,
-the last update). It is what a damaged or missing `meta.json` is replaced by.
+origin, every turn's start and end record, usage outside turns, the commands
+allowed for the session, the context limits providers reported, the model
+setting each turn started under) into the `SessionMeta` that `meta.json`
+should hold; the messages fill in what an older trace's journal lacks (a
+turn's user message and start time, the title, the last update). It is what
+a damaged or missing `meta.json` is replaced by. A journal older than some
+record kinds simply leaves their fields empty.
 
 `reconcile` brings a readable `meta.json` in line with the journal after a
-crash between the two writes of a turn's start or end (the journal is
-written first). `open_turns` / `close_interrupted` find the turns that
+crash between the two writes of a change (the journal is written first): a
+turn's start or end, an allowed command, a context limit. `open_turns` /
+`close_interrupted` find the turns that
 started but never ended (the process was killed, or crashed) and end them
 `interrupted`, at the time of the last record they left.
 """
@@ -16,11 +20,15 @@ started but never ended (the process was killed, or crashed) and end them
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from cairn.models.messages import Message
 from cairn.models.session import (
+    AllowRecord,
     JournalRecord,
+    LimitRecord,
     SessionMeta,
     SessionRecord,
     Turn,
@@ -49,13 +57,39 @@ def _session_record(session_id: str, journal: Sequence[JournalRecord]) -> Sessio
     return next((r for r in journal if isinstance(r, SessionRecord) and r.id == session_id), None)
 
 
+class _Recorded(NamedTuple):
+    """What the journal says the session keeps besides its turns and usage."""
+
+    configured_model: str | None
+    context_limits: dict[str, int]
+    allowed_commands: list[str]
+
+
+def _recorded(origin: SessionRecord | None, journal: Sequence[JournalRecord]) -> _Recorded:
+    """The origin's inherited values, then each later record in order: the latest model
+    setting a turn started under, the smallest limit per model, each allowed command once."""
+    configured = origin.configured_model if origin is not None else None
+    limits = dict(origin.context_limits) if origin is not None else {}
+    allowed = list(origin.allowed_commands) if origin is not None else []
+    for record in journal:
+        if isinstance(record, TurnRecord) and record.setting is not None:
+            configured = record.setting.model
+        elif isinstance(record, LimitRecord):
+            known = limits.get(record.model)
+            limits[record.model] = record.tokens if known is None else min(known, record.tokens)
+        elif isinstance(record, AllowRecord) and record.command not in allowed:
+            allowed.append(record.command)
+    return _Recorded(configured, limits, allowed)
+
+
 def meta_from_records(
     session_id: str,
     journal: Sequence[JournalRecord],
     messages: Sequence[Message],
     fallback_created: datetime,
 ) -> SessionMeta:
-    """The metadata the records describe (turns in start order, usage summed)."""
+    """The metadata the records describe (turns in start order, usage summed, the
+    allowed commands, context limits and model setting recorded)."""
     turns = _turns_from_messages(messages)
     extra = Usage()
     for record in journal:
@@ -79,6 +113,7 @@ def meta_from_records(
         *(t.ended_at for t in ordered if t.ended_at),
     ]
     latest_model = next((t.model for t in reversed(ordered) if t.model), None)
+    recorded = _recorded(origin, journal)
     return SessionMeta(
         id=session_id,
         title=title,
@@ -89,27 +124,76 @@ def meta_from_records(
         model=latest_model or (origin.model if origin is not None else None),
         usage=usage,
         turns=ordered,
+        configured_model=recorded.configured_model,
+        context_limits=recorded.context_limits,
+        allowed_commands=recorded.allowed_commands,
     )
 
 
-def reconcile(meta: SessionMeta, rebuilt: SessionMeta) -> list[str]:
+@dataclass
+class Reconciled:
+    """What `reconcile` adopted from the journal: turn ids, allowed commands, models whose
+    context limit it took."""
+
+    turns: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    limits: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.turns or self.commands or self.limits)
+
+    def describe(self) -> str:
+        """E.g. "turn(s) t1; allowed command(s) make test"."""
+        parts = [
+            f"{what} {', '.join(items)}"
+            for what, items in (
+                ("turn(s)", self.turns),
+                ("allowed command(s)", self.commands),
+                ("the context limit(s) of", self.limits),
+            )
+            if items
+        ]
+        return "; ".join(parts)
+
+
+def reconcile(meta: SessionMeta, rebuilt: SessionMeta) -> Reconciled:
     """Adopt (in place) what the records know and `meta` lacks: a turn whose start was
-    recorded but not saved, an end recorded but not saved; the turn ids changed.
+    recorded but not saved (with the model setting it started under), an end recorded
+    but not saved, an allowed command, a smaller context limit.
 
     `rebuilt` is `meta_from_records` of a trace with a journal (only then are the
     records complete, usage included)."""
+    adopted = Reconciled(turns=_reconcile_turns(meta, rebuilt))
+    for command in rebuilt.allowed_commands:
+        if command not in meta.allowed_commands:
+            meta.allowed_commands.append(command)
+            adopted.commands.append(command)
+    for model, tokens in rebuilt.context_limits.items():
+        known = meta.context_limits.get(model)
+        if known is None or tokens < known:
+            meta.context_limits[model] = tokens
+            adopted.limits.append(model)
+    return adopted
+
+
+def _reconcile_turns(meta: SessionMeta, rebuilt: SessionMeta) -> list[str]:
+    """The turn part of `reconcile`; the ids of the turns adopted."""
     known = {turn.id: turn for turn in meta.turns}
     changed: list[str] = []
+    started = False
     for turn in rebuilt.turns:
         mine = known.get(turn.id)
         if mine is None or (mine.finish_reason is None and turn.finish_reason is not None):
             known[turn.id] = turn
             changed.append(turn.id)
+            started = started or (mine is None and turn.model is not None)
     if changed:
         meta.turns = sorted(known.values(), key=lambda t: t.started_at)
         meta.usage = rebuilt.usage
         meta.updated_at = max(meta.updated_at, rebuilt.updated_at)
         meta.model = rebuilt.model or meta.model
+    if started:
+        meta.configured_model = rebuilt.configured_model
     return changed
 
 

@@ -189,9 +189,11 @@ class TraceStore:
     ) -> Trace:
         """A new session with the parent's messages up to and including `at_message_id`
         (or up to, excluding, `before_message_id`; all of them when neither is given),
-        its artifacts, allowed commands and the goal tree `goals`: the tree as it was at
-        that point (`cairn.goals.replay_goals`), which a fork at or before a message must
-        be given; a fork of the whole session takes the parent's current tree when None.
+        its artifacts, model, model setting, context limits and allowed commands (the same
+        model and provider: what the parent learned holds for the fork too; recorded in the
+        fork's journal) and the goal tree `goals`: the tree as it was at that point
+        (`cairn.goals.replay_goals`), which a fork at or before a message must be given; a
+        fork of the whole session takes the parent's current tree when None.
         Titled `title` (the parent's title when None). The parent is untouched."""
         if (at_message_id is not None or before_message_id is not None) and goals is None:
             raise InvalidRequestError(
@@ -221,6 +223,8 @@ class TraceStore:
             model=parent_meta.model,
             usage=usage,
             turns=turns,
+            configured_model=parent_meta.configured_model,
+            context_limits=parent_meta.context_limits,
             allowed_commands=parent_meta.allowed_commands,
         )
         lines = b"".join(records.dump_message(m) + b"\n" for m in messages)

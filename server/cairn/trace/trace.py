@@ -196,7 +196,8 @@ class Trace:
         return self._journal
 
     def journal(self) -> list[JournalRecord]:
-        """Every journal record (session origin, turn starts and ends, usage), in order."""
+        """Every journal record (origin, turn starts and ends, usage, allowed commands, context
+        limits), in order."""
         with self._mutex:
             return list(self._load_journal())
 
