@@ -18,7 +18,8 @@ MICROS_PER_MILLI = 1000
 # A doc, cache or branch name: a plain file name, no leading dot, no separators.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 ARTIFACT_KIND_PATTERN = re.compile(r"[a-z0-9_]{1,32}")
-ARTIFACT_ID_PATTERN = re.compile(r"[a-z0-9_]{1,32}-[0-9a-f]{32}")
+# `<kind>-<16 hex>` (xxh3-64 of the content); traces written before 2026-12 have 32 hex.
+ARTIFACT_ID_PATTERN = re.compile(r"[a-z0-9_]{1,32}-(?:[0-9a-f]{16}|[0-9a-f]{32})")
 
 
 def new_session_id() -> str:
@@ -49,7 +50,7 @@ def check_artifact_kind(kind: str) -> str:
 
 
 def check_artifact_id(artifact_id: str) -> str:
-    """`artifact_id` if it has the shape of an artifact id (`<kind>-<32 hex>`)."""
+    """`artifact_id` if it has the shape of an artifact id (`<kind>-<16 hex>`, or 32 hex in older traces)."""
     if not ARTIFACT_ID_PATTERN.fullmatch(artifact_id):
         raise InvalidRequestError(f"invalid artifact id {artifact_id!r}")
     return artifact_id
