@@ -41,6 +41,7 @@ from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.context.kinds import TextKind, text_kind
 from cairn.context.outline_memo import OUTLINES, OutlineMemo
 from cairn.files.text import content_hash
+from cairn.trace.names import placeholder_artifact_id
 
 if TYPE_CHECKING:
     from cairn.code.outlines import OutlineForms
@@ -56,9 +57,8 @@ LOG_EXCERPT = ExcerptShape(LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES)
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
 _KIB = 1024
-# What an artifact id will look like in a form measured before it is stored (its
-# real id is as long: a kind, a dash and a 128-bit hex digest).
-_PENDING_ID = "text-" + "0f" * 16
+# What an artifact id will look like in a form measured before it is stored.
+_PENDING_ID = placeholder_artifact_id()
 
 
 @dataclass
