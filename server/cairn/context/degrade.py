@@ -57,6 +57,10 @@ LOG_EXCERPT = ExcerptShape(LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES)
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
 _KIB = 1024
+# Why a block's one-line form does not show it (the minified words are no longer: the
+# smallest form is measured before the content is judged).
+SHARE_NOT_SHOWN = "not shown (over its share of the context)"
+MINIFIED_NOT_SHOWN = "not shown (minified: too long lines)"
 # What an artifact id will look like in a form measured before it is stored.
 _PENDING_ID = placeholder_artifact_id()
 
@@ -144,9 +148,10 @@ def one_line(candidate: Candidate, what: TextKind, artifact_id: str | None) -> s
         if candidate.block.ref and candidate.block.source in ("reference", "buffer")
         else ""
     )
+    why = MINIFIED_NOT_SHOWN if what == "minified" else SHARE_NOT_SHOWN
     return (
         f"[{name}: {what}, {_size(len(body.encode('utf-8', 'surrogatepass')))}, {lines} lines,"
-        f" {candidate.block.tokens} tokens; not shown (over its share of the context);"
+        f" {candidate.block.tokens} tokens; {why};"
         f" the full text is {_where(artifact_id)}{hint}]"
     )
 
