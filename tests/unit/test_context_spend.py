@@ -9,7 +9,7 @@ from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.context.history import render_history
 from cairn.context.priorities import REPOMAP_MAX_TOKENS, REPOMAP_MIN_TOKENS
 from cairn.context.repeats import GOAL_PLAN_NOTE, goal_history_text, repeat_stub
-from cairn.context.sources.diff import diff_candidates, own_edit_hashes
+from cairn.context.sources.diff import OWN_CHANGES_REF, diff_candidates, own_edit_hashes
 from cairn.context.sources.repomap import covered_share, repomap_budget, session_files
 from cairn.files.ignore import IgnoreRules
 from cairn.files.text import content_hash
@@ -174,9 +174,32 @@ def test_a_file_only_the_session_changed_is_one_line_out_of_play(tmp_path: Path)
     assert own == {"own.py": content_hash(edited), "both.py": content_hash(edited)}
     workspace = Workspace([root])
     blocks = {c.block.ref: c.block.text for c in diff_candidates(workspace, [], count, own)}
-    assert "+a = 2" not in blocks["own.py"] and "+1 -1 lines" in blocks["own.py"]
+    assert set(blocks) == {"user.py", "both.py", OWN_CHANGES_REF}
+    listed = blocks[OWN_CHANGES_REF]
+    assert "- own.py (+1 -1)" in listed and "+a = 2" not in listed and "both.py" not in listed
     assert "+a = 3" in blocks["user.py"] and "+b = 1" in blocks["both.py"]
     in_play = {
         c.block.ref: c.block.text for c in diff_candidates(workspace, [root / "own.py"], count, own)
     }
-    assert "+a = 2" in in_play["own.py"]
+    assert "+a = 2" in in_play["own.py"] and OWN_CHANGES_REF not in in_play
+
+
+def test_every_file_only_the_session_changed_shares_one_block(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    names = [f"m{n}.py" for n in range(4)]
+    for name in names:
+        (root / name).write_text("a = 1\nb = 1\n")
+    _git_repo(root)
+    history: list[Message] = []
+    for n, name in enumerate(names):
+        edited = f"a = {n + 2}\n" + "c = 1\n" * n
+        (root / name).write_text(edited)
+        data = {"path": name, "hash": content_hash(edited)}
+        history += tool_pair(n, "edit_file", {"path": name}, "edited", data)
+    found = diff_candidates(Workspace([root]), [], count, own_edit_hashes(history))
+    assert [c.block.ref for c in found] == [OWN_CHANGES_REF]
+    lines = found[0].block.text.splitlines()
+    assert [line for line in lines if line.startswith("- ")] == [
+        f"- m{n}.py (+{1 + n} -2)" for n in range(4)
+    ]

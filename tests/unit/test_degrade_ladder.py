@@ -10,6 +10,7 @@ from cairn.context.blocks import Candidate, section
 from cairn.context.degrade import DegradeContext, degrade
 from cairn.context.kinds import looks_like_log, text_kind
 from cairn.context.outline_memo import OutlineMemo
+from cairn.context.priorities import MINIFIED_WHOLE_MAX_TOKENS
 from cairn.context.select import select, share_limit
 from cairn.tokens.counter import counter_for
 
@@ -114,6 +115,37 @@ def test_a_minified_bundle_gets_a_one_line_form_not_an_outline() -> None:
     assert block.included, block.reason
     assert "minified" in block.text and block.text.count("\n") == 1
     assert "function f1(" not in block.text
+
+
+def _bundle(functions: int) -> str:
+    body = ";".join(f"function f{i}(a,b){{return a+b*{i}}}" for i in range(functions))
+    return f"!function(){{{body}}}();\n"
+
+
+def test_a_large_minified_bundle_is_one_line_even_when_the_window_holds_it() -> None:
+    bundle = _bundle(3_000)
+    assert count(bundle) > MINIFIED_WHOLE_MAX_TOKENS
+    candidate = section(
+        "reference", 90, "Referenced: app.min.js", bundle, count=count, ref="app.min.js"
+    )
+    store = Store()
+    selection = select([candidate], 1_000_000, DegradeContext(count, store))
+    block = selection.candidates[0].block
+    assert block.included and block.tokens < 200, block.reason
+    assert "minified" in block.text and "too long lines" in block.text
+    assert block.reason is not None and f"{MINIFIED_WHOLE_MAX_TOKENS} allowed" in block.reason
+    assert store.texts == [bundle]
+
+
+def test_a_small_bundle_and_a_large_readable_file_stay_whole_in_a_large_window() -> None:
+    small = _bundle(40)
+    assert count(small) < MINIFIED_WHOLE_MAX_TOKENS
+    module = big_python_module(classes=20)
+    assert count(module) > 4 * MINIFIED_WHOLE_MAX_TOKENS
+    candidates = [_buffer("static/tiny.min.js", small), _buffer("pkg/services.py", module)]
+    selection = select(candidates, 1_000_000, DegradeContext(count, Store()))
+    assert [c.block.text.split("\n", 1)[1] for c in selection.candidates] == [small, module]
+    assert all(c.block.reason is None for c in selection.candidates)
 
 
 def test_outlines_are_parsed_once_per_content() -> None:

@@ -20,11 +20,13 @@ from cairn.context.sources.ledger import (
     LEDGER_TITLE,
     MAX_RECENT_COMMANDS,
     command_lines,
+    file_lines,
     render_ledger,
 )
 from cairn.goals.render import PLAN_TITLE
 from cairn.llm import ModelReply
 from cairn.models.messages import CompactionPart, Message, ToolResultPart
+from cairn.models.summary import FileChanged
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 from tests.unit.test_compaction_summary import QUIET, narrative, summaries
 
@@ -133,7 +135,7 @@ async def test_the_ledger_lists_files_changed_with_patches_and_open_questions(
         await engine.turn("thanks", session_id=sid)
         ledger = ledger_of(calls.turn[-1])
         assert "Can you fix add" not in ledger
-        assert "Files changed this session:\n- calc.py (patch artifacts " in ledger
+        assert "Files changed this session:\n- calc.py (patch artifact " in ledger
         assert "Open questions from the user:\n- Why did add subtract in the first place?" in (
             ledger
         )
@@ -336,3 +338,18 @@ def test_a_test_runs_output_artifact_is_named_once_in_the_ledger() -> None:
     assert text.count("log-aaaa") == 1  # in the test status line, not again in the command's
     assert f"- {TEST_COMMAND} → exit 0 [test]\n" in text
     assert f"- {GEN_COMMAND} → exit 0 (output artifact log-bbbb)" in text
+
+
+def test_a_file_edited_many_times_names_its_last_patch_and_the_count() -> None:
+    changed = [
+        FileChanged(path="a.py", patch_artifact_id="patch-1"),
+        FileChanged(path="b.py", patch_artifact_id="patch-2"),
+        FileChanged(path="a.py", patch_artifact_id="patch-3"),
+        FileChanged(path="a.py", patch_artifact_id="patch-4"),
+        FileChanged(path="c.py"),
+    ]
+    assert file_lines(changed) == [
+        "- a.py (3 edits; last patch artifact patch-4)",
+        "- b.py (patch artifact patch-2)",
+        "- c.py",
+    ]

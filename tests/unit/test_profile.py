@@ -181,3 +181,34 @@ def test_without_pytest_a_plain_project_runs_unittest(
         "pytest",
         "python3 -m pytest",
     )
+
+
+def test_a_built_node_entry_names_its_source_or_says_it_is_build_output(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    write(
+        root,
+        "package.json",
+        json.dumps(
+            {
+                "name": "kit",
+                "main": "./distribution/index.js",
+                "bin": {"kit": "./distribution/cli.js", "gone": "./build/gone.js"},
+            }
+        ),
+    )
+    write(root, "source/index.ts", "export const a = 1;\n")
+    write(root, "source/cli.ts", "console.log(1);\n")
+    profile = scan(root)
+    assert profile.entry_points == [
+        "kit = source/cli.ts (built to distribution/cli.js)",
+        "gone = build/gone.js (build output, not in the project)",
+        "source/index.ts (built to distribution/index.js)",
+    ]
+
+
+def test_a_node_entry_in_the_project_is_shown_as_it_is(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    write(root, "package.json", json.dumps({"name": "kit", "main": "lib/index.js"}))
+    write(root, "lib/index.js", "module.exports = 1;\n")
+    write(root, "src/index.ts", "export = 1;\n")
+    assert scan(root).entry_points == ["lib/index.js"]

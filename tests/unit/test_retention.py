@@ -99,7 +99,7 @@ async def test_planted_facts_survive_many_compactions(tmp_path: Path) -> None:
     assert "PLANTED-7731" in context
     assert "PLANTED-4412" in context
     # The ledger block (from the records, not the summary) keeps the work done.
-    assert "mod.py (patch artifacts patch-" in context
+    assert "mod.py (patch artifact patch-" in context
     assert f"{TEST_COMMAND}: PASSED" in context
     # Recent commands: the last run of each distinct command (the earlier failure is superseded).
     assert f"{TEST_COMMAND} → exit 0 [test]" in context

@@ -137,3 +137,17 @@ def test_find_and_hash_rules_files(workspace: Workspace, root: Path) -> None:
     assert records[0].hash == content_hash((root / "AGENTS.md").read_text())
     (root / "other/AGENTS.md").write_text("changed\n")
     assert hash_rules_files(root, found)[1].hash != records[1].hash
+
+
+def test_a_folder_without_agents_md_has_its_claude_md_as_rules(
+    workspace: Workspace, root: Path
+) -> None:
+    (root / "pkg/sub/AGENTS.md").unlink()
+    (root / "pkg/sub/CLAUDE.md").write_text("Use tabs in pkg/sub.\n")
+    (root / "pkg/CLAUDE.md").write_text("Never shown: pkg has an AGENTS.md.\n")
+    blocks = rules_blocks(workspace, [root / "pkg/sub/deep.py"], count)
+    assert refs(blocks) == ["AGENTS.md", "pkg/AGENTS.md", "pkg/sub/CLAUDE.md"]
+    assert blocks[-1].text == "Use tabs in pkg/sub.\n"
+    found = find_rules_files(workspace, IgnoreRules.for_folder(root))
+    names = [path.relative_to(root).as_posix() for path in found]
+    assert names == ["AGENTS.md", "other/AGENTS.md", "pkg/AGENTS.md", "pkg/sub/CLAUDE.md"]

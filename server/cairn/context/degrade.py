@@ -41,6 +41,7 @@ from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.context.kinds import TextKind, text_kind
 from cairn.context.outline_memo import OUTLINES, OutlineMemo
 from cairn.files.text import content_hash
+from cairn.trace.names import placeholder_artifact_id
 
 if TYPE_CHECKING:
     from cairn.code.outlines import OutlineForms
@@ -56,9 +57,12 @@ LOG_EXCERPT = ExcerptShape(LOG_HEAD_LINES, LOG_TAIL_LINES, LOG_MAX_ERROR_LINES)
 # A tool output smaller than this is never worth replacing by an excerpt.
 MIN_DEGRADABLE_OUTPUT_TOKENS = 200
 _KIB = 1024
-# What an artifact id will look like in a form measured before it is stored (its
-# real id is as long: a kind, a dash and a 128-bit hex digest).
-_PENDING_ID = "text-" + "0f" * 16
+# Why a block's one-line form does not show it (the minified words are no longer: the
+# smallest form is measured before the content is judged).
+SHARE_NOT_SHOWN = "not shown (over its share of the context)"
+MINIFIED_NOT_SHOWN = "not shown (minified: too long lines)"
+# What an artifact id will look like in a form measured before it is stored.
+_PENDING_ID = placeholder_artifact_id()
 
 
 @dataclass
@@ -144,9 +148,10 @@ def one_line(candidate: Candidate, what: TextKind, artifact_id: str | None) -> s
         if candidate.block.ref and candidate.block.source in ("reference", "buffer")
         else ""
     )
+    why = MINIFIED_NOT_SHOWN if what == "minified" else SHARE_NOT_SHOWN
     return (
         f"[{name}: {what}, {_size(len(body.encode('utf-8', 'surrogatepass')))}, {lines} lines,"
-        f" {candidate.block.tokens} tokens; not shown (over its share of the context);"
+        f" {candidate.block.tokens} tokens; {why};"
         f" the full text is {_where(artifact_id)}{hint}]"
     )
 

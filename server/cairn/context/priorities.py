@@ -38,6 +38,10 @@ PRIORITY_OLD_TOOL_OUTPUT: Final = 10
 # input budget; a larger one is degraded (outline / log excerpt) or dropped, so one
 # huge file cannot crowd out everything below it.
 MAX_BLOCK_SHARE: Final = 0.5
+# A minified text (very long lines: a bundle, one-line JSON) larger than this is never
+# shown whole, whatever the window: whole it costs its size on every call of a turn and
+# reads as noise; its one-line form names where the text is and read_file shows a range.
+MINIFIED_WHOLE_MAX_TOKENS: Final = 2_000
 # The summary's reserved share of the input budget: it is required (never dropped)
 # and rendered to fit this share (`cairn.context.sources.summary.fit_summary`).
 SUMMARY_SHARE: Final = 0.2

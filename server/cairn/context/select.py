@@ -7,7 +7,9 @@ Policy (pure, no I/O besides the degrade context's artifact store):
    the candidates' order (sources list their most relevant blocks first, and
    history lists the newest first).
 3. A block is kept whole when it fits both the tokens left and its share
-   (`MAX_BLOCK_SHARE` of the input budget). Otherwise it is degraded to a
+   (`MAX_BLOCK_SHARE` of the input budget), and, for a minified text (a
+   bundle, one-line JSON: `context.kinds`), `MINIFIED_WHOLE_MAX_TOKENS`
+   whatever the window (`whole_limit`). Otherwise it is degraded to a
    faithful smaller form (degrade.py) that fits, or dropped with a reason.
 4. History is dropped oldest first: once a history block is dropped for lack
    of budget, every older history block is dropped too, so the conversation
@@ -34,7 +36,8 @@ from dataclasses import dataclass, field, replace
 
 from cairn.context.blocks import Candidate
 from cairn.context.degrade import DegradeContext, degrade
-from cairn.context.priorities import MAX_BLOCK_SHARE
+from cairn.context.kinds import text_kind
+from cairn.context.priorities import MAX_BLOCK_SHARE, MINIFIED_WHOLE_MAX_TOKENS
 from cairn.context.zones import ZONE_HISTORY, ZONE_PREAMBLE
 from cairn.errors import BudgetError
 
@@ -97,6 +100,17 @@ def without_drops(memo: SelectionMemo) -> dict[MemoKey, Outcome]:
 def share_limit(available: int) -> int:
     """The most tokens one non-required block may use."""
     return int(available * MAX_BLOCK_SHARE)
+
+
+def whole_limit(candidate: Candidate, limit: int) -> int:
+    """The most tokens `candidate` may have to be kept whole: `limit`, or less for a large
+    minified text (its kind is judged only when it is over the minified cap)."""
+    block = candidate.block
+    if candidate.is_history or block.kind == "message" or block.tokens <= MINIFIED_WHOLE_MAX_TOKENS:
+        return limit
+    if text_kind(block.ref, candidate.body, block.kind) != "minified":
+        return limit
+    return min(limit, MINIFIED_WHOLE_MAX_TOKENS)
 
 
 def _check_required(required: list[Candidate], available: int) -> int:
@@ -188,8 +202,9 @@ def select(
                 history_cut = max(history_cut, candidate.seq)
         else:
             limit = min(left, cap)
+            whole = whole_limit(candidate, limit)
             chosen = _remembered(prior, limit) or (
-                candidate if tokens <= limit else degrade(candidate, limit, ctx)
+                candidate if tokens <= whole else degrade(candidate, whole, ctx)
             )
             if chosen is not None and chosen.block.tokens <= limit:
                 result[index] = chosen

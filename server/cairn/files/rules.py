@@ -1,12 +1,16 @@
 """Rules files (`AGENTS.md`): which ones apply to which files, reading them, hashing them.
 
-For the workspace root, its `AGENTS.md` always applies. For each file in
-play, every `AGENTS.md` on the path from its workspace folder down to the
-file's own folder applies too. `applicable_rules_files` returns them
+A folder's rules file is its `AGENTS.md`, or, when it has none, its
+`CLAUDE.md` (`RULES_FILE_NAMES`, first match wins, one file per folder: a
+project written for Claude Code keeps its rules without a copy, and a
+folder with both is not told the same thing twice). For the workspace
+root, its rules file always applies. For each file in play, every rules
+file on the path from its workspace folder down to the file's own folder
+applies too. `applicable_rules_files` returns them
 deduplicated and ordered general to specific — by workspace folder, then
 depth, then path — so for every file the nearest rules come last, and the
 order does not depend on the order of the files given (stable output keeps
-caches warm). `AGENTS.md` files off those paths never apply.
+caches warm). Rules files off those paths never apply.
 
 `read_rules_file` reads one like any reference (the editor's unsaved text
 wins) but refuses one larger than `MAX_RULES_FILE_BYTES` (checked before
@@ -29,13 +33,26 @@ from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.profile import RulesFile
 
-RULES_FILE_NAMES: tuple[str, ...] = ("AGENTS.md",)
+# A folder's rules file: the first of these it has (see the module docstring).
+RULES_FILE_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 # A rules file larger than this is refused (it would crowd out everything else).
 MAX_RULES_FILE_BYTES = 256 * 1024
 
 
 def _rules_in(folder: Path) -> list[Path]:
-    return [folder / name for name in RULES_FILE_NAMES if (folder / name).is_file()]
+    """The folder's rules file (the first of `RULES_FILE_NAMES` it has), as a list."""
+    found = next((folder / n for n in RULES_FILE_NAMES if (folder / n).is_file()), None)
+    return [] if found is None else [found]
+
+
+def _preferred(paths: Iterable[Path]) -> list[Path]:
+    """Of several rules files, the one of each folder that `RULES_FILE_NAMES` prefers."""
+    best: dict[Path, Path] = {}
+    for path in paths:
+        kept = best.get(path.parent)
+        if kept is None or RULES_FILE_NAMES.index(path.name) < RULES_FILE_NAMES.index(kept.name):
+            best[path.parent] = path
+    return list(best.values())
 
 
 def _chain(folder: Path, target: Path) -> list[Path]:
@@ -93,9 +110,9 @@ def find_rules_files(workspace: Workspace, ignore: IgnoreRules | None = None) ->
 
 
 def rules_files_in_folder(folder: Path, ignore: IgnoreRules) -> list[Path]:
-    """The folder's non-ignored rules files, shallow ones first."""
+    """The folder's non-ignored rules files (one per folder), shallow ones first."""
     names = set(RULES_FILE_NAMES)
-    hits = [path for path in ignore.files() if path.name in names]
+    hits = _preferred(path for path in ignore.files() if path.name in names)
     return sorted(hits, key=lambda path: (len(path.relative_to(folder).parts), path.as_posix()))
 
 

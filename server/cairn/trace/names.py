@@ -18,7 +18,14 @@ MICROS_PER_MILLI = 1000
 # A doc, cache or branch name: a plain file name, no leading dot, no separators.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 ARTIFACT_KIND_PATTERN = re.compile(r"[a-z0-9_]{1,32}")
-ARTIFACT_ID_PATTERN = re.compile(r"[a-z0-9_]{1,32}-[0-9a-f]{32}")
+# An artifact id is `<kind>-<digest>`: the xxh3-64 of the content in this many hex digits
+# (`Trace.write_artifact`); traces written before 2026-12 have 32 (xxh3-128).
+ARTIFACT_DIGEST_CHARS = 16
+LEGACY_ARTIFACT_DIGEST_CHARS = 32
+ARTIFACT_ID_PATTERN = re.compile(
+    rf"[a-z0-9_]{{1,32}}-(?:[0-9a-f]{{{ARTIFACT_DIGEST_CHARS}}}"
+    rf"|[0-9a-f]{{{LEGACY_ARTIFACT_DIGEST_CHARS}}})"
+)
 
 
 def new_session_id() -> str:
@@ -41,6 +48,11 @@ def check_name(name: str, what: str) -> str:
     return name
 
 
+def placeholder_artifact_id(kind: str = "text") -> str:
+    """An id as long as a real one of `kind`, for a text measured before it is stored."""
+    return f"{kind}-" + "0" * ARTIFACT_DIGEST_CHARS
+
+
 def check_artifact_kind(kind: str) -> str:
     """`kind` if it is a valid artifact kind (`text`, `patch`, `log`...)."""
     if not ARTIFACT_KIND_PATTERN.fullmatch(kind):
@@ -49,7 +61,7 @@ def check_artifact_kind(kind: str) -> str:
 
 
 def check_artifact_id(artifact_id: str) -> str:
-    """`artifact_id` if it has the shape of an artifact id (`<kind>-<32 hex>`)."""
+    """`artifact_id` if it has the shape of an artifact id (`<kind>-<16 hex>`, or 32 hex in older traces)."""
     if not ARTIFACT_ID_PATTERN.fullmatch(artifact_id):
         raise InvalidRequestError(f"invalid artifact id {artifact_id!r}")
     return artifact_id

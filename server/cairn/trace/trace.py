@@ -311,9 +311,12 @@ class Trace:
     # -- artifacts -----------------------------------------------------------
 
     def write_artifact(self, content: str | bytes, kind: str = "text") -> str:
-        """Store content (large outputs, patches, logs); returns its content-addressed id."""
+        """Store content (large outputs, patches, logs); returns its content-addressed id:
+        `<kind>-` and the xxh3-64 of the bytes in hex. The model reads these ids in every
+        stub and ledger line, so they are kept short; 64 bits leave an accidental collision
+        among a session's artifacts out of reach."""
         data = content.encode("utf-8") if isinstance(content, str) else content
-        artifact_id = f"{check_artifact_kind(kind)}-{xxhash.xxh3_128_hexdigest(data)}"
+        artifact_id = f"{check_artifact_kind(kind)}-{xxhash.xxh3_64_hexdigest(data)}"
         with self._mutex:
             self._begin_write()
             folder = self.dir / records.ARTIFACTS_DIR

@@ -7,11 +7,13 @@ shows the disk (unsaved editor text is the buffers source's business).
 Diffs of files in play come first; changes to secret files (`.env`, keys,
 whatever the workspace's secret-path rules name — before or after a
 rename) are never shown. A file out of play whose text on disk is exactly
-what the session's own last edit of it left (`own_edit_hashes`) gets one
-line instead of its diff (`own_change_line`): the change is the session's,
-its patches are listed in the ledger block, and repeating the whole diff on
-every call of every later turn buys nothing. Any other change (the user's,
-or a file in play) is shown whole. Each file's
+what the session's own last edit of it left (`own_edit_hashes`) is not
+shown as a diff: all such files share one short block, a line each with
+their added and removed line counts (`own_changes_section`). The change is
+the session's, its patches are listed in the ledger block, and repeating
+the whole diff (or a block header per file) on every call of every later
+turn buys nothing. Any other change (the user's, or a file in play) is
+shown whole. Each file's
 `index <blob>..<blob>` line is left out (`without_index_lines`): the blob
 hashes tell the model nothing, change with every edit, and the diff is in
 the tail, re-sent on every call.
@@ -37,6 +39,12 @@ GIT_DIFF_TIMEOUT_S = 5.0
 GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
 _FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
 DIFF_TITLE = "Uncommitted change: {rel}"
+OWN_CHANGES_TITLE = "Uncommitted changes, all from this session's own edits"
+OWN_CHANGES_REF = "own-changes"
+OWN_CHANGES_NOTE = (
+    "These files differ from HEAD exactly as this session's last edit left them"
+    " (the ledger lists their patches; read a file to see it now):"
+)
 # git's `index <old blob>..<new blob>[ <mode>]` line of a file's header.
 _INDEX_LINE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", re.MULTILINE)
 
@@ -93,12 +101,15 @@ def _line_counts(text: str) -> tuple[int, int]:
 
 
 def own_change_line(rel: str, text: str) -> str:
-    """The one line shown for a change that is all the session's own edits."""
+    """The line of a change that is all the session's own edits: path and line counts."""
     added, removed = _line_counts(text)
-    return (
-        f"{rel}: +{added} -{removed} lines, all from this session's own edits "
-        "(the ledger lists their patches; read the file to see it now)"
-    )
+    return f"- {rel} (+{added} -{removed})"
+
+
+def own_changes_section(lines: Sequence[str], count: Count) -> Candidate:
+    """The one block listing every file changed only by the session's own edits."""
+    text = "\n".join([OWN_CHANGES_NOTE, *lines])
+    return section("diff", PRIORITY_DIFF, OWN_CHANGES_TITLE, text, count=count, ref=OWN_CHANGES_REF)
 
 
 def is_own_change(path: Path, rel: str, own: Mapping[str, str]) -> bool:
@@ -123,8 +134,8 @@ def diff_candidates(
     count: Count,
     own: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
-    """One section per changed file; files in play first; a file out of play that only the
-    session's own edits changed is one line (see the module docstring)."""
+    """One section per changed file, files in play first; the files out of play that only
+    the session's own edits changed share one last section (see the module docstring)."""
     in_play = set(files_in_play)
     entries: list[tuple[bool, Path, str]] = []
     for folder in workspace.folders:
@@ -135,12 +146,16 @@ def diff_candidates(
             entries.append((path not in in_play, path, text))
     entries.sort(key=lambda e: e[0])
     out: list[Candidate] = []
+    own_lines: list[str] = []
     for out_of_play, path, text in entries:
         rel = workspace.relative(path)
         if out_of_play and is_own_change(path, rel, own or {}):
-            text = own_change_line(rel, text)
-        else:
-            text = without_index_lines(text)
+            own_lines.append(own_change_line(rel, text))
+            continue
         title = DIFF_TITLE.format(rel=rel)
-        out.append(section("diff", PRIORITY_DIFF, title, text, count=count, ref=rel))
+        out.append(
+            section("diff", PRIORITY_DIFF, title, without_index_lines(text), count=count, ref=rel)
+        )
+    if own_lines:
+        out.append(own_changes_section(own_lines, count))
     return out

@@ -6,8 +6,8 @@ nor a fold can hide it: the last status of each test command, the last run
 of each recent distinct command with its exit code (tests or not: a command
 repeated many times, like the test suite, takes one line, so a one-off such
 as a fixture generator is not pushed out by it), the files changed this
-session with their patch artifacts, and the questions the user asked that no
-finished reply has followed yet. The facts come from
+session with their last patch artifact and number of edits, and the
+questions the user asked that no finished reply has followed yet. The facts come from
 `cairn.compaction.ledger` (the one reader of `ToolResultPart.data`); this
 module only renders them, each list bounded so the block stays small
 whatever the session's length.
@@ -40,7 +40,6 @@ LEDGER_REF = "ledger"
 MAX_TESTS = 8
 MAX_RECENT_COMMANDS = 8
 MAX_FILES = 30
-MAX_PATCHES_PER_FILE = 3
 MAX_QUESTIONS = 5
 MAX_ITEM_CHARS = 200
 
@@ -99,18 +98,25 @@ def command_lines(runs: Sequence[CommandRun], listed: Collection[str] = ()) -> l
     return lines
 
 
+def _patch_note(ids: Sequence[str]) -> str:
+    """What a changed file's line says about its patches: the last one, and how many edits."""
+    if not ids:
+        return ""
+    if len(ids) == 1:
+        return f" (patch artifact {ids[0]})"
+    return f" ({len(ids)} edits; last patch artifact {ids[-1]})"
+
+
 def file_lines(changed: Sequence[FileChanged]) -> list[str]:
-    """One line per changed file (first change first) with its latest patch artifacts."""
+    """One line per changed file (first change first) with its latest patch artifact: the
+    diff shows what differs from HEAD now, and the last patch what the last edit did."""
     patches: dict[str, list[str]] = {}
     for change in changed:
         ids = patches.setdefault(change.path, [])
         if change.patch_artifact_id:
             ids.append(change.patch_artifact_id)
     paths = list(patches)
-    lines: list[str] = []
-    for path in paths[-MAX_FILES:]:
-        ids = patches[path][-MAX_PATCHES_PER_FILE:]
-        lines.append(f"- {path}" + (f" (patch artifacts {', '.join(ids)})" if ids else ""))
+    lines = [f"- {path}{_patch_note(patches[path])}" for path in paths[-MAX_FILES:]]
     if len(paths) > MAX_FILES:
         lines.insert(0, f"- ({len(paths) - MAX_FILES} earlier files not shown; see the diff)")
     return lines
