@@ -28,10 +28,12 @@ OpenCode's policy (`OpenCode`; sst/opencode,
 `packages/opencode/src/session/compaction.ts` and `message-v2.ts`):
 - `prune` walks back from the newest message of the finished turn, skipping
   the last two user turns (`PRUNE_SKIP_TURNS`), stopping at the last
-  summary (the replay walks only the messages since it) or at an output
-  already pruned, and adds up tool outputs; those beyond the newest
-  `protect` tokens are marked, and they are cleared only if together they
-  exceed `minimum`. OpenCode's `PRUNE_PROTECT` / `PRUNE_MINIMUM` (40,000 /
+  summary or at an output already pruned, and adds up tool outputs. (The
+  replay walks only the messages since the summary; OpenCode walks on past
+  a summary inside the skipped turns, but what it clears there is behind
+  the summary and never sent.) Those beyond the newest `protect` tokens
+  are marked, and they are cleared only if together they exceed
+  `minimum`. OpenCode's `PRUNE_PROTECT` / `PRUNE_MINIMUM` (40,000 /
   20,000) are fixed; `scaled_thresholds` scales them from a 200k window
   (`REFERENCE_WINDOW`) for a bench that compares at a smaller one;
 - the compaction call is its own system prompt, the history and an
