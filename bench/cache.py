@@ -13,11 +13,12 @@ prefix of the previous request, the share served from the cache under
 Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
 by recorded reason, the effective input cost under Anthropic prices (0.1x
 read, 1.25x write) and OpenAI prices (0.1x cached), and the same for the
-peers' replays of the same session (`bench/cache_replay.py`: OpenCode's
-policy, and an append-only history). It also times what each call spends
-in `gather` and `assemble` (p50/p95 over the calls); `--timing-only` with
-`--code` times another tree's context builds (one `ContextBuilder.build`
-per measurement there) on the same session.
+peers' replays of the same session (`bench/cache_replay.py` over
+`bench/opencode_replay.py`: OpenCode's policy, and an append-only
+history). It also times what each call spends in `gather` and `assemble`
+(p50/p95 over the calls); `--timing-only` with `--code` times another
+tree's context builds (one `ContextBuilder.build` per measurement there)
+on the same session.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ sys.path.insert(2, str(ROOT / "bench"))
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 
 from cache_breakdown import breakdown_lines  # noqa: E402
-from cache_replay import CallPoint, Replay, Request, Row, account  # noqa: E402
+from cache_replay import PEERS, Request, Row, account, make_peer, peer_requests  # noqa: E402
 from cache_session import TEST_COMMAND, Step, build_script, make_workspace  # noqa: E402
 from cache_session import narrative_reply as narrative  # noqa: E402
 from cairn.agent.engine import Engine  # noqa: E402
@@ -63,6 +64,7 @@ from cairn.context.sources.summary import render_summary  # noqa: E402
 from cairn.models.messages import CompactionPart  # noqa: E402
 from cairn.settings import Settings  # noqa: E402
 from cairn.tokens.counter import counter_for  # noqa: E402
+from opencode_replay import CallPoint  # noqa: E402
 
 MODEL = "openai/bench-model"
 USAGE_MODEL = "gpt-4o"
@@ -214,11 +216,14 @@ def peers(run: Run, count: Callable[[str], int]) -> dict[str, list[Request]]:
     system = [m for m in first.messages[:2] if m.get("role") == "system"]
     tools = list(first.body.get("tools") or [])
     messages = run.session.messages()
-    out: dict[str, list[Request]] = {}
-    for policy in ("opencode", "append-only"):
-        replay = Replay(policy, system, tools, run.window - MAX_OUTPUT, summaries_of(run), count)  # type: ignore[arg-type]
-        out[policy] = replay.run(messages, run.calls)
-    return out
+    summaries = summaries_of(run)
+    limit = run.window - MAX_OUTPUT
+    return {
+        name: peer_requests(
+            name, make_peer(name, system, tools, limit, summaries, count), messages, run.calls
+        )
+        for name in PEERS
+    }
 
 
 def totals(rows: list[Row]) -> dict[str, float]:

@@ -7,27 +7,27 @@ OpenAI's automatic prefix cache (a cached token costs 0.1x). It also
 measures the share of every request that is an unchanged prefix of the
 request just before it.
 
-The peers replay the conversation Cairn recorded (user messages, the
-model's replies and tool results; none of Cairn's markers, notes or
-attachments) call by call, with the same system text and tools:
-- `opencode`: OpenCode's policy — the whole history, tool outputs pruned at
-  the end of a user turn once more than `OPENCODE_PRUNE_MINIMUM` tokens of
-  output lie beyond the newest `OPENCODE_PRUNE_PROTECT` (outside the last
-  two turns), a compaction call (its own system prompt, the history, an
-  instruction) when a request would overflow the window, Anthropic
-  breakpoints on its first two system messages and its last two messages;
+The peers are replays of the same session (`opencode_replay.replay`: the
+conversation Cairn recorded, none of its markers, notes or attachments,
+call by call, with the same system text and tools), measured for the
+overflow check as JSON (`json_size`):
+- `opencode`: OpenCode's policy (`opencode_replay.OpenCode`, with its own
+  fixed prune thresholds: 40,000 protected, 20,000 minimum), Anthropic
+  breakpoints on its first two messages and its last two, none on its
+  compaction call;
 - `append-only`: the whole history, no fold, no prune, compaction only at
-  overflow with a call that repeats the prefix, Cairn's breakpoints (end of
+  overflow with a call that repeats the prefix and adds an instruction,
+  then a single user message of the summary; Cairn's breakpoints (end of
   system, end of preamble, the summary, the last message).
-After a compaction the peers continue from a summary message of the same
-size as Cairn's summary at that point.
+The summaries the peers continue from are Cairn's summaries at the same
+rank.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from tests.fakes.prompt_cache import (
@@ -38,24 +38,21 @@ from tests.fakes.prompt_cache import (
 )
 
 from cairn.context.sources.summary import SUMMARY_TITLE
-from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from cairn.models.messages import Message
+from opencode_replay import (
+    CallPoint,
+    Chat,
+    Count,
+    OpenCode,
+    Peer,
+    Policy,
+    Sent,
+    Size,
+    replay,
+)
 
-Count = Callable[[str], int]
 ANTHROPIC_READ, ANTHROPIC_WRITE = 0.1, 1.25
 OPENAI_READ = 0.1
-OPENCODE_PRUNE_MINIMUM = 20_000
-OPENCODE_PRUNE_PROTECT = 40_000
-OPENCODE_PRUNE_SKIP_TURNS = 2
-OPENCODE_PRUNED = "[Old tool result content cleared]"
-OPENCODE_COMPACTION_SYSTEM = (
-    "You are a helpful AI assistant tasked with summarizing conversations. Provide a detailed"
-    " but concise summary of the conversation, focusing on what was done, what is being worked"
-    " on, which files are being modified and what needs to be done next."
-)
-OPENCODE_COMPACTION_PROMPT = (
-    "Provide a detailed prompt for continuing our conversation above. Focus on information"
-    " that would be helpful for continuing the conversation."
-)
 APPEND_ONLY_INSTRUCTION = "Summarise the conversation above as JSON so the work can continue."
 TAIL_PREFIX = "[Harness context"
 
@@ -155,131 +152,71 @@ def account(requests: Sequence[Request], count: Count) -> list[Row]:
 
 # -- the peers ----------------------------------------------------------------------
 
+PeerName = Literal["opencode", "append-only"]
+PEERS: tuple[PeerName, ...] = ("opencode", "append-only")
+
 
 @dataclass(frozen=True)
-class CallPoint:
-    """One main call of the recorded session: how many messages existed, and when."""
+class AppendOnly:
+    """The append-only peer's policy (`opencode_replay.Policy`): no prune, no fold."""
 
-    messages: int
-    at: float
+    def prune(self, finished: Sequence[Message], pruned: set[str]) -> set[str]:
+        del finished
+        return pruned
 
+    def compaction(
+        self, system: list[Chat], history: list[Chat], tools: list[Chat]
+    ) -> tuple[list[Chat], list[Chat]]:
+        """The whole request repeated (a cached prefix), then the instruction."""
+        return [*system, *history, {"role": "user", "content": APPEND_ONLY_INSTRUCTION}], tools
 
-def conversation(messages: Sequence[Message], pruned: set[str]) -> list[dict[str, Any]]:
-    """The recorded conversation as chat messages, without Cairn's records of its own."""
-    out: list[dict[str, Any]] = []
-    results = {p.call_id: p for m in messages for p in m.parts if isinstance(p, ToolResultPart)}
-    for message in messages:
-        text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-        if message.role == "user":
-            out.append({"role": "user", "content": text})
-        elif message.role == "assistant":
-            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
-            if not calls and not text:
-                continue
-            head: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                head["tool_calls"] = [
-                    {
-                        "id": c.call_id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
-                    }
-                    for c in calls
-                ]
-            out.append(head)
-            for c in calls:
-                result = results.get(c.call_id)
-                output = "" if result is None else result.output
-                content = OPENCODE_PRUNED if c.call_id in pruned else output
-                out.append({"role": "tool", "tool_call_id": c.call_id, "content": content})
-    return out
+    def summary_head(self, summary: str) -> list[Chat]:
+        return [{"role": "user", "content": summary}]
 
 
-def opencode_prune(messages: Sequence[Message], pruned: set[str], count: Count) -> set[str]:
-    """OpenCode's `prune`: outputs beyond the newest 40k (outside the last two turns), if >20k."""
-    turns = 0
-    total = 0
-    candidates: list[tuple[str, int]] = []
-    for message in reversed(messages):
-        if message.role == "user" and any(isinstance(p, TextPart) for p in message.parts):
-            turns += 1
-        if turns < OPENCODE_PRUNE_SKIP_TURNS:
-            continue
-        for part in reversed(message.parts):
-            if not isinstance(part, ToolResultPart):
-                continue
-            if part.call_id in pruned:
-                return _apply(pruned, candidates)
-            tokens = count(part.output)
-            total += tokens
-            if total > OPENCODE_PRUNE_PROTECT:
-                candidates.append((part.call_id, tokens))
-    return _apply(pruned, candidates)
+def json_size(count: Count) -> Size:
+    """A request's tokens as the replays check overflow: tool schemas and messages as JSON."""
+
+    def size(messages: list[Chat], tools: list[Chat]) -> int:
+        return count(json.dumps(tools)) + sum(count(json.dumps(m)) for m in messages)
+
+    return size
 
 
-def _apply(pruned: set[str], candidates: list[tuple[str, int]]) -> set[str]:
-    if sum(t for _, t in candidates) > OPENCODE_PRUNE_MINIMUM:
-        return pruned | {c for c, _ in candidates}
-    return pruned
+def opencode_breakpoints(sent: Sent) -> tuple[int, ...]:
+    """OpenCode's marks: its first two messages (its system prompt) and its last two."""
+    if sent.kind == "compaction":
+        return ()
+    last = len(sent.messages) - 1
+    return tuple(sorted({0, 1, last - 1, last} & set(range(len(sent.messages)))))
 
 
-@dataclass
-class Replay:
-    """One peer's replay (see the module docstring)."""
+def append_only_breakpoints(sent: Sent) -> tuple[int, ...]:
+    """Cairn's layout; a compaction call's are those of the context it repeats."""
+    body = sent.messages[:-1] if sent.kind == "compaction" else sent.messages
+    return cairn_breakpoints(body)
 
-    policy: Literal["opencode", "append-only"]
-    system: list[dict[str, Any]]
-    tools: list[dict[str, Any]]
-    limit: int
-    summaries: list[str]
-    count: Count
-    requests: list[Request] = field(default_factory=list)
-    compactions: int = 0
 
-    def _breakpoints(self, messages: list[dict[str, Any]]) -> tuple[int, ...]:
-        if self.policy == "opencode":
-            last = len(messages) - 1
-            return tuple(sorted({0, 1, last - 1, last} & set(range(len(messages)))))
-        return cairn_breakpoints(messages)
+def peer_requests(
+    name: PeerName,
+    peer: Peer,
+    messages: Sequence[Message],
+    calls: Sequence[CallPoint],
+) -> list[Request]:
+    """The requests of one peer's replay (`opencode_replay.replay`), with its breakpoints."""
+    marks = opencode_breakpoints if name == "opencode" else append_only_breakpoints
+    sent = replay(peer, messages, calls).sent
+    return [Request(s.messages, s.tools, marks(s), s.at, s.kind) for s in sent]
 
-    def _tokens(self, messages: list[dict[str, Any]]) -> int:
-        return self.count(json.dumps(self.tools)) + sum(self.count(json.dumps(m)) for m in messages)
 
-    def _summary(self) -> dict[str, Any]:
-        text = self.summaries[min(self.compactions, len(self.summaries) - 1)]
-        self.compactions += 1
-        return {"role": "user", "content": text}
-
-    def _compaction_request(self, context: list[dict[str, Any]], at: float) -> Request:
-        if self.policy == "opencode":
-            system = [{"role": "system", "content": OPENCODE_COMPACTION_SYSTEM}]
-            body = [*system, *context[len(self.system) :]]
-            body.append({"role": "user", "content": OPENCODE_COMPACTION_PROMPT})
-            return Request(body, [], (), at, "compaction")
-        body = [*context, {"role": "user", "content": APPEND_ONLY_INSTRUCTION}]
-        return Request(body, self.tools, self._breakpoints(context), at, "compaction")
-
-    def run(self, messages: Sequence[Message], calls: Sequence[CallPoint]) -> list[Request]:
-        pruned: set[str] = set()
-        since = 0  # the first recorded message after the last compaction (older: the summary)
-        summary: dict[str, Any] | None = None
-        users = 0
-        for point in calls:
-            seen = messages[: point.messages]
-            now_users = sum(1 for m in seen if m.role == "user")
-            if self.policy == "opencode" and now_users > users and users:
-                pruned = opencode_prune(seen[:-1], pruned, self.count)
-            users = now_users
-            context = self._context(seen[since:], pruned, summary)
-            if self._tokens(context) > self.limit:
-                self.requests.append(self._compaction_request(context, point.at))
-                summary, since = self._summary(), point.messages
-                context = self._context(seen[since:], pruned, summary)
-            self.requests.append(Request(context, self.tools, self._breakpoints(context), point.at))
-        return self.requests
-
-    def _context(
-        self, messages: Sequence[Message], pruned: set[str], summary: dict[str, Any] | None
-    ) -> list[dict[str, Any]]:
-        head = [*self.system, *([summary] if summary is not None else [])]
-        return [*head, *conversation(messages, pruned)]
+def make_peer(
+    name: PeerName,
+    system: list[Chat],
+    tools: list[Chat],
+    limit: int,
+    summaries: list[str],
+    count: Count,
+) -> Peer:
+    """A peer with the session's system text and tools; OpenCode's prune thresholds unscaled."""
+    policy: Policy = OpenCode(count) if name == "opencode" else AppendOnly()
+    return Peer(policy, system, tools, limit, summaries, json_size(count))

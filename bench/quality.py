@@ -32,7 +32,7 @@ first main call after each summary and at the last call, the facts missing
 there, over-budget calls (request input over the window less the output
 reserve, and manifests with used > available), and total input tokens of
 every call (compaction calls included) against an OpenCode-policy replay of
-the same message stream (`bench/quality_opencode.py`: prune after each
+the same message stream (`bench/opencode_replay.py`: prune after each
 user turn protecting the newest 40k tokens of tool output and only when at
 least 20k are freed, both scaled by window / 200k; a summary at overflow).
 Where Cairn's main-call tokens go is printed twice: per context source
@@ -63,6 +63,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(1, str(ROOT / "bench"))
 
+from opencode_replay import scaled_thresholds  # noqa: E402
 from quality_facts import KINDS  # noqa: E402
 from quality_measure import (  # noqa: E402
     TARGET_ALL,
@@ -73,7 +74,6 @@ from quality_measure import (  # noqa: E402
     shape_warnings,
     worst_share,
 )
-from quality_opencode import scaled_thresholds  # noqa: E402
 from quality_run import SetupError, run_session  # noqa: E402
 from quality_script import TURNS, build_session  # noqa: E402
 from quality_spend import spend_line  # noqa: E402

@@ -9,8 +9,8 @@ the session's records (`run.messages`, `run.manifests`) and returns:
   counted with the budget's tokenizer) passes the window less the output
   reserve, and manifests whose `used_input` passes `available_input`;
 - total input tokens of every request (main and compaction calls), and the
-  OpenCode-policy replay's total (`quality_opencode.Replay`) of the same
-  message stream;
+  total of OpenCode's requests replayed over the same message stream
+  (`opencode_replay`, prune thresholds scaled to the window);
 - the session's shape: main calls, summaries, prunes, goal folds.
 `check_setup` raises `SetupError` when the session is not the one the bench
 was written for (a reply not consumed, an edit that did not apply, a tool
@@ -28,6 +28,7 @@ from cairn.llm.script import COMPACTION_LANE
 from cairn.llm.usage import prompt_text
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.tokens.counter import count_tokens
+from opencode_replay import CallPoint, OpenCode, Peer, Replayed, replay, scaled_thresholds
 from quality_facts import (
     KINDS,
     Fact,
@@ -38,7 +39,6 @@ from quality_facts import (
     request_lines,
     turn_of,
 )
-from quality_opencode import CallPoint, Replay
 from quality_run import Recorded, SessionRun, SetupError
 from quality_script import Session
 from quality_spend import spend
@@ -75,7 +75,7 @@ class Figures:
     over_budget_manifests: int = 0
     cairn_main: int = 0
     cairn_compaction: int = 0
-    opencode: Replay | None = None
+    opencode: Replayed | None = None
     shape: dict[str, int] = field(default_factory=dict)
     # Tokens of included blocks per source, summed over every manifest.
     by_source: dict[str, int] = field(default_factory=dict)
@@ -206,22 +206,32 @@ def request_tokens(request: Recorded, model: str) -> int:
     return count_tokens(prompt_text(request.messages, request.tools), model)
 
 
-def opencode_replay(run: SessionRun, session: Session) -> Replay:
-    """OpenCode's policy over the same message stream, with Cairn's harness text and root rules."""
+def opencode_replay(run: SessionRun, session: Session) -> Replayed:
+    """OpenCode's policy over the same message stream, with Cairn's harness text and root rules.
+
+    Prune thresholds scaled to the window like Cairn's (`quality.settings_for`); requests
+    measured like Cairn's (`request_tokens`: messages and tool schemas, one tokenizer).
+    """
     model = str(run.settings.model)
+    window = run.settings.context_window or 0
     system = [{"role": "system", "content": HARNESS_RULES + "\n\n" + project_files()["AGENTS.md"]}]
     summaries = [
         str(line["text"]) for line in session.lines if line.get("agent") == COMPACTION_LANE
     ]
-    replay = Replay(
+
+    def count(text: str) -> int:
+        return count_tokens(text, model)
+
+    protect, minimum = scaled_thresholds(window)
+    peer = Peer(
+        policy=OpenCode(count, protect, minimum),
         system=system,
         tools=run.main[0].tools,
-        window=run.settings.context_window or 0,
-        max_output=run.settings.max_output_tokens,
+        limit=window - run.settings.max_output_tokens,
         summaries=summaries,
-        count=lambda text: count_tokens(text, model),
+        size=lambda messages, tools: count(prompt_text(messages, tools)),
     )
-    return replay.run(run.messages, [CallPoint(r.session_messages) for r in run.main])
+    return replay(peer, run.messages, [CallPoint(r.session_messages) for r in run.main])
 
 
 def measure(run: SessionRun, session: Session) -> Figures:

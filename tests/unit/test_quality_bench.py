@@ -2,10 +2,9 @@
 
 Fact detection finds a planted fact when the request holds it and not
 when it does not (markers, changed files, a test's latest status, other
-commands); the OpenCode replay prunes exactly as its policy says on a
-hand-made stream and compacts at overflow; a shortened real session
-(two turns) runs through the engine and its figures agree with the raw
-requests.
+commands); a shortened real session (two turns) runs through the engine
+and its figures agree with the raw requests. The OpenCode replay is
+tested in `test_opencode_replay.py`.
 """
 
 from __future__ import annotations
@@ -18,17 +17,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart  # noqa: E402
 from quality_facts import Fact, ledger_facts, present, request_lines  # noqa: E402
 from quality_measure import measure  # noqa: E402
-from quality_opencode import (  # noqa: E402
-    PRUNED_OUTPUT,
-    CallPoint,
-    Replay,
-    conversation,
-    prune,
-    scaled_thresholds,
-)
 from quality_run import run_session  # noqa: E402
 from quality_script import CONSTRAINTS, build_session  # noqa: E402
 from quality_workspace import TEST_A  # noqa: E402
@@ -96,73 +86,6 @@ def test_a_command_is_found_by_its_text() -> None:
     assert not present(
         fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 8"}])
     )
-
-
-# -- the OpenCode replay ----------------------------------------------------------------
-
-
-def _user(text: str) -> Message:
-    return Message(id=f"u-{text}", role="user", parts=[TextPart(text=text)])
-
-
-def _read(call_id: str, size: int) -> list[Message]:
-    call = ToolCallPart(call_id=call_id, name="read_file", arguments={"path": call_id})
-    result = ToolResultPart(call_id=call_id, name="read_file", output="x" * size)
-    return [
-        Message(id=f"a-{call_id}", role="assistant", parts=[call]),
-        Message(id=f"t-{call_id}", role="tool", parts=[result]),
-    ]
-
-
-def _stream() -> list[Message]:
-    """Four turns; each reads one output of 300, 300, 200 and 100 characters."""
-    out: list[Message] = []
-    for turn, size in enumerate((300, 300, 200, 100)):
-        out += [_user(f"turn {turn}"), *_read(f"c{turn}", size)]
-    return out
-
-
-def count(text: str) -> int:
-    return len(text)
-
-
-def test_prune_clears_outputs_beyond_the_protected_window_outside_the_last_two_turns() -> None:
-    # Turns 2 and 3 are skipped; walking back, c1 (300) fits in protect=350, c0 passes it.
-    assert prune(_stream(), set(), protect=350, minimum=250, count=count) == {"c0"}
-    # Freeing 300 is not more than a minimum of 300: nothing changes.
-    assert prune(_stream(), set(), protect=350, minimum=300, count=count) == set()
-    # With a protect of 100 both older outputs go.
-    assert prune(_stream(), set(), protect=100, minimum=250, count=count) == {"c0", "c1"}
-
-
-def test_prune_stops_at_an_output_already_cleared() -> None:
-    assert prune(_stream(), {"c0"}, protect=0, minimum=250, count=count) == {"c0", "c1"}
-    assert prune(_stream(), {"c1"}, protect=0, minimum=0, count=count) == {"c1"}
-
-
-def test_cleared_outputs_are_sent_as_opencode_placeholder() -> None:
-    tools = [m for m in conversation(_stream(), {"c0"}) if m["role"] == "tool"]
-    assert [m["content"] for m in tools][:2] == [PRUNED_OUTPUT, "x" * 300]
-
-
-def test_thresholds_scale_with_the_window() -> None:
-    assert scaled_thresholds(200_000) == (40_000, 20_000)
-    assert scaled_thresholds(50_000) == (10_000, 5_000)
-
-
-def test_the_replay_prunes_after_a_turn_and_compacts_at_overflow() -> None:
-    stream = _stream()
-    starts = [i for i, m in enumerate(stream) if m.role == "user"]
-    points = [CallPoint(s + 1) for s in starts] + [CallPoint(len(stream))]
-    system = [{"role": "system", "content": "sys"}]
-    roomy = Replay(system, [], window=100_000, max_output=10, summaries=["S"], count=count)
-    roomy.run(stream, points)
-    assert roomy.compaction_tokens == [] and roomy.over_budget == 0
-    tight = Replay(system, [], window=700, max_output=10, summaries=["SUMMARY"], count=count)
-    tight.run(stream, points)
-    assert tight.compaction_tokens, "a request over the window must compact first"
-    assert max(tight.main_tokens) <= 690 and tight.over_budget == 0
-    assert sum(tight.main_tokens) < sum(roomy.main_tokens)
 
 
 # -- a shortened real session -------------------------------------------------------------

@@ -1,0 +1,76 @@
+"""The cache bench's peers (`bench/cache_replay.py`) replay through the shared OpenCode replay.
+
+On a hand-made stream under a tight window: OpenCode's peer sends its own
+compaction call (no tools, no breakpoints) and continues from its summary
+exchange, marked on its first two and last two messages; the append-only
+peer never prunes, repeats its context in its compaction call and
+continues from one summary message, marked where Cairn marks.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from cache_replay import (  # noqa: E402
+    APPEND_ONLY_INSTRUCTION,
+    PeerName,
+    Request,
+    cairn_breakpoints,
+    make_peer,
+    peer_requests,
+)
+from opencode_replay import (  # noqa: E402
+    COMPACTION_PROMPT,
+    COMPACTION_SYSTEM,
+    PRUNED_OUTPUT,
+    SUMMARY_QUESTION,
+    Chat,
+)
+from tests.unit.test_opencode_replay import _stream, _turn_calls, count  # noqa: E402
+
+SYSTEM: list[Chat] = [{"role": "system", "content": "sys"}]
+TOOLS: list[Chat] = [{"type": "function", "function": {"name": "read_file"}}]
+# Tight enough to compact once in the stream's last turn; OpenCode's fixed thresholds.
+LIMIT = 2_600
+
+
+def _requests(name: PeerName) -> list[Request]:
+    stream = _stream(attachments=True)
+    peer = make_peer(name, SYSTEM, TOOLS, LIMIT, ["SUMMARY"], count)
+    return peer_requests(name, peer, stream, _turn_calls(stream))
+
+
+def _compaction(requests: list[Request]) -> int:
+    kinds = [r.kind for r in requests]
+    assert kinds.count("compaction") == 1
+    return kinds.index("compaction")
+
+
+def test_the_opencode_peer_compacts_with_its_own_call_and_marks_its_ends() -> None:
+    requests = _requests("opencode")
+    at = _compaction(requests)
+    call, after = requests[at], requests[at + 1]
+    assert call.messages[0]["content"] == COMPACTION_SYSTEM
+    assert call.messages[-1]["content"] == COMPACTION_PROMPT
+    assert call.tools == [] and call.breakpoints == ()
+    question, summary = after.messages[1:3]
+    assert after.messages[0] == SYSTEM[0] and question["content"] == SUMMARY_QUESTION
+    assert summary == {"role": "assistant", "content": "SUMMARY"}
+    last = len(after.messages) - 1
+    assert after.breakpoints == (0, 1, last - 1, last) and after.tools == TOOLS
+
+
+def test_the_append_only_peer_repeats_its_context_and_never_prunes() -> None:
+    requests = _requests("append-only")
+    at = _compaction(requests)
+    call, after = requests[at], requests[at + 1]
+    assert call.messages[-1] == {"role": "user", "content": APPEND_ONLY_INSTRUCTION}
+    assert call.messages[: len(requests[at - 1].messages)] == requests[at - 1].messages
+    assert call.tools == TOOLS and call.breakpoints == cairn_breakpoints(call.messages[:-1])
+    assert after.messages == [*SYSTEM, {"role": "user", "content": "SUMMARY"}]
+    assert after.breakpoints == cairn_breakpoints(after.messages)
+    assert all(m.get("content") != PRUNED_OUTPUT for r in requests for m in r.messages)
