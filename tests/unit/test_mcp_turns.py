@@ -200,6 +200,38 @@ async def test_sixty_tools_are_deferred_and_tool_search_loads_one(tmp_path: Path
         await engine.aclose()
 
 
+async def test_a_tool_found_in_one_turn_is_offered_in_the_next_without_a_search(
+    tmp_path: Path,
+) -> None:
+    script = [
+        reply("", call("tool_search", query="select:mcp__gen__gen_tool_11")),
+        reply("", call("mcp__gen__gen_tool_11", query="unpaid")),
+        reply("Found the invoices."),
+        reply("", call("mcp__gen__gen_tool_11", query="paid")),
+        reply("And the paid ones."),
+    ]
+    servers = {"gen": fixture_server("--generated", "60")}
+    engine = engine_for(tmp_path, script, servers, context_window=64_000)
+    try:
+        first = await engine.turn("find unpaid invoices")
+        second = await engine.turn("and the paid ones?", session_id=first.session_id)
+        assert second.finish_reason == "stop"
+        called = results(engine, first.session_id)[-1]
+        assert called.ok and called.output.startswith("gen_tool_11: paid")
+        manifests = engine.session(first.session_id).trace.manifests()
+        assert len(manifests) == 5
+        opening = {b.ref: b for b in tool_lines(manifests[3])}
+        assert opening["mcp:gen/gen_tool_11"].included
+        assert opening["mcp:gen/gen_tool_11"].reason == "found by tool_search"
+        assert not opening["mcp:gen/gen_tool_12"].included
+        # The tools zone is the one the first turn ended with: no break at the new turn.
+        hashes = [m.cache.zone_hashes["tools"] for m in manifests]
+        assert hashes[1] == hashes[2] == hashes[3] == hashes[4] != hashes[0]
+        assert not (manifests[3].cache_break or "").startswith("tools")
+    finally:
+        await engine.aclose()
+
+
 async def test_plan_mode_refuses_a_write_tool_and_offers_read_only_ones(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     script = [

@@ -6,8 +6,9 @@ that the mode allows — all of them in build mode; in plan and review mode
 and in explore branches only those their server marks read-only — sorted by
 name. When the allowed MCP schemas take more than `mcp.tool_search_share`
 of the model's input (`defer_mcp_schemas`), they are not offered:
-`tool_search` is, and what it finds joins the offer for the rest of the turn
-(`reveal`), after the initial tools and in name order. A call's tools are
+`tool_search` is, and what it finds joins the offer for the rest of the
+session (`reveal`; a later turn's offer reveals what earlier ones found,
+`reveal_names`), after the initial tools and in name order. A call's tools are
 therefore the same list in the same order on every call of a session (until
 a search adds some, or a server's tools change), which keeps the prompt
 cache. `lines()` is every tool the turn knows, for the manifest: offered,
@@ -114,6 +115,12 @@ class ToolOffer:
         for spec in specs:
             if spec.name in deferred and spec.name not in self.found:
                 self.found.append(spec.name)
+
+    def reveal_names(self, names: Iterable[str]) -> None:
+        """Offer the deferred tools called `names` (found by an earlier turn's search);
+        a name this offer does not defer (gone, or refused by the mode) is skipped."""
+        by_name = {s.name: s for s in self.deferred}
+        self.reveal(by_name[n] for n in names if n in by_name)
 
     def held_reason(self, name: str) -> str | None:
         """Why an MCP tool of this turn is held back (refused or deferred), else None."""

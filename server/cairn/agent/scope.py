@@ -32,6 +32,7 @@ from cairn.agent.offer import ToolOffer, builtin_offer, offered_tools
 from cairn.agent.session import Session
 from cairn.agent.snapshot import EditLog
 from cairn.agent.tools import ToolRegistry
+from cairn.agent.tools.tool_search import found_in
 
 __all__ = ["TurnScope", "branch_scope", "main_scope", "offered_tools"]
 
@@ -103,8 +104,11 @@ def main_scope(
     edited: Iterable[Path] = (),
 ) -> TurnScope:
     """The scope of a main-agent turn: the offer made for it (or the mode's built-in tools
-    of a registry), compaction on."""
+    of a registry) with the deferred tools the session's earlier searches found, compaction
+    on."""
     offer = tools if isinstance(tools, ToolOffer) else builtin_offer(tools, inputs.mode)
+    if offer.deferred:
+        offer.reveal_names(found_in(session.messages()))
     return TurnScope(
         session=session,
         inputs=inputs,

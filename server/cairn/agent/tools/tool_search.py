@@ -1,17 +1,20 @@
-"""`tool_search(query, limit?)`: find deferred MCP tools and offer them for the rest of the turn.
+"""`tool_search(query, limit?)`: find deferred MCP tools and offer them for the rest of the session.
 
 Offered only when a turn's MCP tool schemas were deferred (they pass the
 configured share of the model's input). Its description lists the deferred
 tools by server, so the model knows what it can ask for; the answer holds
 the full schemas of the matches (`cairn.mcp.search`: `select:a,b` for exact
 names, else keywords), and from the next model call on those tools are
-offered like any other (the turn scope's `ToolOffer.reveal`).
+offered like any other (the turn scope's `ToolOffer.reveal`). The names
+found are recorded in the result's data (`KEY_FOUND`); `found_in` reads them
+back, so a later turn of the session offers them again from its first call
+(no second search, and no cache break for dropping them).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -19,6 +22,7 @@ from pydantic import Field
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
 from cairn.mcp import McpToolSpec
 from cairn.mcp.search import DEFAULT_SEARCH_RESULTS, search_tools
+from cairn.models.messages import Message, ToolResultPart
 
 MAX_SEARCH_RESULTS = 20
 # Deferred tool names listed in the description at most (the rest are counted).
@@ -56,6 +60,19 @@ def found_text(found: Sequence[McpToolSpec]) -> str:
     schemas = [spec.schema()["function"] for spec in found]
     names = ", ".join(spec.name for spec in found)
     return f"Now available to call: {names}\n" + json.dumps(schemas, indent=1, ensure_ascii=False)
+
+
+def found_in(messages: Iterable[Message]) -> list[str]:
+    """The tool names earlier `tool_search` calls of these messages found, first found first."""
+    found: dict[str, None] = {}
+    for message in messages:
+        for part in message.parts:
+            if not isinstance(part, ToolResultPart) or part.name != ToolSearch.name:
+                continue
+            names = (part.data or {}).get(KEY_FOUND) if part.ok else None
+            if isinstance(names, list):
+                found.update((str(name), None) for name in names)
+    return list(found)
 
 
 class ToolSearch(Tool[ToolSearchArgs]):
