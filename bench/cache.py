@@ -6,8 +6,8 @@
 A scripted session (`bench/cache_session.py`: goals done and abandoned, big
 reads, edits, test runs) is driven through the engine, litellm's `openai/`
 provider and the local OpenAI-compatible server (`tests/fakes`), which
-records every request. It runs twice: with a small window (several
-summaries) and a large one. Each run reports, over every request Cairn sent
+records every request. It runs twice: with a small window (20k, at least
+3 summaries) and a large one (200k). Each run reports, over every request Cairn sent
 (compaction calls included): the share of input tokens that is an unchanged
 prefix of the previous request, the share served from the cache under
 Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
@@ -15,7 +15,10 @@ by recorded reason, the effective input cost under Anthropic prices (0.1x
 read, 1.25x write) and OpenAI prices (0.1x cached), and the same for the
 peers' replays of the same session (`bench/cache_replay.py` over
 `bench/opencode_replay.py`: OpenCode's policy, and an append-only
-history). It also times what each call spends in `gather` and `assemble`
+history), and, per side, the share of the input the previous request also
+sent that the cache served (`cache_breakdown.cacheable_line`: the new
+messages since the previous call can never be cached, so this is the share
+a prompt order can move). It also times what each call spends in `gather` and `assemble`
 (p50/p95 over the calls); `--timing-only` with `--code` times another
 tree's context builds (one `ContextBuilder.build` per measurement there)
 on the same session.
@@ -54,7 +57,7 @@ sys.path.insert(2, str(ROOT / "bench"))
 
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 
-from cache_breakdown import breakdown_lines  # noqa: E402
+from cache_breakdown import breakdown_lines, cacheable_line  # noqa: E402
 from cache_replay import PEERS, Request, Row, account, make_peer, peer_requests  # noqa: E402
 from cache_session import TEST_COMMAND, Step, build_script, make_workspace  # noqa: E402
 from cache_session import narrative_reply as narrative  # noqa: E402
@@ -69,7 +72,9 @@ from opencode_replay import CallPoint  # noqa: E402
 MODEL = "openai/bench-model"
 USAGE_MODEL = "gpt-4o"
 MAX_OUTPUT = 2_000
-SMALL = {"context_window": 24_000, "prune_minimum": 4_000, "prune_protect": 8_000}
+# The small run's window: the largest at which this session still summarises at least 3
+# times (at 24k, since the tail shrank, it summarises no more).
+SMALL = {"context_window": 20_000, "prune_minimum": 4_000, "prune_protect": 8_000}
 LARGE = {"context_window": 200_000}
 COMPACTION_MARKERS = ("[Compaction request from the harness]", "You are compacting the history")
 PERCENTILE_95 = 0.95
@@ -327,6 +332,8 @@ def report(run: Run, count: Callable[[str], int]) -> str:
         )
     manifests = run.session.trace.manifests()
     lines += breakdown_lines(sides["Cairn"], account(sides["Cairn"], count), manifests, count)
+    accounted = {name: (reqs, account(reqs, count)) for name, reqs in sides.items()}
+    lines.append(cacheable_line(accounted, count))
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
     return "\n".join(lines)

@@ -8,6 +8,13 @@ prune, preamble refresh: the whole history after the break point is
 written again) and the other main calls, where what is left is the new
 messages since the previous call plus the tail. For those, the tail's own
 tokens (the last message, when it is the harness tail) are shown apart.
+
+`sent_before` is the input a cache could hold at all: the tokens of each
+request that the previous request also sent (its tools, and every message it
+had, wherever it stood). The messages new since the previous call (the
+model's reply, the tool results it asked for) were never sent before, so no
+provider serves them from a cache; `cacheable_line` gives, for each side,
+the share of that input the cache served.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cache_replay import TAIL_PREFIX, Request, Row
+from cache_replay import TAIL_PREFIX, Request, Row, units
 
 Count = Callable[[str], int]
 
@@ -76,3 +83,29 @@ def breakdown_lines(
         f" {steady_uncached - sum(tails)}",
     ]
     return lines
+
+
+def sent_before(requests: Sequence[Request], count: Count) -> int:
+    """Tokens of the requests that the previous request also sent (see the module docstring)."""
+    total = 0
+    previous: set[str] = set()
+    for request in requests:
+        current = units(request)
+        total += sum(count(unit) for unit in current if unit in previous)
+        previous = set(current)
+    return total
+
+
+def cacheable_line(sides: dict[str, tuple[Sequence[Request], Sequence[Row]]], count: Count) -> str:
+    """Per side: of the input sent before, the share served from cache (Anthropic / OpenAI)."""
+    parts: list[str] = []
+    for name, (requests, rows) in sides.items():
+        before = sent_before(requests, count) or 1
+        anthropic = sum(r.anthropic_read for r in rows) / before
+        openai = sum(r.openai_cached for r in rows) / before
+        share = before / (sum(r.total for r in rows) or 1)
+        parts.append(f"{name} {anthropic:.1%} / {openai:.1%} (of {share:.1%} of its input)")
+    return (
+        "Served from cache, of the input the previous request also sent (Anthropic / OpenAI"
+        " rules; the new messages since the previous call cannot be cached): " + ", ".join(parts)
+    )

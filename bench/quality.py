@@ -1,18 +1,27 @@
 """Benchmark (issue 12): is the context of a long session trustworthy, and what does it cost?
 
     .venv/bin/python bench/quality.py [--turns N] [--window TOKENS] [--write]
+    .venv/bin/python bench/quality.py --sweep 28000,32000,36000,40000,48000
 
 A scripted session (`bench/quality_script.py`) of 19 user turns and 156
 main model calls runs through the engine on a real git workspace
 (`bench/quality_workspace.py`: three packages, unittest suites that
 `run_command` really runs, a fixture generator, a root `AGENTS.md` and a
-nested `pkg_x/AGENTS.md`) under a small window (48k tokens by default), so
-that it summarises, prunes and folds goals (the session's shape is printed,
-with a warning when one of them did not happen). The window is 48k rather
-than smaller because a prune needs protect + minimum (30% of the window)
-of tool output older than two turns while the context is still under the
-70% summary threshold; at 16–40k every old output is summarised first.
-Every request the scripted model receives is recorded (`bench/quality_run.py`).
+nested `pkg_x/AGENTS.md`) under a small window (32k tokens by default), so
+that it summarises (at least 3 times), prunes and folds goals (the
+session's shape is printed, with a warning when one of them did not
+happen). The window is 32k because at 40k and more this session summarises
+once or never (folds, prunes and the one-line forms keep its context small),
+and below 28k a prune needs more old tool output (protect + minimum, 30% of
+the window, older than two turns) than the context holds under the 70%
+summary threshold. Every request the scripted model receives is recorded
+(`bench/quality_run.py`).
+
+The ratio to the OpenCode replay moves with the window, by where each side's
+compactions happen to fall in this one session: `--sweep` runs the session
+at several windows and prints one line per window (its shape, the worst
+share of facts, over-budget calls, both totals, the ratio) and the median
+ratio over the windows whose session has the bench's shape.
 
 Planted facts, five kinds (`bench/quality_facts.py` says how each is found
 in a request):
@@ -52,6 +61,7 @@ import argparse
 import asyncio
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -78,7 +88,7 @@ from quality_run import SetupError, run_session  # noqa: E402
 from quality_script import TURNS, build_session  # noqa: E402
 from quality_spend import spend_line  # noqa: E402
 
-DEFAULT_WINDOW = 48_000
+DEFAULT_WINDOW = 32_000
 MAX_OUTPUT = 1_000
 EXIT_SETUP = 2
 # Missing facts listed per measured point in the report.
@@ -205,21 +215,67 @@ def report(figures: Figures, command: str, window: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_window(turns: int, window: int) -> Figures:
+    """The bench's figures of the session run at `window` (SetupError when it went wrong)."""
+    session = build_session(turns)
+    return measure(asyncio.run(run_session(session, settings_for(window))), session)
+
+
+def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
+    """One table line per window, and the median ratio over the windows with the bench's shape."""
+    load = os.getloadavg()
+    lines = [
+        f"## Context quality: the ratio to OpenCode across windows (issue 12), server/ at commit {commit()}",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        "",
+        "| window | summaries | prunes | goal folds | worst share, all facts | over budget | Cairn input | OpenCode input | ratio |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    shaped: list[float] = []
+    for window, figures in rows:
+        shape, replay = figures.shape, figures.opencode
+        assert replay is not None
+        over = figures.over_budget_requests + figures.over_budget_manifests
+        mark = (
+            ""
+            if not shape_warnings(figures)
+            else " (shape: " + "; ".join(shape_warnings(figures)) + ")"
+        )
+        if not shape_warnings(figures):
+            shaped.append(figures.ratio)
+        lines.append(
+            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.2f}×{mark} |"
+        )
+    median = f"{statistics.median(shaped):.2f}×" if shaped else "n/a"
+    lines += [
+        "",
+        f"Median ratio over the {len(shaped)} windows with the bench's shape: {median} (target ≤ {TARGET_RATIO}×).",
+    ]
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--turns", type=int, default=len(TURNS), help="user turns to run")
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="context window")
     parser.add_argument("--write", action="store_true", help="append to bench/RESULTS.md")
+    parser.add_argument(
+        "--sweep", default=None, help="comma-separated windows: one line each, and the median"
+    )
     args = parser.parse_args()
     command = " ".join([".venv/bin/python bench/quality.py", *sys.argv[1:]])
     try:
-        session = build_session(args.turns)
-        run = asyncio.run(run_session(session, settings_for(args.window)))
-        figures = measure(run, session)
+        if args.sweep:
+            windows = [int(w) for w in args.sweep.split(",") if w.strip()]
+            rows = [(window, run_window(args.turns, window)) for window in windows]
+            text = "\n".join(sweep_lines(rows, command)) + "\n"
+        else:
+            text = report(run_window(args.turns, args.window), command, args.window)
     except (SetupError, ValueError, OSError, subprocess.CalledProcessError) as exc:
         print(f"quality bench: setup error: {exc}", file=sys.stderr)
         return EXIT_SETUP
-    text = report(figures, command, args.window)
     print(text)
     if args.write:
         with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
