@@ -21,6 +21,8 @@ Resources: `notes://readme` (text). `--starts FILE` appends one line per
 process start (so tests count restarts); `--exit-at-start` writes to stderr
 and exits before serving (a server that cannot start); `--http PORT` serves
 streamable HTTP on 127.0.0.1:PORT (path `/mcp`) instead of stdio.
+`--hang-at-exit` makes a server that will not stop: it ignores SIGTERM and,
+when its stdin ends, keeps running (only SIGKILL ends it).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import base64
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -153,7 +156,10 @@ def main() -> None:
     parser.add_argument("--notes", type=Path)
     parser.add_argument("--exit-at-start", action="store_true")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--hang-at-exit", action="store_true")
     args = parser.parse_args()
+    if args.hang_at_exit:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.starts is not None:
         with args.starts.open("a", encoding="utf-8") as out:
             out.write(f"{os.getpid()}\n")
@@ -166,6 +172,8 @@ def main() -> None:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         server.run("stdio")
+    if args.hang_at_exit:
+        threading.Event().wait()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from tests.fakes.mcp_fixture import FIXTURE_ARGS, fixture_server
 HTTP_START_LIMIT_S = 60.0
 WAIT_LIMIT_S = 60.0
 POLL_S = 0.1
+# The stop time given to a server that will not stop (well under the SDK's own 2 s grace).
+HUNG_STOP_TIMEOUT_S = 0.5
 
 
 def hub_for(root: Path, servers: dict[str, Any], **mcp: Any) -> McpHub:
@@ -205,3 +207,20 @@ async def test_a_changed_tool_list_is_listed_again_for_the_next_turn(tmp_path: P
         assert "mcp__fx__grown" in {s.name for s in hub.snapshot().tools}
     finally:
         await hub.aclose()
+
+
+async def test_a_server_that_will_not_stop_is_killed_and_named_when_time_is_up(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    starts = tmp_path / "starts.txt"
+    hub = hub_for(tmp_path, {"stuck": fixture_server("--starts", str(starts), "--hang-at-exit")})
+    assert [s.state for s in (await hub.catalog()).servers] == ["ready"]
+    [pid] = pids(starts)
+    assert alive(pid)
+    # Shorter than the SDK's grace before its own SIGTERM: only Cairn's kill can end it.
+    await hub.aclose(timeout=HUNG_STOP_TIMEOUT_S)
+    assert not alive(pid)
+    told = [r.getMessage() for r in caplog.records if "did not stop" in r.getMessage()]
+    assert told == [
+        f"mcp stuck did not stop within {HUNG_STOP_TIMEOUT_S:g} s: killed process {pid}"
+    ]

@@ -7,7 +7,9 @@ buffers and diagnostics are moved into the engine's workspace when it arrives.
 Requests wait for the engine; when it cannot be built they fail with a message
 saying why, and document sync keeps working. A failed start is not final: the
 next request tries again (the earlier reason is logged), so a cause fixed in
-the meantime (a permission, a settings file) needs no restart.
+the meantime (a permission, a settings file) needs no restart. `aclose` (at
+`shutdown`) cancels a start still under way and stops the engine's MCP
+servers, waiting until their processes are gone.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class EngineHost:
         if self._engine is not None:
             return self._engine
         self.start()
-        if self._task is None:
+        if self._task is None or self._closed:
             raise JsonRpcException("the server is shutting down", code=REQUEST_FAILED)
         try:
             return await asyncio.shield(self._task)
@@ -145,7 +147,7 @@ class EngineHost:
             # run on a thread, not on the event loop (the editor's state is copied after).
             await asyncio.to_thread(engine.warm)
         except asyncio.CancelledError:
-            engine.close()  # shut down while warming: nobody else will close it
+            await engine.aclose()  # shut down while warming: nobody else will close it
             raise
         except Exception:
             logger.exception("warming the engine failed (the first context build does it)")
@@ -163,7 +165,23 @@ class EngineHost:
         if self._engine is not None:
             self._engine.update_settings(settings)
 
+    async def aclose(self) -> None:
+        """Stop for good: a start in progress is cancelled (it closes the engine it built),
+        and the ready engine stops its MCP servers, waiting until they are gone (bounded)."""
+        self._closed = True
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            try:
+                await engine.aclose()
+            except Exception:
+                logger.exception("closing the engine failed")
+
     def close(self) -> None:
+        """`aclose` without waiting (the MCP servers are only asked to stop)."""
         self._closed = True
         if self._task is not None and not self._task.done():
             self._task.cancel()

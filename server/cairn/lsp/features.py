@@ -4,7 +4,7 @@ Capabilities are computed from what is registered when `initialize` arrives,
 so every handler must be registered up front; importing the feature modules
 would load pydantic and the core before the initialize answer. Each entry
 names its module and function instead, imported on the first message. Custom
-requests and commands are `async` (they run as tasks); document sync and
+requests, commands and `shutdown` are `async` (they run as tasks); document sync and
 code actions are plain functions (they run in arrival order, in microseconds).
 An exception a handler does not expect is logged here with its traceback and
 answered as InternalError (-32603) naming the method and the error in one line:
@@ -52,7 +52,7 @@ class Feature:
 FEATURES: tuple[Feature, ...] = (
     Feature(types.INITIALIZED, "initialize", "initialized"),
     Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, "initialize", "did_change_configuration"),
-    Feature(types.SHUTDOWN, "initialize", "shutdown"),
+    Feature(types.SHUTDOWN, "initialize", "shutdown", is_async=True),
     Feature(types.TEXT_DOCUMENT_DID_OPEN, "documents", "did_open"),
     Feature(types.TEXT_DOCUMENT_DID_CHANGE, "documents", "did_change"),
     Feature(types.TEXT_DOCUMENT_DID_CLOSE, "documents", "did_close"),

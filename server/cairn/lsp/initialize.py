@@ -4,7 +4,9 @@
 be quick, so pydantic, the settings and the core are loaded afterwards.
 `initialized` resolves the folders and the settings, reports invalid settings
 and a missing model (with how to set one) with `window/showMessage`, asks
-for file watching and starts loading the engine.
+for file watching and starts loading the engine. `shutdown` is answered only
+when the running turns have ended (recorded as cancelled) and the engine's
+MCP servers have stopped (bounded: a hung one is killed).
 """
 
 from __future__ import annotations
@@ -70,6 +72,6 @@ def did_change_configuration(ls: CairnServer, params: types.DidChangeConfigurati
     ls.host.update_settings(settings, overrides)
 
 
-def shutdown(ls: CairnServer, params: None) -> None:
-    ls.turns.cancel_all()
-    ls.host.close()
+async def shutdown(ls: CairnServer, params: None) -> None:
+    """Answered once the turns have recorded their end and the MCP servers are gone."""
+    await ls.aclose()

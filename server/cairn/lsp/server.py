@@ -98,6 +98,7 @@ class CairnServer(LanguageServer):
         self.litellm_at_initialize: bool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
+        self._closing: asyncio.Future[None] | None = None
 
     def _build_engine(self, folders: list[Path], settings: Settings) -> EngineApi:
         return self._engine_factory(
@@ -177,7 +178,20 @@ class CairnServer(LanguageServer):
             return
         logger.error("%s: %s", getattr(source, "__name__", source), error)
 
+    async def aclose(self) -> None:
+        """Stop the turns (their records complete), then the engine and its MCP servers
+        (their processes gone): for `shutdown`, and for `exit` or the end of the stream
+        without one. Bounded; a second call waits for the first."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._stop_everything())
+        await asyncio.shield(self._closing)
+
+    async def _stop_everything(self) -> None:
+        await self.turns.stop_all()
+        await self.host.aclose()
+
     def shutdown(self) -> None:
+        """pygls' end of the server: what `aclose` did not get to is only asked to stop."""
         self.turns.cancel_all()
         self.host.close()
         super().shutdown()

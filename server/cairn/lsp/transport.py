@@ -11,6 +11,9 @@ of the stream or `exit`. Outgoing messages are framed by `FramedWriter`.
 Stdin is read by a daemon thread, one chunk each time the loop has nothing
 left to handle (so reading never competes with a handler, a fast client
 cannot fill memory, and a blocked read never delays the process's exit).
+When the connection ends without `shutdown` (`exit` alone, or the end of the
+stream) the server still stops its turns and MCP servers before the process
+exits (bounded, as `shutdown` does).
 """
 
 from __future__ import annotations
@@ -181,6 +184,7 @@ def serve_stdio(server: CairnServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
         try:
             return await run_connection(server, PipeSource(stdin), FramedWriter.for_stream(stdout))
         finally:
+            await server.aclose()  # `exit` or EOF without `shutdown`: MCP servers stop too
             server.shutdown()
 
     return asyncio.run(main())
@@ -212,6 +216,7 @@ def serve_tcp(server: CairnServer, host: str, port: int) -> int:
             async with listener:
                 return await finished
         finally:
+            await server.aclose()
             server.shutdown()
 
     return asyncio.run(main())

@@ -4,7 +4,9 @@ The turn runs in its own task so that every other request keeps being served
 while it streams (`cairn/turnEvent` notifications come from the listener).
 `$/cancelRequest` for the request (or cancelling its progress bar) cancels
 that task; the request is then answered with finishReason "cancelled" and the
-text streamed so far, not an error. One turn at a time per session.
+text streamed so far, not an error. One turn at a time per session. At
+`shutdown` every turn is cancelled and waited for (`stop_all`), so its
+records are complete and its request answered before `shutdown` is.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ logger = logging.getLogger(__name__)
 PROGRESS_TITLE = "Cairn"
 # Progress messages show at most this many characters of the user's message.
 PROGRESS_MESSAGE_CHARS = 80
+# At shutdown: seconds cancelled turns get to record their end, and how many times they are
+# cancelled (the second cancel cuts a slow patch short).
+TURN_STOP_TIMEOUT_S = 5.0
+STOP_ROUNDS = 2
 
 
 @dataclass
@@ -40,6 +46,8 @@ class ActiveTurn:
     session_id: str
     request_id: MsgId | None
     task: asyncio.Task[TurnResult]
+    # The request's own task, which answers it once `task` ends.
+    handler: asyncio.Task[object] | None = None
     bar: ProgressBar | None = None
     turn_id: str = ""
     text: list[str] = field(default_factory=list)
@@ -65,6 +73,22 @@ class TurnRegistry:
     def cancel_all(self) -> None:
         for active in list(self._by_session.values()):
             active.task.cancel()
+
+    async def stop_all(self, timeout: float = TURN_STOP_TIMEOUT_S) -> None:
+        """Cancel every running turn and wait until each has recorded its end and its request
+        is answered: at most `timeout` s, then once more after a second cancel (which cuts
+        the turn's patch short); a turn still running after that is logged and left."""
+        running = list(self._by_session.values())
+        tasks = {t for active in running for t in (active.task, active.handler) if t is not None}
+        for _ in range(STOP_ROUNDS):
+            if not tasks:
+                return
+            for active in running:
+                active.task.cancel()
+            tasks = (await asyncio.wait(tasks, timeout=timeout))[1]
+        for active in running:
+            if active.task in tasks or active.handler in tasks:
+                logger.warning("the turn of session %s did not stop in time", active.session_id)
 
     def on_event(self, event: TurnEvent) -> None:
         """Progress for a turn event (called on the loop by the listener)."""
@@ -108,7 +132,12 @@ class TurnRegistry:
                 message, session_id=sid, mode=mode, references=references, model=model, fix=fix
             )
         )
-        active = ActiveTurn(session_id=sid, request_id=self._server.protocol.msg_id, task=task)
+        active = ActiveTurn(
+            session_id=sid,
+            request_id=self._server.protocol.msg_id,
+            task=task,
+            handler=asyncio.current_task(),
+        )
         self._register(active)
         active.bar = ProgressBar.start(
             self._server,

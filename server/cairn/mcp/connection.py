@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.mcp import state
+from cairn.mcp.leftovers import kill_processes
 from cairn.mcp.state import (
     DISABLED,
     NOT_STARTED,
@@ -52,8 +53,11 @@ logger = logging.getLogger(__name__)
 
 # Pages of `tools/list` read at most (a server that never stops paginating).
 MAX_TOOL_PAGES = 100
-# Seconds a stopping server gets before its supervisor is cancelled.
-STOP_TIMEOUT_S = 10.0
+# Seconds stopping servers get to end (stdin closed; after 2 s the SDK sends SIGTERM) before
+# what is left of them is killed: a hung server must not hold up the editor's shutdown.
+STOP_TIMEOUT_S = 3.0
+# Seconds a killed server's supervisor gets to see the end, and again once cancelled.
+KILLED_WAIT_S = 2.0
 CLIENT_NAME = "cairn"
 # Seconds a server that failed to start gets to finish writing its stderr (for the reason).
 LAST_WORDS_S = 1.0
@@ -359,15 +363,33 @@ class McpConnection:
         if self._task is None and self.state not in ("disabled", "failed"):
             self._set("stopped", "stopped")
 
-    async def aclose(self) -> None:
-        """Stop and wait for the server to be gone (cancelled after `STOP_TIMEOUT_S`)."""
+    async def aclose(self, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Stop and wait (at most `timeout` s) until the server is gone; past that, kill its
+        processes (and cancel its supervisor if it still runs). Whether it ended in time."""
         self.stop()
         task = self._task
         if task is None or task.done():
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT_S)
-        except TimeoutError:
+            return True
+        if (await asyncio.wait({task}, timeout=timeout))[0]:
+            return True
+        if not self._kill(timeout):
+            task.cancel()  # nothing to kill (over HTTP, or its process has ended): close it
+        # A killed server's end is seen by the SDK, which winds down; cancelling is the last resort.
+        if not (await asyncio.wait({task}, timeout=KILLED_WAIT_S))[0]:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if not (await asyncio.wait({task}, timeout=KILLED_WAIT_S))[0]:
+                logger.warning("mcp %s: still not stopped after the kill; leaving it", self.name)
+        return False
+
+    def _kill(self, timeout: float) -> bool:
+        """SIGKILL what runs of the server (a stdio one's processes), saying so; whether any."""
+        tail = self._tail
+        pids = kill_processes(tail.writers()) if tail is not None else []
+        if pids:
+            what = "killed process " + ", ".join(map(str, pids))
+        elif tail is not None:
+            what = "no process of it runs any more; closing its connection"
+        else:
+            what = "closing its connection"
+        logger.warning("mcp %s did not stop within %g s: %s", self.name, timeout, what)
+        return bool(pids)

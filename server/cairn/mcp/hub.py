@@ -12,7 +12,8 @@ and waits for each server's first attempt (bounded by its startup timeout),
 then returns an `McpCatalog`: the tools of the servers that are ready and
 the state and reason of every other one. `snapshot` is the same without
 starting anything (for a build that cannot wait, such as a dry run from the
-editor). `aclose` stops every server and waits for its process to end.
+editor). `aclose` stops every server and waits for its process to end, killing what is
+left after `STOP_TIMEOUT_S`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.mcp.connection import McpConnection
+from cairn.mcp.connection import STOP_TIMEOUT_S, McpConnection
 from cairn.mcp.state import McpCallError, ServerStatus
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
@@ -184,8 +185,9 @@ class McpHub:
         for conn in self._all():
             conn.stop()
 
-    async def aclose(self) -> None:
-        """Stop every server and wait until each is gone."""
+    async def aclose(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        """Stop every server and wait until each is gone: together, at most `timeout` s, after
+        which what is left of each is killed (and logged, by name)."""
         connections = self._all()
         self._configured, self._sessions, self._retired = {}, {}, []
-        await asyncio.gather(*(conn.aclose() for conn in connections))
+        await asyncio.gather(*(conn.aclose(timeout) for conn in connections))

@@ -17,6 +17,8 @@ import os
 from collections import deque
 from typing import TextIO
 
+from cairn.mcp.leftovers import pipe_writers
+
 logger = logging.getLogger(__name__)
 
 TAIL_LINES = 20
@@ -33,10 +35,12 @@ class StderrTail:
         self.lines: deque[str] = deque(maxlen=TAIL_LINES)
         self.exited = asyncio.Event()
         read_fd, write_fd = os.pipe()
+        self.inode = os.fstat(read_fd).st_ino  # both ends: how the server's processes are found
         self._reader = os.fdopen(read_fd, "rb", buffering=0)
         self.errlog: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
         self._task: asyncio.Task[None] | None = None
         self._partial = ""
+        self._closed = False
 
     def start(self) -> None:
         """Start draining the pipe (on the running loop)."""
@@ -74,12 +78,17 @@ class StderrTail:
                 self._reader.close()
             self.exited.set()
 
+    def writers(self) -> list[int]:
+        """The processes still writing to this stderr (the server and what it started)."""
+        return [] if self._closed else pipe_writers(self.inode)
+
     def last(self) -> str | None:
         """The last line the server wrote to stderr, if any."""
         return self.lines[-1] if self.lines else None
 
     def close(self) -> None:
         """Stop draining and release both ends of the pipe."""
+        self._closed = True
         self.spawned()
         if self._task is not None and not self._task.done():
             self._task.cancel()
