@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cache_replay import TAIL_PREFIX, Request, Row, units
@@ -96,7 +96,9 @@ def sent_before(requests: Sequence[Request], count: Count) -> int:
     return total
 
 
-def cacheable_line(sides: dict[str, tuple[Sequence[Request], Sequence[Row]]], count: Count) -> str:
+def cacheable_line(
+    sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count
+) -> str:
     """Per side: of the input sent before, the share served from cache (Anthropic / OpenAI)."""
     parts: list[str] = []
     for name, (requests, rows) in sides.items():
