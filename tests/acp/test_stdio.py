@@ -234,3 +234,31 @@ async def test_invalid_settings_fall_back_to_defaults_and_are_told(tmp_path: Pat
     assert "step_limit" in told["params"]["update"]["content"]["text"]
     assert session
     await client.close()
+
+
+async def test_a_client_that_goes_away_mid_prompt_leaves_the_turn_recorded_cancelled(
+    tmp_path: Path,
+) -> None:
+    from cairn.trace.store import TraceStore
+
+    slow = {"text": "word " * 4000, "chunkDelay": 0.02}
+    root = write_workspace(tmp_path / "ws", script=[slow])
+    client = await started(root)
+    session = await new_session(client, root)
+    mark = client.mark()
+    client.send(
+        "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
+    )
+    await client.wait(
+        lambda m: (
+            m.get("method") == "session/update"
+            and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ),
+        mark,
+    )
+    stderr = await client.close()
+    assert client.process.returncode == 0, stderr
+    assert "did not stop in time" not in stderr
+    meta = TraceStore(root / ".cairn").open(session).meta()
+    [turn] = meta.turns
+    assert turn.finish_reason == "cancelled" and turn.ended_at is not None

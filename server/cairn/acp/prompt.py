@@ -84,6 +84,8 @@ class PromptHandlers:
             )
         )
         session.prompt = task
+        self.server.turns.add(task)
+        task.add_done_callback(self.server.turns.discard)
         try:
             result = await task
         except asyncio.CancelledError:

@@ -35,6 +35,7 @@ from cairn.acp.rpc import (
     RpcError,
 )
 from cairn.acp.schema import ClientCapabilities, InitializeParams
+from cairn.agent.stopping import stop_tasks
 from cairn.errors import CairnError
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class AcpServer:
         self.listener = AcpListener(self)
         self.engines = Engines(self._build_engine)
         self.conn: Connection | None = None
+        # The engine turns of running prompts (a cancelled prompt's turn still records its end).
+        self.turns: set[asyncio.Task[TurnResult]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -173,7 +176,8 @@ class AcpServer:
         return guarded
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one client until it closes its end; then stop the turns and the engines."""
+        """Serve one client until it closes its end; then stop the turns (each records its
+        end: `stop_tasks`, bounded) and the engines."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         requests, notifications = self.methods()
@@ -181,9 +185,10 @@ class AcpServer:
         try:
             await self.conn.serve()
         finally:
-            for session in self.sessions.values():
-                if session.prompt is not None:
-                    session.prompt.cancel()
+            running = [s.prompt for s in self.sessions.values() if s.prompt is not None]
+            left = await stop_tasks({*running, *self.turns})
+            if left:
+                logger.warning("%d turn(s) did not stop in time; closing the engines", len(left))
             await self.engines.aclose()
 
 

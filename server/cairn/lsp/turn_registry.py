@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import MsgId
 
+from cairn.agent.stopping import TURN_STOP_TIMEOUT_S, stop_tasks
 from cairn.lsp import methods
 from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.progress import ProgressBar
@@ -35,10 +36,6 @@ logger = logging.getLogger(__name__)
 PROGRESS_TITLE = "Cairn"
 # Progress messages show at most this many characters of the user's message.
 PROGRESS_MESSAGE_CHARS = 80
-# At shutdown: seconds cancelled turns get to record their end, and how many times they are
-# cancelled (the second cancel cuts a slow patch short).
-TURN_STOP_TIMEOUT_S = 5.0
-STOP_ROUNDS = 2
 
 
 @dataclass
@@ -79,15 +76,10 @@ class TurnRegistry:
         is answered: at most `timeout` s, then once more after a second cancel (which cuts
         the turn's patch short); a turn still running after that is logged and left."""
         running = list(self._by_session.values())
-        tasks = {t for active in running for t in (active.task, active.handler) if t is not None}
-        for _ in range(STOP_ROUNDS):
-            if not tasks:
-                return
-            for active in running:
-                active.task.cancel()
-            tasks = (await asyncio.wait(tasks, timeout=timeout))[1]
+        handlers = [a.handler for a in running if a.handler is not None]
+        left = await stop_tasks([a.task for a in running], handlers, timeout)
         for active in running:
-            if active.task in tasks or active.handler in tasks:
+            if active.task in left or active.handler in left:
                 logger.warning("the turn of session %s did not stop in time", active.session_id)
 
     def on_event(self, event: TurnEvent) -> None:
