@@ -73,10 +73,9 @@ PREAMBLE_HEADER = (
     " repository (fixed for this turn; rules that come into play later are attached to the"
     " conversation)."
 )
-TAIL_HEADER = (
-    "[Harness context for this call: the current state of the workspace and your plan,"
-    " rebuilt on every call. It is not a message from the user.]"
-)
+# What the tail holds and how to read it is said once, in the harness rules (system zone,
+# cached); the tail itself is re-sent on every call at full price.
+TAIL_HEADER = "[Harness context for this call]"
 ZONE_HEADERS: dict[Zone, str] = {ZONE_PREAMBLE: PREAMBLE_HEADER, ZONE_TAIL: TAIL_HEADER}
 
 

@@ -26,6 +26,8 @@ INDENT = "  "
 NO_MISSION = "(not set)"
 NO_GOALS = '(no goals yet: use the goal tool, e.g. goal(add="first step, second step"))'
 NO_FOCUS = 'none (use goal(focus="<id>") to pick one)'
+# The progress tree's heading; its marks are explained once in the harness rules.
+PROGRESS_LINE = "Progress:"
 FOCUS_MARKER = " ← current"
 COLLAPSED_LINE = (
     "Earlier turns: {done} goal(s) done, {abandoned} abandoned, not listed"
@@ -123,7 +125,7 @@ def render_plan(tree: GoalTree, collapsed: Collection[str] = ()) -> str:
         PLAN_TITLE,
         f"Mission: {tree.mission.strip() or NO_MISSION}",
         f"Current goal: {_current(tree)}",
-        "Progress ([ ] pending, [~] started, [x] done, [-] abandoned; ← the current goal):",
+        PROGRESS_LINE,
     ]
     counted = collapsed_line(tree, hidden)
     listed = render_tree(tree, hidden)

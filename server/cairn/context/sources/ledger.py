@@ -34,7 +34,7 @@ from cairn.context.priorities import PRIORITY_LEDGER
 from cairn.models.messages import Message
 from cairn.models.summary import FileChanged, TestRecord
 
-LEDGER_TITLE = "# Ledger (from the session's records, always current)"
+LEDGER_TITLE = "# Ledger"
 LEDGER_REF = "ledger"
 # Bounds that keep the block small in any session.
 MAX_TESTS = 8

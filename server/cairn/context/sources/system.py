@@ -21,6 +21,9 @@ summaries that stand on their own.
 notes in the context give their id; read the part you need with `read_file` and a line range.
 - The context is rebuilt for every call under a token budget: older tool outputs may be \
 shown as stubs and older conversation as a summary. Re-read a file rather than guess.
+- The last message is the harness context, rebuilt for each call (not from the user): \
+uncommitted changes, the ledger of the session's work and your plan ([ ] pending, \
+[~] started, [x] done, [-] abandoned, ← current).
 - Be concise. When the task is done, say what changed and how it was verified."""
 
 
