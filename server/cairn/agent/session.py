@@ -48,6 +48,7 @@ from cairn.models.session import (
     TurnRecord,
     Usage,
     UsageRecord,
+    narrows_limit,
     title_of,
 )
 from cairn.trace import Trace
@@ -226,8 +227,7 @@ class Session:
         """Keep a provider-reported context window (the smaller one when there are several;
         journal, then meta)."""
         meta = self.trace.meta()
-        known = meta.context_limits.get(model)
-        if known is not None and known <= tokens:
+        if not narrows_limit(meta.context_limits, model, tokens):
             return
         self.trace.append_record(LimitRecord(model=model, tokens=tokens))
         meta.context_limits[model] = tokens

@@ -22,6 +22,7 @@ of the session and each context limit a provider reported. A damaged
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -179,6 +180,13 @@ class LimitRecord(WireModel):
     model: str
     tokens: int
     at: datetime = Field(default_factory=utc_now)
+
+
+def narrows_limit(limits: Mapping[str, int], model: str, tokens: int) -> bool:
+    """Whether a reported limit of `tokens` for `model` is news: none is known, or it is
+    smaller (of several reported limits the smallest holds)."""
+    known = limits.get(model)
+    return known is None or tokens < known
 
 
 JournalRecord = Annotated[

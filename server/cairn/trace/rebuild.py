@@ -35,6 +35,7 @@ from cairn.models.session import (
     TurnRecord,
     Usage,
     UsageRecord,
+    narrows_limit,
     title_of,
 )
 
@@ -74,9 +75,8 @@ def _recorded(origin: SessionRecord | None, journal: Sequence[JournalRecord]) ->
     for record in journal:
         if isinstance(record, TurnRecord) and record.setting is not None:
             configured = record.setting.model
-        elif isinstance(record, LimitRecord):
-            known = limits.get(record.model)
-            limits[record.model] = record.tokens if known is None else min(known, record.tokens)
+        elif isinstance(record, LimitRecord) and narrows_limit(limits, record.model, record.tokens):
+            limits[record.model] = record.tokens
         elif isinstance(record, AllowRecord) and record.command not in allowed:
             allowed.append(record.command)
     return _Recorded(configured, limits, allowed)
@@ -169,8 +169,7 @@ def reconcile(meta: SessionMeta, rebuilt: SessionMeta) -> Reconciled:
             meta.allowed_commands.append(command)
             adopted.commands.append(command)
     for model, tokens in rebuilt.context_limits.items():
-        known = meta.context_limits.get(model)
-        if known is None or tokens < known:
+        if narrows_limit(meta.context_limits, model, tokens):
             meta.context_limits[model] = tokens
             adopted.limits.append(model)
     return adopted
