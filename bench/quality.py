@@ -179,6 +179,17 @@ def commit() -> str:
     return result.stdout.strip() or "unknown"
 
 
+def heading(title: str, command: str) -> list[str]:
+    """A report's title (with the engine's commit), command and machine lines."""
+    load = os.getloadavg()
+    return [
+        f"## {title}, server/ at commit {commit()}",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f} / {load[1]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.  ",
+    ]
+
+
 def report(figures: Figures, command: str, window: int) -> str:
     shape = ", ".join(f"{v} {k}" for k, v in figures.shape.items())
     missing = [
@@ -188,12 +199,8 @@ def report(figures: Figures, command: str, window: int) -> str:
         for p in figures.points
         if p.missing
     ]
-    load = os.getloadavg()
     lines = [
-        f"## Context quality over a long session (issue 12), server/ at commit {commit()}",
-        "",
-        f"Command: `{command}`  ",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f} / {load[1]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.  ",
+        *heading("Context quality over a long session (issue 12)", command),
         f"Window {window:,} tokens, output reserve {MAX_OUTPUT:,}; prune protect/minimum {scaled_thresholds(window)} for both sides. Session: {shape}.",
         "",
         *share_table(figures),
@@ -223,12 +230,8 @@ def run_window(turns: int, window: int) -> Figures:
 
 def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
     """One table line per window, and the median ratio over the windows with the bench's shape."""
-    load = os.getloadavg()
     lines = [
-        f"## Context quality: the ratio to OpenCode across windows (issue 12), server/ at commit {commit()}",
-        "",
-        f"Command: `{command}`  ",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        *heading("Context quality: the ratio to OpenCode across windows (issue 12)", command),
         "",
         "| window | summaries | prunes | goal folds | worst share, all facts | over budget | Cairn input | OpenCode input | ratio |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -238,12 +241,9 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
         shape, replay = figures.shape, figures.opencode
         assert replay is not None
         over = figures.over_budget_requests + figures.over_budget_manifests
-        mark = (
-            ""
-            if not shape_warnings(figures)
-            else " (shape: " + "; ".join(shape_warnings(figures)) + ")"
-        )
-        if not shape_warnings(figures):
+        warnings = shape_warnings(figures)
+        mark = " (shape: " + "; ".join(warnings) + ")" if warnings else ""
+        if not warnings:
             shaped.append(figures.ratio)
         lines.append(
             f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.2f}×{mark} |"
