@@ -18,7 +18,6 @@ import importlib.util
 import itertools
 import json
 import os
-import posixpath
 import re
 import shutil
 import tomllib
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.files.reading import read_text_bounded
+from cairn.profile.node_entries import node_entry
 
 # Manifests larger than this are not parsed.
 MANIFEST_MAX_BYTES = 1024 * 1024
@@ -69,11 +69,6 @@ NODE_TEST_COMMANDS: dict[str, str] = {
     "pnpm": "pnpm test",
     "bun": "bun run test",
 }
-# Where a built package's entry (`main`, `bin`) is looked for when the file itself is not
-# in the project (`dist/index.js` from `src/index.ts`), and how it is marked otherwise.
-NODE_SOURCE_DIRS = ("src", "source", "lib", "")
-NODE_SOURCE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
-NODE_BUILD_OUTPUT = "build output, not in the project"
 # The test script `npm init` writes, which runs no tests.
 NPM_PLACEHOLDER_TEST = "no test specified"
 _MAKE_TEST_TARGET = re.compile(r"^test\s*:", re.MULTILINE)
@@ -270,34 +265,6 @@ def _uses_pytest(view: FolderView, base: str, names: set[str], pyproject: dict[s
     )
 
 
-def node_entry(view: FolderView, base: str, target: str) -> str:
-    """A package.json entry (`main`, a `bin`) as the profile shows it: the path when the
-    file is in the project; else the source it is built from, when one is found by
-    `_node_source` (`source/index.ts (built to distribution/index.js)`); else the path
-    marked as build output, so the model does not go looking for it."""
-    rel = posixpath.normpath(target.removeprefix("./"))
-    prefix = f"{base}/" if base else ""
-    if prefix + rel in view.file_set:
-        return rel
-    source = _node_source(view, prefix, rel)
-    if source is not None:
-        return f"{source} (built to {rel})"
-    return f"{rel} ({NODE_BUILD_OUTPUT})"
-
-
-def _node_source(view: FolderView, prefix: str, rel: str) -> str | None:
-    """The project file a built entry comes from: the same path below the build folder,
-    under a source folder (or the root), with a source suffix; None when there is none."""
-    below = rel.partition("/")[2] or rel
-    stem = posixpath.splitext(below)[0]
-    for source_dir in NODE_SOURCE_DIRS:
-        for suffix in NODE_SOURCE_SUFFIXES:
-            candidate = posixpath.join(source_dir, stem + suffix)
-            if prefix + candidate in view.file_set:
-                return candidate
-    return None
-
-
 def detect_node(view: FolderView, base: str) -> Finding | None:
     names = set(view.files_in(base))
     if "package.json" not in names:
@@ -311,14 +278,17 @@ def detect_node(view: FolderView, base: str) -> Finding | None:
     finding = Finding(managers=[manager], manifests=["package.json"])
     bins = package.get("bin")
     if isinstance(bins, str):
-        finding.entries.append(f"{package.get('name', 'bin')} = {node_entry(view, base, bins)}")
+        finding.entries.append(
+            f"{package.get('name', 'bin')} = {node_entry(view.file_set, base, bins)}"
+        )
     elif isinstance(bins, dict):
         finding.entries.extend(
-            f"{name} = {node_entry(view, base, str(target))}" for name, target in bins.items()
+            f"{name} = {node_entry(view.file_set, base, str(target))}"
+            for name, target in bins.items()
         )
     main = package.get("main")
     if isinstance(main, str):
-        finding.entries.append(node_entry(view, base, main))
+        finding.entries.append(node_entry(view.file_set, base, main))
     test = _table(package, "scripts").get("test")
     if isinstance(test, str) and test.strip() and NPM_PLACEHOLDER_TEST not in test:
         finding.suites[manager] = NODE_TEST_COMMANDS[manager]
