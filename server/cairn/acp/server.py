@@ -185,8 +185,7 @@ class AcpServer:
         try:
             await self.conn.serve()
         finally:
-            running = [s.prompt for s in self.sessions.values() if s.prompt is not None]
-            left = await stop_tasks({*running, *self.turns})
+            left = await stop_tasks(set(self.turns))  # every running prompt's turn is in it
             if left:
                 logger.warning("%d turn(s) did not stop in time; closing the engines", len(left))
             await self.engines.aclose()
