@@ -17,6 +17,7 @@ from cairn.llm import ModelReply
 from cairn.models import summary as records
 from cairn.models.messages import CompactionPart, Message, ToolResultPart
 from cairn.models.summary import FileChanged, FileRead, GoalSummary, SessionSummary
+from cairn.tokens.counter import counter_for
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 TEST_COMMAND = "python3 -m unittest -q test_calc"
@@ -28,6 +29,9 @@ SMALL_WINDOW: dict[str, Any] = {
 }
 # A window large enough that nothing compacts by itself (compaction is forced in these tests).
 QUIET = {**SMALL_WINDOW, "compaction_threshold": 1.0}
+# The scripted model's provider caches nothing ("none"); priced here like a caching one, so
+# the compaction call repeats the session's prefix.
+CACHED = {"cache_prices": {"none": {"read": 0.1, "write": 1.25}}}
 
 
 def narrative(**fields: Any) -> dict[str, Any]:
@@ -161,6 +165,7 @@ async def test_incremental_summary_reads_only_what_follows_the_watermark(tmp_pat
         ],
         allowed_commands=["python3 -m unittest"],
         **QUIET,
+        **CACHED,
     )
     spy = Spy(engine)
     first = await engine.turn("fix add")
@@ -279,29 +284,65 @@ async def test_summary_is_prepared_in_the_background_while_tools_run(tmp_path: P
     engine.close()
 
 
+def scripted_scope(engine: Engine, session_id: str) -> tuple[Any, Any, list[Message]]:
+    session = engine.session(session_id)
+    inputs = TurnInputs(model=str(engine.settings.model), mode="build")
+    scope = engine.scope(session, inputs)
+    return scope, engine.contexts.build(scope), session.messages()
+
+
+def assert_transcript(request: list[dict[str, Any]]) -> None:
+    assert request[0]["content"] == COMPACTION_SYSTEM_PROMPT
+    assert (
+        "Conversation:" in request[1]["content"] and "USER: read big.txt" in request[1]["content"]
+    )
+
+
 async def test_the_compaction_call_falls_back_to_a_transcript_when_the_prefix_does_not_fit(
     tmp_path: Path,
 ) -> None:
     project(tmp_path)
-    engine = make_engine(tmp_path, [*big_turn("BETA-TOKEN read.")], **QUIET)
+    engine = make_engine(tmp_path, [*big_turn("BETA-TOKEN read.")], **QUIET, **CACHED)
     try:
         first = await engine.turn("read big.txt")
-        session = engine.session(first.session_id)
-        inputs = TurnInputs(model=str(engine.settings.model), mode="build")
-        scope = engine.scope(session, inputs)
-        built = engine.contexts.build(scope)
-        messages = session.messages()
-        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1)
+        scope, built, messages = scripted_scope(engine, first.session_id)
+        settings = engine.settings
+        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1, settings)
         assert on_prefix and request[-1]["content"] == COMPACTION_INSTRUCTION
         assert request[:-1] == built.prefix_messages()
         # A context that already fills the input budget leaves no room for the instruction.
         built.stats.used_input = built.stats.available_input
-        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1)
+        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1, settings)
         assert not on_prefix
-        assert request[0]["content"] == COMPACTION_SYSTEM_PROMPT
-        assert (
-            "Conversation:" in request[1]["content"]
-            and "USER: read big.txt" in request[1]["content"]
+        assert_transcript(request)
+    finally:
+        engine.close()
+
+
+async def test_a_provider_without_a_prompt_cache_gets_the_smaller_transcript(
+    tmp_path: Path,
+) -> None:
+    """Repeating the prefix only pays where the provider serves it from a cache: without
+    one the whole context would be paid again, and the transcript (large outputs shortened)
+    is smaller."""
+    project(tmp_path)
+    engine = make_engine(tmp_path, [*big_turn("BETA-TOKEN read.")], **QUIET)
+    try:
+        first = await engine.turn("read big.txt")
+        scope, built, messages = scripted_scope(engine, first.session_id)
+        request, on_prefix = compaction_request(
+            scope, built, messages, len(messages) - 1, engine.settings
         )
+        assert not on_prefix
+        assert_transcript(request)
+        # The excerpt of big.txt names the artifact read_file stored, so the summary can too.
+        body = request[1]["content"]
+        artifact = next(
+            p.artifact_id for m in messages for p in m.parts if isinstance(p, ToolResultPart)
+        )
+        assert artifact and f"in artifact {artifact}" in body and "not stored" not in body
+        count = counter_for(str(engine.settings.model))
+        prefix = "".join(str(m["content"]) for m in built.prefix_messages())
+        assert count("".join(str(m["content"]) for m in request)) < count(prefix)
     finally:
         engine.close()

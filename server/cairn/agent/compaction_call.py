@@ -4,10 +4,13 @@ The call repeats the session's next request — the same tools, system,
 preamble and history, so the provider serves them from its cache, with the
 same breakpoints and routing key — and appends one instruction asking for
 the JSON narrative (`cairn.compaction.narrative`). Only when that prefix
-plus the instruction would not fit the model's input budget, or the
+plus the instruction would not fit the model's input budget, when the
 compaction model is another model than the session's (`compaction_model`: a
-provider caches a prefix per model, and its window may be smaller), is a
-fresh transcript of the messages to cover sent instead (large tool outputs as
+provider caches a prefix per model, and its window may be smaller), or when
+the provider caches nothing (its cache price reads at full price: a local
+server, the scripted model; the prefix would be paid whole again, and the
+transcript is smaller) is a fresh transcript of the messages to cover sent
+instead (large tool outputs as
 their outline or excerpt, `cairn.agent.transcript_forms`), with no tools, through the
 builder's secret redaction (the prefix was redacted when it was assembled). A failed
 call leaves the narrative empty (the summary still carries the ledger);
@@ -35,17 +38,28 @@ from cairn.context.builder import BuiltContext
 from cairn.context.redact import redact_messages
 from cairn.errors import CairnError
 from cairn.llm import ModelRuntime
-from cairn.llm.cache_hints import CacheHints
+from cairn.llm.cache_hints import CacheHints, cache_family
 from cairn.models.messages import Message
+from cairn.settings import Settings
 from cairn.tokens.counter import counter_for
 
 
+def prefix_is_cached(settings: Settings, model: str) -> bool:
+    """Whether `model`'s provider serves a repeated prefix for less than its full price."""
+    return settings.cache_price(cache_family(model)).read < 1.0
+
+
 def compaction_request(
-    scope: TurnScope, built: BuiltContext, messages: Sequence[Message], index: int
+    scope: TurnScope,
+    built: BuiltContext,
+    messages: Sequence[Message],
+    index: int,
+    settings: Settings,
 ) -> tuple[list[dict[str, Any]], bool]:
     """The call's messages, and whether they are the session's prefix (else a transcript)."""
     count = counter_for(scope.inputs.model)
-    if scope.inputs.model_for("compaction") == scope.inputs.model:
+    model = scope.inputs.model
+    if scope.inputs.model_for("compaction") == model and prefix_is_cached(settings, model):
         request = instruction_messages(built.prefix_messages())
         tail = built.tail_index
         tail_tokens = count(str(built.messages[tail]["content"])) if tail is not None else 0
@@ -67,7 +81,9 @@ async def ask_narrative(
     index: int,
 ) -> Narrative:
     """The compaction model's narrative of the session (empty when the call fails)."""
-    request, on_prefix = compaction_request(scope, built, messages, index)
+    request, on_prefix = compaction_request(
+        scope, built, messages, index, contexts.builder.settings
+    )
     if not on_prefix:
         # The transcript holds old tool outputs verbatim: the builder's redactor applies
         # (the prefix was redacted when it was assembled).

@@ -90,8 +90,13 @@ class DegradeContext:
         self.stored[key] = artifact_id
         return artifact_id
 
-    def pending_id(self) -> str | None:
-        """A stand-in for the id a text will get, to measure a form before storing it."""
+    def pending_id(self, text: str) -> str | None:
+        """The id `text` will have, to make a form before storing it: the id it already
+        has, a stand-in of the same length when it is still to be stored, None without a
+        store (a form that cannot name an artifact)."""
+        known = self.stored.get(content_hash(text))
+        if known is not None:
+            return known
         return None if self.store_artifact is None else _PENDING_ID
 
 
@@ -109,7 +114,7 @@ class _Ladder:
         if body is None:
             self.tried.append(f"{form} (none)")
             return None
-        pending = self.ctx.pending_id()
+        pending = self.ctx.pending_id(self.candidate.body)
         smaller = with_body(self.candidate, body, self.ctx.count, "")
         if smaller.block.tokens > self.limit:
             self.tried.append(f"{form} {smaller.block.tokens}")
@@ -171,7 +176,7 @@ def _code_forms(ladder: _Ladder, forms: OutlineForms) -> Candidate | None:
     if not forms.full:
         ladder.tried.append("outline (no definitions)")
         return None
-    pending = ladder.ctx.pending_id()
+    pending = ladder.ctx.pending_id(candidate.body)
     full = f"{forms.full.rstrip()}\n{_outline_note(candidate, 'Outline', pending)}"
     chosen = ladder.keep("outline", full, "text")
     if chosen is not None or forms.top_level_definitions == forms.definitions:
@@ -190,7 +195,7 @@ def _log_note(total_lines: int, tokens: int, artifact_id: str | None) -> str:
 def _excerpt_form(ladder: _Ladder) -> Candidate | None:
     candidate, ctx = ladder.candidate, ladder.ctx
     text = candidate.body
-    pending = ctx.pending_id()
+    pending = ctx.pending_id(text)
     note = _log_note(text.count("\n") + 1, candidate.block.tokens, pending)
     title_tokens = candidate.block.tokens - ctx.count(text)
     budget = ladder.limit - max(0, title_tokens)
@@ -200,14 +205,18 @@ def _excerpt_form(ladder: _Ladder) -> Candidate | None:
 
 def _one_line_form(ladder: _Ladder, what: TextKind) -> Candidate | None:
     kind = "log" if what == "log" else "text"
-    return ladder.keep("one line", one_line(ladder.candidate, what, ladder.ctx.pending_id()), kind)
+    return ladder.keep(
+        "one line",
+        one_line(ladder.candidate, what, ladder.ctx.pending_id(ladder.candidate.body)),
+        kind,
+    )
 
 
 def degrade_section(candidate: Candidate, limit: int, ctx: DegradeContext) -> Candidate | None:
     """The first form of the ladder for what the section holds that fits `limit`, or None."""
     ladder = _Ladder(candidate, limit, ctx)
     # Measured with the longest kind word, before the content is even looked at.
-    smallest = one_line(candidate, "generated", ctx.pending_id())
+    smallest = one_line(candidate, "generated", ctx.pending_id(candidate.body))
     smallest_tokens = with_body(candidate, smallest, ctx.count, "").block.tokens
     if smallest_tokens > limit:  # not even one line fits: nothing parsed, nothing stored
         ctx.tried = f"no smaller form fits: its one-line form needs {smallest_tokens}"
