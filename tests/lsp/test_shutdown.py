@@ -2,9 +2,10 @@
 
 `shutdown` is answered only once the running turns have ended and recorded
 it (their requests answered `cancelled` first) and every MCP server process
-is gone, a hung one included (killed). `exit` alone and EOF on stdin stop
-the MCP servers too before the process ends, within the same bound (a hung
-server is named in the log and killed). The MCP server is the real fixture
+is gone, a hung one included (killed). `exit` alone, EOF on stdin and a stop
+signal (SIGTERM: exit code 143) stop the turns and the MCP servers too before
+the process ends, within the same bound (a hung server is named in the log
+and killed). The MCP server is the real fixture
 server (tests/fakes/mcp_server.py) over stdio, started by a turn; it writes
 its pid to a file.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -131,5 +133,46 @@ async def test_the_end_of_stdin_stops_the_mcp_servers(tmp_path: Path) -> None:
         await asyncio.wait_for(server.process.wait(), READ_TIMEOUT_S)
         assert not alive(pid)
         assert "mcp fx did not stop within" in server.stderr.read_text()
+    finally:
+        await server.kill()
+
+
+async def test_sigterm_stops_the_mcp_servers_and_exits_with_143(tmp_path: Path) -> None:
+    server, pid = await start_raw(tmp_path, "--hang-at-exit")
+    try:
+        server.process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(server.process.wait(), READ_TIMEOUT_S)
+        assert code == 128 + signal.SIGTERM
+        assert not alive(pid)
+        log = server.stderr.read_text()
+        assert "SIGTERM received: stopping" in log and "mcp fx did not stop within" in log
+    finally:
+        await server.kill()
+
+
+async def test_a_turn_running_at_sigterm_is_answered_and_recorded_cancelled(
+    tmp_path: Path,
+) -> None:
+    root = write_workspace(
+        tmp_path / "ws", script=[{"text": SLOW_TEXT, "chunkDelay": CHUNK_DELAY_S}]
+    )
+    server = await RawServer.start(root, tmp_path / "stderr.log")
+    try:
+        await server.initialize(root)
+        await server.send(
+            {"jsonrpc": "2.0", "id": 99, "method": "cairn/turn", "params": {"message": "go"}}
+        )
+        while True:  # until the model's first words arrive
+            message = await server.read()
+            params = message.get("params") or {}
+            if message.get("method") == "cairn/turnEvent" and params.get("kind") == "text":
+                break
+        server.process.send_signal(signal.SIGTERM)
+        result = (await server.response(99))["result"]
+        assert result["finishReason"] == "cancelled"
+        code = await asyncio.wait_for(server.process.wait(), READ_TIMEOUT_S)
+        assert code == 128 + signal.SIGTERM
+        [record] = TraceStore(root / ".cairn").open(result["sessionId"]).meta().turns
+        assert record.finish_reason == "cancelled" and record.ended_at is not None
     finally:
         await server.kill()

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
-from cairn.commands.signals import TurnSignals, exit_code, signal_name
+from cairn.commands.signals import TurnSignals
 from cairn.settings import Settings, load_settings, with_flags
+from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
 
 if TYPE_CHECKING:  # imported when used: the first line is printed before them

@@ -2,7 +2,9 @@
 
 Messages are read by Cairn's own guarded reader (`cairn.lsp.transport`), not
 pygls'. The process exits with 0 after `shutdown` + `exit` or the end of the
-stream, and 1 after `exit` without `shutdown` or a lost connection. Over stdio, stdout *is* the protocol: before anything else is imported, the
+stream, 1 after `exit` without `shutdown` or a lost connection, and 128 + N
+after stop signal N (SIGTERM: 143); every way out stops the running turns and
+the MCP servers first (`cairn.lsp.transport.serving`). Over stdio, stdout *is* the protocol: before anything else is imported, the
 real stdout is duplicated for the protocol and fd 1 and `sys.stdout` are
 pointed at stderr, so a stray `print` (litellm prints banners) cannot corrupt
 the stream. Logs go to stderr.

@@ -7,7 +7,7 @@ records what it produced and ends `cancelled`, and the command exits with
 128 + the signal's number (130, 143, 129). A second Ctrl-C within
 `SECOND_INTERRUPT_S` does not wait for that: it records the cancel if the
 turn has not yet (`hard_exit`) and exits at once. Later signals only kill
-command groups again.
+command groups again. The signals and their exit codes are `cairn.stop_signals`'.
 
 Python runs a signal handler in the main thread, between two bytecodes: the
 handler only kills process groups and hands the rest to the event loop with
@@ -23,20 +23,10 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
-CANCEL_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from cairn.stop_signals import STOP_SIGNALS, exit_code
+
 # A second Ctrl-C this soon after the first exits without waiting for the turn's cleanup.
 SECOND_INTERRUPT_S = 2.0
-# The shell's convention: a process ended by signal N exits with 128 + N.
-SIGNAL_EXIT_BASE = 128
-
-
-def exit_code(signum: int) -> int:
-    """The exit code of a process stopped by signal `signum` (130 for SIGINT, 143 for SIGTERM)."""
-    return SIGNAL_EXIT_BASE + signum
-
-
-def signal_name(signum: int) -> str:
-    return signal.Signals(signum).name
 
 
 class TurnSignals:
@@ -60,7 +50,7 @@ class TurnSignals:
         self._previous: dict[signal.Signals, Any] = {}
 
     def __enter__(self) -> TurnSignals:
-        for signum in CANCEL_SIGNALS:
+        for signum in STOP_SIGNALS:
             self._previous[signum] = signal.signal(signum, self._handle)
         return self
 

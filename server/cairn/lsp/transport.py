@@ -11,9 +11,10 @@ of the stream or `exit`. Outgoing messages are framed by `FramedWriter`.
 Stdin is read by a daemon thread, one chunk each time the loop has nothing
 left to handle (so reading never competes with a handler, a fast client
 cannot fill memory, and a blocked read never delays the process's exit).
-When the connection ends without `shutdown` (`exit` alone, or the end of the
-stream) the server still stops its turns and MCP servers before the process
-exits (bounded, as `shutdown` does).
+When the connection ends without `shutdown` (`exit` alone, the end of the
+stream, or a stop signal: SIGTERM, SIGINT, SIGHUP, `cairn.stop_signals`)
+the server still stops its turns and MCP servers before the process exits
+(bounded, as `shutdown` does); after a signal it exits with 128 + its number.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from cairn.lsp.envelope import Refusal, decode_message
 from cairn.lsp.framing import PARSE_ERROR, Frame, FrameReader, FramingProblem, frame
+from cairn.stop_signals import cancel_on_stop_signals, exit_code
 
 if TYPE_CHECKING:
     from cairn.lsp.protocol import CairnProtocol
@@ -177,23 +179,37 @@ async def run_connection(server: CairnServer, source: ByteSource, writer: Framed
     return EXIT_OK
 
 
+async def serving(server: CairnServer, connect: Callable[[], Awaitable[int]]) -> int:
+    """Await the connection `connect()` makes (its exit code) until it ends or a stop signal
+    cancels it; then stop everything the server started, either way."""
+    task = asyncio.current_task()
+    assert task is not None
+    with cancel_on_stop_signals(asyncio.get_running_loop(), task) as received:
+        try:
+            return await connect()
+        except asyncio.CancelledError:
+            if not received:
+                raise
+            task.uncancel()  # the cancel was the signal's: the stop below must still run
+            return exit_code(received[0])
+        finally:
+            await server.aclose()  # `exit`, EOF or a signal without `shutdown`: MCP stops too
+            server.shutdown()
+
+
 def serve_stdio(server: CairnServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
     """Serve the client on stdin/stdout; the exit code."""
 
-    async def main() -> int:
-        try:
-            return await run_connection(server, PipeSource(stdin), FramedWriter.for_stream(stdout))
-        finally:
-            await server.aclose()  # `exit` or EOF without `shutdown`: MCP servers stop too
-            server.shutdown()
+    def connect() -> Awaitable[int]:
+        return run_connection(server, PipeSource(stdin), FramedWriter.for_stream(stdout))
 
-    return asyncio.run(main())
+    return asyncio.run(serving(server, connect))
 
 
 def serve_tcp(server: CairnServer, host: str, port: int) -> int:
     """Serve the first client to connect to host:port, then stop; the exit code."""
 
-    async def main() -> int:
+    async def first_client() -> int:
         finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         connected = False
 
@@ -212,11 +228,7 @@ def serve_tcp(server: CairnServer, host: str, port: int) -> int:
 
         listener = await asyncio.start_server(on_connect, host, port)
         logger.info("serving on %s:%d", host, port)
-        try:
-            async with listener:
-                return await finished
-        finally:
-            await server.aclose()
-            server.shutdown()
+        async with listener:
+            return await finished
 
-    return asyncio.run(main())
+    return asyncio.run(serving(server, first_client))
