@@ -2,10 +2,10 @@
 
 SIGINT (Ctrl-C), SIGTERM (a supervisor, an editor ending its server) and
 SIGHUP (the terminal gone) all mean "stop now, losing nothing":
-`cairn run` cancels its turn (`cairn.commands.signals`); `cairn serve`
-ends its connection the way `exit` does (`cancel_on_stop_signals`: the
-serving task is cancelled, and its cleanup records the running turns as
-cancelled and stops the MCP servers within their bound). A process stopped
+`cairn run` cancels its turn (`cairn.commands.signals`); `cairn serve` and
+`cairn acp` end their connection the way `exit` or a closed stdin does
+(`on_stop_signals` calls their stop: the running turns are recorded as
+cancelled and the MCP servers stopped within their bound). A process stopped
 so exits with 128 + the signal's number, the shell's convention (130, 143,
 129).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 logger = logging.getLogger(__name__)
@@ -35,20 +35,20 @@ def signal_name(signum: int) -> str:
 
 
 @contextmanager
-def cancel_on_stop_signals(
-    loop: asyncio.AbstractEventLoop, task: asyncio.Task[object]
+def on_stop_signals(
+    loop: asyncio.AbstractEventLoop, stop: Callable[[int], object]
 ) -> Iterator[list[int]]:
-    """While inside, the first stop signal cancels `task`; later ones are only logged (the
-    stop it started is bounded). Yields the signals received, in order. Where the loop
-    cannot watch signals (not the main thread, or a platform without them) nothing is
-    installed and the signals keep their default effect."""
+    """While inside, the first stop signal calls `stop(signum)` on the loop; later ones are
+    only logged (the stop it started is bounded). Yields the signals received, in order.
+    Where the loop cannot watch signals (not the main thread, or a platform without them)
+    nothing is installed and the signals keep their default effect."""
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
         received.append(signum)
         if len(received) == 1:
             logger.info("%s received: stopping", signal_name(signum))
-            task.cancel()
+            stop(signum)
         else:
             logger.warning("%s received: already stopping", signal_name(signum))
 

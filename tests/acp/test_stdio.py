@@ -262,3 +262,35 @@ async def test_a_client_that_goes_away_mid_prompt_leaves_the_turn_recorded_cance
     meta = TraceStore(root / ".cairn").open(session).meta()
     [turn] = meta.turns
     assert turn.finish_reason == "cancelled" and turn.ended_at is not None
+
+
+async def test_sigterm_mid_prompt_leaves_the_turn_recorded_cancelled_and_exits_143(
+    tmp_path: Path,
+) -> None:
+    import signal
+
+    from cairn.trace.store import TraceStore
+
+    slow = {"text": "word " * 4000, "chunkDelay": 0.02}
+    root = write_workspace(tmp_path / "ws", script=[slow])
+    client = await started(root)
+    session = await new_session(client, root)
+    mark = client.mark()
+    prompt = client.send(
+        "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
+    )
+    await client.wait(
+        lambda m: (
+            m.get("method") == "session/update"
+            and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ),
+        mark,
+    )
+    client.process.send_signal(signal.SIGTERM)
+    answer = await client.response(prompt, mark)
+    assert answer.get("result", {}).get("stopReason") == "cancelled", answer
+    stderr = await client.close()
+    assert client.process.returncode == 128 + signal.SIGTERM, stderr
+    assert "SIGTERM received: stopping" in stderr
+    [turn] = TraceStore(root / ".cairn").open(session).meta().turns
+    assert turn.finish_reason == "cancelled" and turn.ended_at is not None

@@ -20,6 +20,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "server" / "cairn"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "resources": 0,
+    "stop_signals": 0,
     "models": 0,
     "settings": 1,
     "tokens": 1,

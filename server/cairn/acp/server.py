@@ -7,8 +7,10 @@ engine's listener (`listener.py`) and its editor callbacks served by the
 client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
 `extensions.py`; they only translate. Session methods before `initialize`
 are Invalid Request, as the protocol requires initializing first.
-`serve_stdio` runs it over a pipe pair until the client closes stdin; the
-engines' MCP servers are stopped (their processes gone) before it returns.
+`serve_stdio` runs it over a pipe pair until the client closes stdin or a
+stop signal arrives (SIGTERM, SIGINT, SIGHUP: `cairn.stop_signals`); the
+turns are recorded and the engines' MCP servers stopped (their processes
+gone) before it returns.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from cairn.acp.rpc import (
 from cairn.acp.schema import ClientCapabilities, InitializeParams
 from cairn.agent.stopping import stop_tasks
 from cairn.errors import CairnError
+from cairn.stop_signals import exit_code, on_stop_signals
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
@@ -175,6 +178,11 @@ class AcpServer:
 
         return guarded
 
+    async def stop_then_cancel(self, serving: asyncio.Task[Any]) -> None:
+        """Stop the running turns (each prompt answers `cancelled`), then cancel `serving`."""
+        await stop_tasks(set(self.turns))
+        serving.cancel()
+
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Serve one client until it closes its end; then stop the turns (each records its
         end: `stop_tasks`, bounded) and the engines."""
@@ -203,6 +211,24 @@ async def stdio_streams(
     return reader, writer
 
 
-async def serve_stdio(stdin: IO[bytes], stdout: IO[bytes]) -> None:
+async def serve_stdio(stdin: IO[bytes], stdout: IO[bytes]) -> int:
+    """Serve until the client closes stdin (0) or a stop signal N arrives (128 + N): either
+    way the turns are recorded and the MCP servers stopped before it returns."""
+    task = asyncio.current_task()
+    assert task is not None
     reader, writer = await stdio_streams(stdin, stdout)
-    await AcpServer().serve(reader, writer)
+    server = AcpServer()
+    stopping: list[asyncio.Future[None]] = []
+
+    def stop(_: int) -> None:  # the prompts answer `cancelled` before the connection ends
+        stopping.append(asyncio.ensure_future(server.stop_then_cancel(task)))
+
+    with on_stop_signals(asyncio.get_running_loop(), stop) as received:
+        try:
+            await server.serve(reader, writer)
+        except asyncio.CancelledError:
+            if not received:
+                raise
+            task.uncancel()
+            return exit_code(received[0])
+    return 0

@@ -4,7 +4,8 @@ stdout *is* the protocol (one JSON-RPC message per line): as for `cairn
 serve`, the real stdout is kept for it and fd 1 and `sys.stdout` point at
 stderr before anything else loads, so a stray `print` (litellm prints
 banners) cannot corrupt the stream. Logs go to stderr, which editors show as
-the agent's log.
+the agent's log. A stop signal N (SIGTERM, SIGINT, SIGHUP) ends it like the
+client closing stdin, with exit code 128 + N.
 """
 
 from __future__ import annotations
@@ -21,4 +22,6 @@ def acp() -> None:
     configure_logging()
     from cairn.acp.server import serve_stdio
 
-    asyncio.run(serve_stdio(sys.stdin.buffer, protocol_out))
+    code = asyncio.run(serve_stdio(sys.stdin.buffer, protocol_out))
+    if code:
+        sys.exit(code)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from cairn.lsp.envelope import Refusal, decode_message
 from cairn.lsp.framing import PARSE_ERROR, Frame, FrameReader, FramingProblem, frame
-from cairn.stop_signals import cancel_on_stop_signals, exit_code
+from cairn.stop_signals import exit_code, on_stop_signals
 
 if TYPE_CHECKING:
     from cairn.lsp.protocol import CairnProtocol
@@ -184,7 +184,7 @@ async def serving(server: CairnServer, connect: Callable[[], Awaitable[int]]) ->
     cancels it; then stop everything the server started, either way."""
     task = asyncio.current_task()
     assert task is not None
-    with cancel_on_stop_signals(asyncio.get_running_loop(), task) as received:
+    with on_stop_signals(asyncio.get_running_loop(), lambda _: task.cancel()) as received:
         try:
             return await connect()
         except asyncio.CancelledError:
