@@ -31,7 +31,7 @@ SMALL_WINDOW: dict[str, Any] = {
 QUIET = {**SMALL_WINDOW, "compaction_threshold": 1.0}
 # The scripted model's provider caches nothing ("none"); priced here like a caching one, so
 # the compaction call repeats the session's prefix.
-CACHED = {"cache_prices": {"none": {"read": 0.1, "write": 1.25}}}
+CACHED: dict[str, Any] = {"cache_prices": {"none": {"read": 0.1, "write": 1.25}}}
 
 
 def narrative(**fields: Any) -> dict[str, Any]:
