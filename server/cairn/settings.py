@@ -158,9 +158,11 @@ class Settings(BaseModel):
     compaction_threshold: float = Field(default=DEFAULT_COMPACTION_THRESHOLD, gt=0, le=1)
     """Fraction of the available input at which compaction starts."""
     prune_minimum: int = Field(default=DEFAULT_PRUNE_MINIMUM, ge=0)
-    """Prune old tool outputs only when at least this many tokens can be freed."""
+    """Prune old tool outputs only when at least this many tokens can be freed (at most 10%
+    of the context window)."""
     prune_protect: int = Field(default=DEFAULT_PRUNE_PROTECT, ge=0)
-    """The most recent tool outputs up to this many tokens are never pruned."""
+    """The most recent tool outputs up to this many tokens are never pruned (at most 20% of
+    the context window)."""
     protected_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED_TOOLS))
     """Tools whose outputs are never pruned."""
     explore_concurrency: int = Field(default=DEFAULT_EXPLORE_CONCURRENCY, ge=1, le=32)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.agent.inputs import TurnInputs
-from cairn.compaction.prune import plan_prune
+from cairn.compaction.prune import plan_prune, window_thresholds
 from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
@@ -137,4 +137,41 @@ async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> Non
     assert "d line 7: some recorded output" in context  # the last turns are never pruned
     done = [e for e in recorder.compactions if e.kind == "prune" and e.stage == "done"]
     assert done and all((e.tokens_after or 0) < e.tokens_before for e in done)
+    engine.close()
+
+
+def test_the_thresholds_are_capped_to_the_windows_shares() -> None:
+    # OpenCode's 40k / 20k are 20% / 10% of its 200k window: the caps in a smaller one.
+    assert window_thresholds(40_000, 20_000, 200_000) == (40_000, 20_000)
+    assert window_thresholds(40_000, 20_000, 1_000_000) == (40_000, 20_000)
+    assert window_thresholds(40_000, 20_000, 32_000) == (6_400, 3_200)
+    assert window_thresholds(1_000, 500, 32_000) == (1_000, 500)
+
+
+async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path) -> None:
+    """A 12k window is smaller than the default protected 40k: without the caps (2,400 /
+    1,200 here) its old outputs would never be pruned."""
+    names = "abcdef"
+    for name in names:
+        body = "\n".join(f"{name} line {i}: some recorded output here" for i in range(80))
+        (tmp_path / f"{name}.txt").write_text(body)
+    script = []
+    for name in names:
+        script += [reply("", call("read_file", path=f"{name}.txt")), reply(f"read {name}")]
+    engine = make_engine(tmp_path, script, context_window=12_000, max_output_tokens=1_000)
+    assert engine.settings.prune_protect == 40_000  # the defaults
+    sid = (await engine.turn("read a")).session_id
+    for name in names[1:]:
+        await engine.turn(f"read {name}", session_id=sid)
+    messages = engine.session(sid).messages()
+    markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
+    assert [p.kind for p in markers] == ["prune"] * len(markers) and markers
+    reads = {
+        p.call_id: p.data.get("path")
+        for m in messages
+        for p in m.parts
+        if isinstance(p, ToolResultPart) and p.data
+    }
+    pruned = {reads[c] for p in markers for c in p.pruned_call_ids}
+    assert "a.txt" in pruned and not pruned & {"e.txt", "f.txt"}  # the last two turns stay
     engine.close()

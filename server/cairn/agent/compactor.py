@@ -51,7 +51,7 @@ from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
-from cairn.compaction.prune import plan_prune
+from cairn.compaction.prune import plan_prune, window_thresholds
 from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
 from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
@@ -133,9 +133,13 @@ class Compactor:
             session.cache.note_break(change.label)
             self._event(scope, "done", kind, before, after)
 
-    def _pending(self, scope: TurnScope) -> list[Change]:
-        """The deferred folds and the prune that would apply now, as changes."""
+    def _pending(self, scope: TurnScope, window: int) -> list[Change]:
+        """The deferred folds and the prune that would apply now (in a `window`-token
+        context), as changes."""
         session = scope.session
+        protect, minimum = window_thresholds(
+            self.settings.prune_protect, self.settings.prune_minimum, window
+        )
         changes = [
             Change(part=d.part, label=f"fold goal {d.goal_id}", goal_id=d.goal_id)
             for d in session.deferred_folds
@@ -143,8 +147,8 @@ class Compactor:
         plan = plan_prune(
             session.messages(),
             counter_for(scope.inputs.model),
-            minimum=self.settings.prune_minimum,
-            protect=self.settings.prune_protect,
+            minimum=minimum,
+            protect=protect,
             protected_tools=self.settings.protected_tools,
         )
         if plan is not None:
@@ -157,7 +161,7 @@ class Compactor:
     ) -> bool:
         """Apply the deferred folds and the prune at once when the policy (or `force`) says so."""
         session = scope.session
-        changes = self._pending(scope)
+        changes = self._pending(scope, snapshot.budget.context_window)
         if not changes:
             return False
         measured = measure(self.contexts, scope, snapshot, session.messages(), changes)

@@ -20,6 +20,17 @@ from cairn.models.messages import CompactionPart, Message
 PRUNE_MINIMUM = 20_000
 PRUNE_PROTECT = 40_000
 PRUNE_SKIP_TURNS = 2
+# OpenCode's thresholds as shares of the 200k window they were set for: the caps in any window.
+PRUNE_PROTECT_WINDOW_SHARE = 0.2
+PRUNE_MINIMUM_WINDOW_SHARE = 0.1
+
+
+def window_thresholds(protect: int, minimum: int, window: int) -> tuple[int, int]:
+    """The (protect, minimum) a prune uses in a `window`-token context (see the docstring)."""
+    return (
+        min(protect, int(window * PRUNE_PROTECT_WINDOW_SHARE)),
+        min(minimum, int(window * PRUNE_MINIMUM_WINDOW_SHARE)),
+    )
 
 
 @dataclass(frozen=True)
