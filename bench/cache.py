@@ -73,8 +73,9 @@ MODEL = "openai/bench-model"
 USAGE_MODEL = "gpt-4o"
 MAX_OUTPUT = 2_000
 # The small run's window: the largest at which this session still summarises at least 3
-# times (at 24k, since the tail shrank, it summarises no more).
-SMALL = {"context_window": 20_000, "prune_minimum": 4_000, "prune_protect": 8_000}
+# times (at 24k, since the tail shrank, it summarises no more). Cairn's prune thresholds are
+# its defaults, capped to the window (4,000 protected, 2,000 minimum at 20k).
+SMALL = {"context_window": 20_000}
 LARGE = {"context_window": 200_000}
 COMPACTION_MARKERS = ("[Compaction request from the harness]", "You are compacting the history")
 PERCENTILE_95 = 0.95
