@@ -47,6 +47,7 @@ SETTINGS_FILE = "cairn.toml"
 DEFAULT_MAX_OUTPUT_TOKENS = 4_096
 DEFAULT_SAFETY_MARGIN = 2_048
 DEFAULT_COMPACTION_THRESHOLD = 0.7
+DEFAULT_SUMMARY_KEEP_RECENT = 0.25
 DEFAULT_PRUNE_MINIMUM = 20_000
 DEFAULT_PRUNE_PROTECT = 40_000
 DEFAULT_PROTECTED_TOOLS: tuple[str, ...] = ("goal",)
@@ -157,12 +158,15 @@ class Settings(BaseModel):
     """Tokens kept free to absorb tokenizer differences."""
     compaction_threshold: float = Field(default=DEFAULT_COMPACTION_THRESHOLD, gt=0, le=1)
     """Fraction of the available input at which compaction starts."""
+    summary_keep_recent: float = Field(default=DEFAULT_SUMMARY_KEEP_RECENT, ge=0, le=0.5)
+    """Fraction of the available input a summary keeps verbatim as the most recent history
+    (the older messages are what it summarises)."""
     prune_minimum: int = Field(default=DEFAULT_PRUNE_MINIMUM, ge=0)
-    """Prune old tool outputs only when at least this many tokens can be freed (at most 10%
-    of the context window)."""
+    """Prune old tool outputs only when at least this many tokens can be freed (the default
+    is capped at 10% of the context window; a value you set is used as given)."""
     prune_protect: int = Field(default=DEFAULT_PRUNE_PROTECT, ge=0)
-    """The most recent tool outputs up to this many tokens are never pruned (at most 20% of
-    the context window)."""
+    """The most recent tool outputs up to this many tokens are never pruned (the default is
+    capped at 20% of the context window; a value you set is used as given)."""
     protected_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED_TOOLS))
     """Tools whose outputs are never pruned."""
     explore_concurrency: int = Field(default=DEFAULT_EXPLORE_CONCURRENCY, ge=1, le=32)

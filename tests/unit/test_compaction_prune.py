@@ -140,12 +140,14 @@ async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> Non
     engine.close()
 
 
-def test_the_thresholds_are_capped_to_the_windows_shares() -> None:
+def test_the_default_thresholds_are_capped_to_the_windows_shares() -> None:
     # OpenCode's 40k / 20k are 20% / 10% of its 200k window: the caps in a smaller one.
     assert window_thresholds(40_000, 20_000, 200_000) == (40_000, 20_000)
     assert window_thresholds(40_000, 20_000, 1_000_000) == (40_000, 20_000)
     assert window_thresholds(40_000, 20_000, 32_000) == (6_400, 3_200)
+    # A value the user set is used as given: a huge minimum still turns pruning off.
     assert window_thresholds(1_000, 500, 32_000) == (1_000, 500)
+    assert window_thresholds(50_000, 10**9, 32_000) == (50_000, 10**9)
 
 
 async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cairn.agent.compaction_call import compaction_request
 from cairn.agent.engine import Engine
 from cairn.agent.inputs import TurnInputs
@@ -344,5 +346,42 @@ async def test_a_provider_without_a_prompt_cache_gets_the_smaller_transcript(
         count = counter_for(str(engine.settings.model))
         prefix = "".join(str(m["content"]) for m in built.prefix_messages())
         assert count("".join(str(m["content"]) for m in request)) < count(prefix)
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("keep", [0.0, 0.5])
+async def test_summary_keep_recent_is_the_share_left_verbatim(tmp_path: Path, keep: float) -> None:
+    """`summary_keep_recent` is how much of the newest history a summary leaves as it was:
+    none at 0 (it covers up to the last reply), the last turns at 0.5."""
+    project(tmp_path)
+    turns = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    script: list[dict[str, Any]] = []
+    for word in turns:  # a file each: a read repeating an earlier one would be a stub
+        (tmp_path / f"{word}.txt").write_text(
+            "\n".join(f"{word} {r}" for r in BIG.splitlines()[:120])
+        )
+        script += [
+            reply("", call("read_file", path=f"{word}.txt")),
+            reply(f"{word.upper()}-TOKEN."),
+        ]
+    script.append(narrative(objective="Read the files"))
+    window = {**QUIET, "context_window": 24_000, "prune_minimum": 10**9}  # no prune
+    engine = make_engine(tmp_path, script, **window, summary_keep_recent=keep)
+    try:
+        sid = (await engine.turn(f"read {turns[0]}.txt")).session_id
+        for word in turns[1:]:
+            await engine.turn(f"read {word}.txt", session_id=sid)
+        assert (await engine.compact(sid)).kind == "summary"
+        [summary] = summaries(engine, sid)
+        messages = engine.store.open(sid).messages()
+        ids = [m.id for m in messages]
+        covered = ids.index(summary.covered_until_message_id or "")
+        verbatim = " ".join(m.text() for m in messages[covered + 1 :])
+        if keep == 0.0:
+            assert "ZETA-TOKEN" not in verbatim  # everything up to the last reply is covered
+        else:
+            assert "EPSILON-TOKEN" in verbatim and "ZETA-TOKEN" in verbatim
+            assert "ALPHA-TOKEN" not in verbatim
     finally:
         engine.close()

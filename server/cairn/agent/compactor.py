@@ -232,7 +232,9 @@ class Compactor:
             messages,
             state,
             count,
-            keep_recent_tokens=policy.keep_recent_tokens(available),
+            keep_recent_tokens=policy.keep_recent_tokens(
+                available, self.settings.summary_keep_recent
+            ),
             max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
             shorten=shorten_for(count),
         )

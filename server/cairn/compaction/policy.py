@@ -15,8 +15,6 @@ SUMMARY_RETRY_MESSAGES = 6
 # A summary is attempted only when what it would cover is at least this share of
 # the context: below that it cannot free enough (fixed sections dominate).
 MIN_COVERED_FRACTION = 0.1
-# The share of the usable input a summary keeps as verbatim recent history.
-SUMMARY_KEEP_RECENT_FRACTION = 0.25
 
 
 def threshold_tokens(context_window: int, threshold: float) -> int:
@@ -68,5 +66,7 @@ def worth_summarising(covered: int, demand: int) -> bool:
     return demand > 0 and covered >= demand * MIN_COVERED_FRACTION
 
 
-def keep_recent_tokens(available_input: int) -> int:
-    return int(available_input * SUMMARY_KEEP_RECENT_FRACTION)
+def keep_recent_tokens(available_input: int, share: float) -> int:
+    """Tokens of the newest history a summary leaves verbatim (`share`: the
+    `summary_keep_recent` setting)."""
+    return int(available_input * share)

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 from cairn.compaction.markers import is_marker, read_state, tool_results
 from cairn.models.messages import CompactionPart, Message
+from cairn.settings import DEFAULT_PRUNE_MINIMUM, DEFAULT_PRUNE_PROTECT
 
-PRUNE_MINIMUM = 20_000
-PRUNE_PROTECT = 40_000
 PRUNE_SKIP_TURNS = 2
 # OpenCode's thresholds as shares of the 200k window they were set for: the caps in any window.
 PRUNE_PROTECT_WINDOW_SHARE = 0.2
@@ -26,11 +25,13 @@ PRUNE_MINIMUM_WINDOW_SHARE = 0.1
 
 
 def window_thresholds(protect: int, minimum: int, window: int) -> tuple[int, int]:
-    """The (protect, minimum) a prune uses in a `window`-token context (see the docstring)."""
-    return (
-        min(protect, int(window * PRUNE_PROTECT_WINDOW_SHARE)),
-        min(minimum, int(window * PRUNE_MINIMUM_WINDOW_SHARE)),
-    )
+    """The (protect, minimum) a prune uses in a `window`-token context: the settings, with
+    a default capped to its share of the window (see the docstring)."""
+    if protect == DEFAULT_PRUNE_PROTECT:
+        protect = min(protect, int(window * PRUNE_PROTECT_WINDOW_SHARE))
+    if minimum == DEFAULT_PRUNE_MINIMUM:
+        minimum = min(minimum, int(window * PRUNE_MINIMUM_WINDOW_SHARE))
+    return protect, minimum
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ def plan_prune(
     messages: Sequence[Message],
     count: Callable[[str], int],
     *,
-    minimum: int = PRUNE_MINIMUM,
-    protect: int = PRUNE_PROTECT,
+    minimum: int = DEFAULT_PRUNE_MINIMUM,
+    protect: int = DEFAULT_PRUNE_PROTECT,
     protected_tools: Collection[str] = (),
     skip_turns: int = PRUNE_SKIP_TURNS,
 ) -> PrunePlan | None:
