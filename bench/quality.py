@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/quality.py [--turns N] [--window TOKENS] [--write]
     .venv/bin/python bench/quality.py --sweep 28000,32000,36000,40000,48000
+    .venv/bin/python bench/quality.py --set compaction_threshold=0.6 --set summary_keep_recent=0.1
 
 A scripted session (`bench/quality_script.py`) of 19 user turns and 156
 main model calls runs through the engine on a real git workspace
@@ -49,7 +50,13 @@ Where Cairn's main-call tokens go is printed twice: per context source
 call (`bench/quality_spend.py`: tool schemas, preamble sections, each
 tool's results, the tail).
 Targets: ledger, constraints, goals and rules 100%; all facts ≥ 95%; 0
-over-budget calls; total input ≤ 0.5× the replay. A missed target is
+over-budget calls; total input ≤ 0.5× the replay. `--set KEY=VALUE`
+(repeatable) overrides one of Cairn's settings (a JSON value, else a
+string), not the replay's: the compaction policy's knobs
+(`compaction_threshold`, `summary_keep_recent`, `prune_protect`,
+`prune_minimum`) trade the ratio against what stays verbatim. The scripted
+model never re-reads what a cut took away, so the bench cannot price a
+harsher setting's re-reads: a real model's would add to its side. A missed target is
 printed, not an error; a setup error (the session did not run as
 scripted) exits 2 with its reason. `--write` appends the report to
 `bench/RESULTS.md`.
@@ -59,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import statistics
@@ -95,15 +103,31 @@ EXIT_SETUP = 2
 MISSING_SHOWN = 8
 
 
-def settings_for(window: int) -> dict[str, Any]:
-    """Cairn's settings: the window, and the prune thresholds scaled like the replay's."""
+def settings_for(window: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Cairn's settings: the window, the prune thresholds scaled like the replay's, then
+    `overrides` (`--set`)."""
     protect, minimum = scaled_thresholds(window)
     return {
         "context_window": window,
         "max_output_tokens": MAX_OUTPUT,
         "prune_protect": protect,
         "prune_minimum": minimum,
+        **(overrides or {}),
     }
+
+
+def parse_set(items: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` items as settings: each value as JSON when it parses, else a string."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r}: write KEY=VALUE, e.g. compaction_threshold=0.6")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
 
 
 def _pct(value: float | None) -> str:
@@ -222,10 +246,11 @@ def report(figures: Figures, command: str, window: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_window(turns: int, window: int) -> Figures:
+def run_window(turns: int, window: int, overrides: dict[str, Any] | None = None) -> Figures:
     """The bench's figures of the session run at `window` (SetupError when it went wrong)."""
     session = build_session(turns)
-    return measure(asyncio.run(run_session(session, settings_for(window))), session)
+    settings = settings_for(window, overrides)
+    return measure(asyncio.run(run_session(session, settings)), session)
 
 
 def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
@@ -264,15 +289,23 @@ def main() -> int:
     parser.add_argument(
         "--sweep", default=None, help="comma-separated windows: one line each, and the median"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one of Cairn's settings (repeatable)",
+    )
     args = parser.parse_args()
     command = " ".join([".venv/bin/python bench/quality.py", *sys.argv[1:]])
     try:
+        overrides = parse_set(args.set)
         if args.sweep:
             windows = [int(w) for w in args.sweep.split(",") if w.strip()]
-            rows = [(window, run_window(args.turns, window)) for window in windows]
+            rows = [(window, run_window(args.turns, window, overrides)) for window in windows]
             text = "\n".join(sweep_lines(rows, command)) + "\n"
         else:
-            text = report(run_window(args.turns, args.window), command, args.window)
+            text = report(run_window(args.turns, args.window, overrides), command, args.window)
     except (SetupError, ValueError, OSError, subprocess.CalledProcessError) as exc:
         print(f"quality bench: setup error: {exc}", file=sys.stderr)
         return EXIT_SETUP
