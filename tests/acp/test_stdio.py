@@ -3,11 +3,15 @@ optional client capabilities (markdown plans, compaction updates) and their fall
 
 from __future__ import annotations
 
+import signal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cairn.models.session import Turn
+from cairn.trace.store import TraceStore
 from tests.acp.raw_client import RawAcpClient, RpcFailure
 from tests.lsp.harness import write_workspace
 
@@ -236,17 +240,31 @@ async def test_invalid_settings_fall_back_to_defaults_and_are_told(tmp_path: Pat
     await client.close()
 
 
-async def test_a_client_that_goes_away_mid_prompt_leaves_the_turn_recorded_cancelled(
-    tmp_path: Path,
-) -> None:
-    from cairn.trace.store import TraceStore
+@dataclass(frozen=True)
+class Prompting:
+    """A slow prompt under way: its client, workspace, session, request id and the mark
+    before it was sent."""
 
+    client: RawAcpClient
+    root: Path
+    session: str
+    request: int
+    mark: int
+
+    def turn(self) -> Turn:
+        """The session's one turn as recorded."""
+        [turn] = TraceStore(self.root / ".cairn").open(self.session).meta().turns
+        return turn
+
+
+async def prompting(tmp_path: Path) -> Prompting:
+    """A prompt whose reply streams slowly, once its first chunk has arrived."""
     slow = {"text": "word " * 4000, "chunkDelay": 0.02}
     root = write_workspace(tmp_path / "ws", script=[slow])
     client = await started(root)
     session = await new_session(client, root)
     mark = client.mark()
-    client.send(
+    request = client.send(
         "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
     )
     await client.wait(
@@ -256,41 +274,29 @@ async def test_a_client_that_goes_away_mid_prompt_leaves_the_turn_recorded_cance
         ),
         mark,
     )
-    stderr = await client.close()
-    assert client.process.returncode == 0, stderr
+    return Prompting(client, root, session, request, mark)
+
+
+async def test_a_client_that_goes_away_mid_prompt_leaves_the_turn_recorded_cancelled(
+    tmp_path: Path,
+) -> None:
+    run = await prompting(tmp_path)
+    stderr = await run.client.close()
+    assert run.client.process.returncode == 0, stderr
     assert "did not stop in time" not in stderr
-    meta = TraceStore(root / ".cairn").open(session).meta()
-    [turn] = meta.turns
+    turn = run.turn()
     assert turn.finish_reason == "cancelled" and turn.ended_at is not None
 
 
 async def test_sigterm_mid_prompt_leaves_the_turn_recorded_cancelled_and_exits_143(
     tmp_path: Path,
 ) -> None:
-    import signal
-
-    from cairn.trace.store import TraceStore
-
-    slow = {"text": "word " * 4000, "chunkDelay": 0.02}
-    root = write_workspace(tmp_path / "ws", script=[slow])
-    client = await started(root)
-    session = await new_session(client, root)
-    mark = client.mark()
-    prompt = client.send(
-        "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}
-    )
-    await client.wait(
-        lambda m: (
-            m.get("method") == "session/update"
-            and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-        ),
-        mark,
-    )
-    client.process.send_signal(signal.SIGTERM)
-    answer = await client.response(prompt, mark)
+    run = await prompting(tmp_path)
+    run.client.process.send_signal(signal.SIGTERM)
+    answer = await run.client.response(run.request, run.mark)
     assert answer.get("result", {}).get("stopReason") == "cancelled", answer
-    stderr = await client.close()
-    assert client.process.returncode == 128 + signal.SIGTERM, stderr
+    stderr = await run.client.close()
+    assert run.client.process.returncode == 128 + signal.SIGTERM, stderr
     assert "SIGTERM received: stopping" in stderr
-    [turn] = TraceStore(root / ".cairn").open(session).meta().turns
+    turn = run.turn()
     assert turn.finish_reason == "cancelled" and turn.ended_at is not None
