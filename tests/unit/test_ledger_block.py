@@ -222,6 +222,7 @@ async def test_a_summary_that_stalls_even_with_the_ledger_alone_falls_back_to_pr
         ],
         recorder,
         **QUIET,
+        prune_minimum=10**9,  # no prune until the test asks for one
     )
     try:
         first = await engine.turn("read big.txt")
