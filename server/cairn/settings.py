@@ -46,10 +46,22 @@ SETTINGS_FILE = "cairn.toml"
 
 DEFAULT_MAX_OUTPUT_TOKENS = 4_096
 DEFAULT_SAFETY_MARGIN = 2_048
+# The compaction policy's knobs when unset (`cairn.compaction.retention`): with a provider
+# that serves a repeated prefix from its cache (OpenCode's numbers, its prune thresholds
+# set for a 200k window and capped at these shares of a smaller one) ...
 DEFAULT_COMPACTION_THRESHOLD = 0.7
 DEFAULT_SUMMARY_KEEP_RECENT = 0.25
 DEFAULT_PRUNE_MINIMUM = 20_000
 DEFAULT_PRUNE_PROTECT = 40_000
+DEFAULT_PRUNE_PROTECT_SHARE = 0.2
+DEFAULT_PRUNE_MINIMUM_SHARE = 0.1
+# ... and with one that caches nothing, where every token kept costs its full price on
+# every later call: summaries sooner and shorter, old tool output pruned down to a few
+# percent of the window.
+UNCACHED_COMPACTION_THRESHOLD = 0.55
+UNCACHED_SUMMARY_KEEP_RECENT = 0.1
+UNCACHED_PRUNE_PROTECT_SHARE = 0.03
+UNCACHED_PRUNE_MINIMUM_SHARE = 0.015
 DEFAULT_PROTECTED_TOOLS: tuple[str, ...] = ("goal",)
 DEFAULT_EXPLORE_CONCURRENCY = 3
 DEFAULT_STEP_LIMIT = 50
@@ -110,6 +122,11 @@ class CachePrice(BaseModel):
     read: float = Field(ge=0)
     write: float = Field(ge=0)
 
+    @property
+    def cached(self) -> bool:
+        """Whether a repeated prefix costs less than its full price (a cache exists)."""
+        return self.read < 1.0
+
 
 # Anthropic reads at 0.1x and writes at 1.25x; OpenAI's GPT-5 family reads at 0.1x and
 # writes at no extra cost; other hosted providers are taken to price like OpenAI; a
@@ -156,17 +173,19 @@ class Settings(BaseModel):
     """Tokens reserved for the model's reply."""
     safety_margin: int = Field(default=DEFAULT_SAFETY_MARGIN, ge=0)
     """Tokens kept free to absorb tokenizer differences."""
-    compaction_threshold: float = Field(default=DEFAULT_COMPACTION_THRESHOLD, gt=0, le=1)
-    """Fraction of the available input at which compaction starts."""
-    summary_keep_recent: float = Field(default=DEFAULT_SUMMARY_KEEP_RECENT, ge=0, le=0.5)
-    """Fraction of the available input a summary keeps verbatim as the most recent history
-    (the older messages are what it summarises)."""
-    prune_minimum: int = Field(default=DEFAULT_PRUNE_MINIMUM, ge=0)
-    """Prune old tool outputs only when at least this many tokens can be freed (the default
-    is capped at 10% of the context window; a value you set is used as given)."""
-    prune_protect: int = Field(default=DEFAULT_PRUNE_PROTECT, ge=0)
-    """The most recent tool outputs up to this many tokens are never pruned (the default is
-    capped at 20% of the context window; a value you set is used as given)."""
+    compaction_threshold: float | None = Field(default=None, gt=0, le=1)
+    """Fraction of the available input at which compaction starts (empty: 0.7, or 0.55 with
+    a provider that caches no prompt prefix)."""
+    summary_keep_recent: float | None = Field(default=None, ge=0, le=0.5)
+    """Fraction of the available input a summary keeps verbatim as the most recent history,
+    the older messages being what it summarises (empty: 0.25, or 0.1 without a prompt
+    cache)."""
+    prune_minimum: int | None = Field(default=None, ge=0)
+    """Prune old tool outputs only when at least this many tokens can be freed (empty:
+    20,000 capped at 10% of the context window, or 1.5% of it without a prompt cache)."""
+    prune_protect: int | None = Field(default=None, ge=0)
+    """The most recent tool outputs up to this many tokens are never pruned (empty: 40,000
+    capped at 20% of the context window, or 3% of it without a prompt cache)."""
     protected_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED_TOOLS))
     """Tools whose outputs are never pruned."""
     explore_concurrency: int = Field(default=DEFAULT_EXPLORE_CONCURRENCY, ge=1, le=32)

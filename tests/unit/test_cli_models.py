@@ -121,12 +121,24 @@ def test_models_lists_each_role_and_where_its_settings_came_from(
     assert f"  key       {KEY_VARIABLE} is set (api_key_env: cairn.toml)" in lines
     assert "  window    32,000 tokens (context_window)" in lines
     assert "  call      possible" in lines
+    assert (
+        "  history   summary at 70% of the input, keeping 25%; old tool output pruned past"
+        " 6,400 tokens once 3,200 can go (the provider caches prompt prefixes)"
+    ) in lines
     compaction = lines[lines.index(next(x for x in lines if x.startswith("compaction"))) :]
     assert "  key       DEEPSEEK_API_KEY is NOT set (the provider's variable)" in compaction
     assert "  window    131,072 tokens (litellm's model map)" in compaction
     assert secret not in done.stdout
     report = json.loads(cairn(root, "models", "-w", str(root), "--json", env=clean_env()).stdout)
     assert [r["role"] for r in report] == ["main", "compaction", "explore"]
+    assert report[0]["compaction"] == {
+        "threshold": 0.7,
+        "keepRecent": 0.25,
+        "pruneProtect": 6_400,
+        "pruneMinimum": 3_200,
+        "promptCache": True,
+    }
+    assert report[1]["compaction"] is None
     assert report[0]["possible"] is False
     assert report[0]["problems"] == [
         f"{KEY_VARIABLE} is not set (api_key_env names it): export it with your openai API key"

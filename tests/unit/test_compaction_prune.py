@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.agent.inputs import TurnInputs
-from cairn.compaction.prune import plan_prune, window_thresholds
+from cairn.compaction.prune import plan_prune
 from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
@@ -140,19 +140,9 @@ async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> Non
     engine.close()
 
 
-def test_the_default_thresholds_are_capped_to_the_windows_shares() -> None:
-    # OpenCode's 40k / 20k are 20% / 10% of its 200k window: the caps in a smaller one.
-    assert window_thresholds(40_000, 20_000, 200_000) == (40_000, 20_000)
-    assert window_thresholds(40_000, 20_000, 1_000_000) == (40_000, 20_000)
-    assert window_thresholds(40_000, 20_000, 32_000) == (6_400, 3_200)
-    # A value the user set is used as given: a huge minimum still turns pruning off.
-    assert window_thresholds(1_000, 500, 32_000) == (1_000, 500)
-    assert window_thresholds(50_000, 10**9, 32_000) == (50_000, 10**9)
-
-
 async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path) -> None:
-    """A 12k window is smaller than the default protected 40k: without the caps (2,400 /
-    1,200 here) its old outputs would never be pruned."""
+    """A 12k window is smaller than OpenCode's protected 40k: with that as the threshold
+    its old outputs would never be pruned (the retention policy scales it to the window)."""
     names = "abcdef"
     for name in names:
         body = "\n".join(f"{name} line {i}: some recorded output here" for i in range(80))
@@ -161,7 +151,7 @@ async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path)
     for name in names:
         script += [reply("", call("read_file", path=f"{name}.txt")), reply(f"read {name}")]
     engine = make_engine(tmp_path, script, context_window=12_000, max_output_tokens=1_000)
-    assert engine.settings.prune_protect == 40_000  # the defaults
+    assert engine.settings.prune_protect is None  # the defaults
     sid = (await engine.turn("read a")).session_id
     for name in names[1:]:
         await engine.turn(f"read {name}", session_id=sid)

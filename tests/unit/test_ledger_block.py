@@ -180,6 +180,7 @@ def stalling_engine(root: Path, recorder: Recorder, answer_words: int) -> Engine
         [reply(answer), reply(recent), narrative(confirmed_facts=facts)],
         recorder,
         **QUIET,
+        summary_keep_recent=0.25,  # the second answer is what stays verbatim
     )
 
 

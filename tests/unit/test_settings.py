@@ -10,9 +10,9 @@ from cairn.settings import load_settings, validate_settings
 
 def test_defaults_match_the_design() -> None:
     s = validate_settings({})
-    assert s.compaction_threshold == 0.7
-    assert s.prune_minimum == 20_000
-    assert s.prune_protect == 40_000
+    # Unset: chosen per provider (`cairn.compaction.retention`, tested there).
+    assert s.compaction_threshold is None and s.summary_keep_recent is None
+    assert s.prune_minimum is None and s.prune_protect is None
     assert s.trace_dir == ".cairn"
 
 

@@ -46,7 +46,7 @@ from cairn.tokens.counter import counter_for
 
 def prefix_is_cached(settings: Settings, model: str) -> bool:
     """Whether `model`'s provider serves a repeated prefix for less than its full price."""
-    return settings.cache_price(cache_family(model)).read < 1.0
+    return settings.cache_price(cache_family(model)).cached
 
 
 def compaction_request(

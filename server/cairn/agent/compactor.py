@@ -51,7 +51,8 @@ from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
-from cairn.compaction.prune import plan_prune, window_thresholds
+from cairn.compaction.prune import plan_prune
+from cairn.compaction.retention import Retention, retention
 from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
 from cairn.compaction.transcript import choose_watermark, covered_tokens
 from cairn.context.budget import role_window
@@ -60,6 +61,7 @@ from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
+from cairn.llm.cache_hints import cache_family
 from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
@@ -86,6 +88,12 @@ class Compactor:
     @property
     def settings(self) -> Settings:
         return self.config.current
+
+    def retention(self, scope: TurnScope, window: int) -> Retention:
+        """The compaction knobs for the turn's main model in a `window`-token context: the
+        settings, the unset ones from its provider's cache price (`compaction.retention`)."""
+        price = self.settings.cache_price(cache_family(scope.inputs.model))
+        return retention(self.settings, window, price)
 
     # -- events ----------------------------------------------------------------
 
@@ -137,9 +145,7 @@ class Compactor:
         """The deferred folds and the prune that would apply now (in a `window`-token
         context), as changes."""
         session = scope.session
-        protect, minimum = window_thresholds(
-            self.settings.prune_protect, self.settings.prune_minimum, window
-        )
+        knobs = self.retention(scope, window)
         changes = [
             Change(part=d.part, label=f"fold goal {d.goal_id}", goal_id=d.goal_id)
             for d in session.deferred_folds
@@ -147,8 +153,8 @@ class Compactor:
         plan = plan_prune(
             session.messages(),
             counter_for(scope.inputs.model),
-            minimum=minimum,
-            protect=protect,
+            minimum=knobs.prune_minimum,
+            protect=knobs.prune_protect,
             protected_tools=self.settings.protected_tools,
         )
         if plan is not None:
@@ -166,8 +172,9 @@ class Compactor:
             return False
         measured = measure(self.contexts, scope, snapshot, session.messages(), changes)
         demand = demand_of(measured.before)
+        threshold = self.retention(scope, demand.window).threshold
         budget = force or policy.needs_summary(
-            demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
+            demand.tokens, demand.window, threshold, demand.overflow
         )
         decision = decide(self.contexts, scope, measured.candidate, budget_needs=budget)
         if not decision.apply:
@@ -222,7 +229,7 @@ class Compactor:
         return min(available, own)
 
     def _cut(
-        self, scope: TurnScope, messages: Sequence[Message], available: int
+        self, scope: TurnScope, messages: Sequence[Message], available: int, window: int
     ) -> tuple[int, int] | None:
         """The index the next summary would cover up to, and what that part costs now."""
         state = read_state(messages)
@@ -233,7 +240,7 @@ class Compactor:
             state,
             count,
             keep_recent_tokens=policy.keep_recent_tokens(
-                available, self.settings.summary_keep_recent
+                available, self.retention(scope, window).keep_recent
             ),
             max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
             shorten=shorten_for(count),
@@ -244,7 +251,7 @@ class Compactor:
 
     def worth_it(self, scope: TurnScope, demand: Demand) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
-        cut = self._cut(scope, scope.session.messages(), demand.available)
+        cut = self._cut(scope, scope.session.messages(), demand.available, demand.window)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
@@ -255,7 +262,7 @@ class Compactor:
         available: int,
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
-        cut = self._cut(scope, messages, available)
+        cut = self._cut(scope, messages, available, snapshot.budget.context_window)
         if cut is None:
             return None
         index = cut[0]
@@ -327,8 +334,9 @@ class Compactor:
     def start_background(self, scope: TurnScope, demand: Demand) -> None:
         """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
         session = scope.session
+        threshold = self.retention(scope, demand.window).threshold
         if session.compacting or not policy.should_start_early(
-            demand.tokens, demand.window, self.settings.compaction_threshold
+            demand.tokens, demand.window, threshold
         ):
             return
         messages = session.messages()
@@ -367,9 +375,8 @@ class Compactor:
         if self.apply_pending(scope, snapshot):
             built = self.contexts.assemble(scope, snapshot.with_history(session.messages()))
         demand = demand_of(built)
-        over = policy.needs_summary(
-            demand.tokens, demand.window, self.settings.compaction_threshold, demand.overflow
-        )
+        threshold = self.retention(scope, demand.window).threshold
+        over = policy.needs_summary(demand.tokens, demand.window, threshold, demand.overflow)
         retry = policy.may_summarise_now(
             len(session.messages()), session.summarised_at, demand.overflow
         )

@@ -4,8 +4,10 @@ For the main, compaction and explore roles (`cairn.llm.report`): the model
 and where the setting came from (default / cairn.toml / flag, or the
 session's own model with `--session`), the provider and endpoint, whether
 the key variable is set (its value is never shown), the context window and
-output limit from litellm's model map, and whether a call would be possible
-with the reasons it would not. Text, or JSON with `--json`. Exit code 1
+output limit from litellm's model map, for the main model how its history
+is compacted (the knobs in effect, and whether its provider caches prompt
+prefixes), and whether a call would be possible with the reasons it would
+not. Text, or JSON with `--json`. Exit code 1
 when the main model cannot be called.
 """
 
@@ -20,6 +22,7 @@ import typer
 
 from cairn.agent.session import session_model
 from cairn.commands.checks import require_workspace
+from cairn.compaction.retention import Retention
 from cairn.llm.guide import no_model_message
 from cairn.llm.provider import ProviderSetup
 from cairn.llm.report import RoleReport, models_report
@@ -48,6 +51,19 @@ def _row(label: str, text: str) -> str:
     return f"  {label:<{LABEL_WIDTH}}{text}"
 
 
+def _retention_line(knobs: Retention) -> str:
+    cache = (
+        "the provider caches prompt prefixes"
+        if knobs.cached
+        else "no prompt cache: each kept token is paid on every call"
+    )
+    return (
+        f"summary at {knobs.threshold:.0%} of the input, keeping {knobs.keep_recent:.0%}; "
+        f"old tool output pruned past {knobs.prune_protect:,} tokens once "
+        f"{knobs.prune_minimum:,} can go ({cache})"
+    )
+
+
 def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
     """The lines of one role."""
     lines = [f"{report.role:<{LABEL_WIDTH + 2}}{report.model or '(none)'}  ({report.origin})"]
@@ -67,6 +83,8 @@ def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
         limit = f"{report.max_output:,} max (litellm); " if report.max_output else ""
         reserved = f"{report.reserved_output:,} reserved (max_output_tokens: "
         lines.append(_row("output", f"{limit}{reserved}{origins['max_output_tokens']})"))
+    if report.retention is not None:
+        lines.append(_row("history", _retention_line(report.retention)))
     lines += [_row("note", note) for note in report.notes]
     if report.possible:
         lines.append(_row("call", "possible"))
@@ -77,7 +95,7 @@ def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
 
 
 def report_json(report: RoleReport) -> dict[str, Any]:
-    setup = report.setup
+    setup, knobs = report.setup, report.retention
     return {
         "role": report.role,
         "model": report.model,
@@ -94,6 +112,15 @@ def report_json(report: RoleReport) -> dict[str, Any]:
         "possible": report.possible,
         "problems": report.problems,
         "notes": report.notes,
+        "compaction": None
+        if knobs is None
+        else {
+            "threshold": knobs.threshold,
+            "keepRecent": knobs.keep_recent,
+            "pruneProtect": knobs.prune_protect,
+            "pruneMinimum": knobs.prune_minimum,
+            "promptCache": knobs.cached,
+        },
     }
 
 

@@ -19,19 +19,6 @@ from cairn.models.messages import CompactionPart, Message
 from cairn.settings import DEFAULT_PRUNE_MINIMUM, DEFAULT_PRUNE_PROTECT
 
 PRUNE_SKIP_TURNS = 2
-# OpenCode's thresholds as shares of the 200k window they were set for: the caps in any window.
-PRUNE_PROTECT_WINDOW_SHARE = 0.2
-PRUNE_MINIMUM_WINDOW_SHARE = 0.1
-
-
-def window_thresholds(protect: int, minimum: int, window: int) -> tuple[int, int]:
-    """The (protect, minimum) a prune uses in a `window`-token context: the settings, with
-    a default capped to its share of the window (see the docstring)."""
-    if protect == DEFAULT_PRUNE_PROTECT:
-        protect = min(protect, int(window * PRUNE_PROTECT_WINDOW_SHARE))
-    if minimum == DEFAULT_PRUNE_MINIMUM:
-        minimum = min(minimum, int(window * PRUNE_MINIMUM_WINDOW_SHARE))
-    return protect, minimum
 
 
 @dataclass(frozen=True)

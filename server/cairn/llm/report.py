@@ -5,7 +5,9 @@ setting came from (default, cairn.toml, editor, flag, or the session's own
 model), the provider and endpoint, whether the key variable is set, the
 context window and output limit from litellm's model map (or the
 configured `context_window`), and whether a call would be possible — with
-every reason it would not. Pure apart from checking that a scripted
+every reason it would not. For the main model, the compaction knobs in
+effect (`cairn.compaction.retention`: the settings, the unset ones from the
+provider's prompt-cache price). Pure apart from checking that a scripted
 model's file exists; the environment is passed in.
 """
 
@@ -15,8 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.compaction.retention import Retention, retention
 from cairn.context.budget import role_window
 from cairn.errors import BudgetError
+from cairn.llm.cache_hints import cache_family
 from cairn.llm.provider import ProviderSetup, provider_setup
 from cairn.settings import ROLES, Origin, Role, Settings, role_model
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_map_window, model_max_output
@@ -46,6 +50,8 @@ class RoleReport:
     reserved_output: int = 0
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The main role's compaction knobs (None for the other roles, or without a window).
+    retention: Retention | None = None
 
     @property
     def possible(self) -> bool:
@@ -124,7 +130,12 @@ def role_report(
             f"no room for input: window {window:,} - max_output_tokens {reserved:,}"
             f" - safety_margin {settings.safety_margin:,} <= 0"
         )
-    return RoleReport(role, model, origin, setup, window, source, limit, reserved, problems, notes)
+    knobs = None
+    if role == "main" and window is not None:
+        knobs = retention(settings, window, settings.cache_price(cache_family(model)))
+    return RoleReport(
+        role, model, origin, setup, window, source, limit, reserved, problems, notes, knobs
+    )
 
 
 def models_report(

@@ -1,0 +1,78 @@
+"""How much of a session stays verbatim: the compaction policy's four knobs (pure).
+
+The knobs are the summary threshold (`compaction_threshold`), the share of
+the input a summary leaves verbatim (`summary_keep_recent`) and the prune
+thresholds (`prune_protect`, `prune_minimum`). A value the user set is used
+as given. An unset one follows what a kept token costs, which is the
+provider's prompt-cache price (`CachePrice.cached`):
+- with a cache, every later call reads the kept history at a tenth of its
+  price, and each summary or prune re-writes what follows it: keep much, cut
+  rarely (OpenCode's numbers: summarise at 70%, keep the newest 25%, prune
+  past 40,000 tokens of tool output once 20,000 can go, both thresholds
+  capped at 20% / 10% of a smaller window than the 200k they were set for);
+- without one, every later call pays the kept history in full and a cut
+  breaks nothing: summarise at 55%, keep 10%, and prune old tool output down
+  to 3% of the window once 1.5% can go.
+The ledger block, the plan and the summary carry what a cut takes away, and
+the trace keeps every output (`read_file("artifact:…")` shows it again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cairn.settings import (
+    DEFAULT_COMPACTION_THRESHOLD,
+    DEFAULT_PRUNE_MINIMUM,
+    DEFAULT_PRUNE_MINIMUM_SHARE,
+    DEFAULT_PRUNE_PROTECT,
+    DEFAULT_PRUNE_PROTECT_SHARE,
+    DEFAULT_SUMMARY_KEEP_RECENT,
+    UNCACHED_COMPACTION_THRESHOLD,
+    UNCACHED_PRUNE_MINIMUM_SHARE,
+    UNCACHED_PRUNE_PROTECT_SHARE,
+    UNCACHED_SUMMARY_KEEP_RECENT,
+    CachePrice,
+    Settings,
+)
+
+
+@dataclass(frozen=True)
+class Retention:
+    """The compaction knobs in effect for one model and window."""
+
+    threshold: float
+    keep_recent: float
+    prune_protect: int
+    prune_minimum: int
+    # Whether the unset knobs took the cached provider's values.
+    cached: bool
+
+
+def _share(share: float, window: int, cap: int | None = None) -> int:
+    tokens = int(window * share)
+    return tokens if cap is None else min(cap, tokens)
+
+
+def retention(settings: Settings, window: int, price: CachePrice) -> Retention:
+    """The knobs for a `window`-token context at a provider priced `price` (see the
+    module docstring)."""
+    if price.cached:
+        threshold, keep = DEFAULT_COMPACTION_THRESHOLD, DEFAULT_SUMMARY_KEEP_RECENT
+        protect = _share(DEFAULT_PRUNE_PROTECT_SHARE, window, DEFAULT_PRUNE_PROTECT)
+        minimum = _share(DEFAULT_PRUNE_MINIMUM_SHARE, window, DEFAULT_PRUNE_MINIMUM)
+    else:
+        threshold, keep = UNCACHED_COMPACTION_THRESHOLD, UNCACHED_SUMMARY_KEEP_RECENT
+        protect = _share(UNCACHED_PRUNE_PROTECT_SHARE, window)
+        minimum = _share(UNCACHED_PRUNE_MINIMUM_SHARE, window)
+
+    def given(value: float | None, default: float) -> float:
+        return default if value is None else value
+
+    return Retention(
+        threshold=given(settings.compaction_threshold, threshold),
+        keep_recent=given(settings.summary_keep_recent, keep),
+        prune_protect=protect if settings.prune_protect is None else settings.prune_protect,
+        prune_minimum=minimum if settings.prune_minimum is None else settings.prune_minimum,
+        cached=price.cached,
+    )
