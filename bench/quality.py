@@ -54,9 +54,15 @@ over-budget calls; total input ≤ 0.5× the replay. `--set KEY=VALUE`
 (repeatable) overrides one of Cairn's settings (a JSON value, else a
 string), not the replay's: the compaction policy's knobs
 (`compaction_threshold`, `summary_keep_recent`, `prune_protect`,
-`prune_minimum`) trade the ratio against what stays verbatim. The scripted
-model never re-reads what a cut took away, so the bench cannot price a
-harsher setting's re-reads: a real model's would add to its side. A missed target is
+`prune_minimum`) trade the ratio against what stays verbatim. Unset, they
+are Cairn's own choice for the provider (`cairn.compaction.retention`): the
+scripted model caches no prompt prefix, so the bench runs the uncached
+policy, and `--set 'cache_prices={"none": {"read": 0.1, "write": 1.25}}'`
+runs the one a provider with a cache gets. The scripted model never
+re-reads what a cut took away, so the totals cannot price a harsher
+setting's re-reads; the report counts, per side, the edits made without
+their text in view (`quality_rereads`), which a real model would have
+preceded by a read. A missed target is
 printed, not an error; a setup error (the session did not run as
 scripted) exits 2 with its reason. `--write` appends the report to
 `bench/RESULTS.md`.
@@ -81,6 +87,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(1, str(ROOT / "bench"))
 
+from cairn.compaction.retention import retention  # noqa: E402
+from cairn.llm.cache_hints import cache_family  # noqa: E402
+from cairn.settings import Settings  # noqa: E402
 from opencode_replay import scaled_thresholds  # noqa: E402
 from quality_facts import KINDS  # noqa: E402
 from quality_measure import (  # noqa: E402
@@ -104,16 +113,24 @@ MISSING_SHOWN = 8
 
 
 def settings_for(window: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Cairn's settings: the window, the prune thresholds scaled like the replay's, then
-    `overrides` (`--set`)."""
-    protect, minimum = scaled_thresholds(window)
-    return {
-        "context_window": window,
-        "max_output_tokens": MAX_OUTPUT,
-        "prune_protect": protect,
-        "prune_minimum": minimum,
-        **(overrides or {}),
-    }
+    """Cairn's settings: the window and output reserve, then `overrides` (`--set`); the
+    compaction knobs are Cairn's own choice for the provider unless overridden."""
+    return {"context_window": window, "max_output_tokens": MAX_OUTPUT, **(overrides or {})}
+
+
+def knobs_line(settings: Settings) -> str:
+    """The compaction knobs Cairn ran with (`cairn.compaction.retention`), and the replay's."""
+    window = settings.context_window or 0
+    price = settings.cache_price(cache_family(str(settings.model)))
+    knobs = retention(settings, window, price)
+    cache = "a prompt cache" if knobs.cached else "no prompt cache"
+    return (
+        f"Cairn's compaction knobs (its choice for a provider with {cache}, `--set` "
+        f"overrides): summary at {knobs.threshold:.0%} of the input, {knobs.keep_recent:.0%} "
+        f"kept verbatim, prune protect/minimum ({knobs.prune_protect:,}, "
+        f"{knobs.prune_minimum:,}); the replay's prune protect/minimum "
+        f"{scaled_thresholds(window)}."
+    )
 
 
 def parse_set(items: list[str]) -> dict[str, Any]:
@@ -181,6 +198,8 @@ def token_lines(figures: Figures) -> list[str]:
         f"| Cairn | {figures.cairn_main:,} | {figures.cairn_compaction:,} | {figures.cairn_total:,} |",
         f"| OpenCode replay ({replay.prunes} prunes, {len(replay.compaction_tokens)} compactions) | {sum(replay.main_tokens):,} | {sum(replay.compaction_tokens):,} | {replay.total:,} |",
         f"| ratio | | | {figures.ratio:.2f}× |",
+        "",
+        f"Edits made without their text in view (a real model would read the file again first): Cairn {figures.blind_edits}, the replay {figures.replay_blind_edits}. Priced as one more request of the same size each (a lower bound), they add {figures.cairn_rereads:,} and {figures.replay_rereads:,}: ratio {figures.reread_ratio:.2f}×.",
     ]
 
 
@@ -225,7 +244,9 @@ def report(figures: Figures, command: str, window: int) -> str:
     ]
     lines = [
         *heading("Context quality over a long session (issue 12)", command),
-        f"Window {window:,} tokens, output reserve {MAX_OUTPUT:,}; prune protect/minimum {scaled_thresholds(window)} for both sides. Session: {shape}.",
+        f"Window {window:,} tokens, output reserve {MAX_OUTPUT:,}. Session: {shape}.",
+        "",
+        knobs_line(figures.settings),
         "",
         *share_table(figures),
         "",
@@ -258,10 +279,11 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
     lines = [
         *heading("Context quality: the ratio to OpenCode across windows (issue 12)", command),
         "",
-        "| window | summaries | prunes | goal folds | worst share, all facts | over budget | Cairn input | OpenCode input | ratio |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| window | summaries | prunes | goal folds | worst share, all facts | over budget | blind edits (Cairn / replay) | Cairn input | OpenCode input | ratio | ratio, re-reads priced |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     shaped: list[float] = []
+    priced: list[float] = []
     for window, figures in rows:
         shape, replay = figures.shape, figures.opencode
         assert replay is not None
@@ -270,13 +292,15 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
         mark = " (shape: " + "; ".join(warnings) + ")" if warnings else ""
         if not warnings:
             shaped.append(figures.ratio)
+            priced.append(figures.reread_ratio)
         lines.append(
-            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.2f}×{mark} |"
+            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.blind_edits} / {figures.replay_blind_edits} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.2f}×{mark} | {figures.reread_ratio:.2f}× |"
         )
     median = f"{statistics.median(shaped):.2f}×" if shaped else "n/a"
+    median_priced = f"{statistics.median(priced):.2f}×" if priced else "n/a"
     lines += [
         "",
-        f"Median ratio over the {len(shaped)} windows with the bench's shape: {median} (target ≤ {TARGET_RATIO}×).",
+        f"Median ratio over the {len(shaped)} windows with the bench's shape: {median} (target ≤ {TARGET_RATIO}×); with re-reads priced, {median_priced}.",
     ]
     return lines
 

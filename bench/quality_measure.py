@@ -11,7 +11,9 @@ the session's records (`run.messages`, `run.manifests`) and returns:
 - total input tokens of every request (main and compaction calls), and the
   total of OpenCode's requests replayed over the same message stream
   (`opencode_replay`, prune thresholds scaled to the window);
-- the session's shape: main calls, summaries, prunes, goal folds.
+- the session's shape: main calls, summaries, prunes, goal folds;
+- edits made blind on each side (`quality_rereads`): the re-reads a real model
+  would have added to that side's total.
 `check_setup` raises `SetupError` when the session is not the one the bench
 was written for (a reply not consumed, an edit that did not apply, a tool
 fact the first summary restates before the session found it).
@@ -27,6 +29,7 @@ from cairn.context.sources.system import HARNESS_RULES
 from cairn.llm.script import COMPACTION_LANE
 from cairn.llm.usage import prompt_text
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
+from cairn.settings import Settings
 from cairn.tokens.counter import count_tokens
 from opencode_replay import CallPoint, OpenCode, Peer, Replayed, replay, scaled_thresholds
 from quality_facts import (
@@ -39,6 +42,7 @@ from quality_facts import (
     request_lines,
     turn_of,
 )
+from quality_rereads import blind_edits, reread_tokens
 from quality_run import Recorded, SessionRun, SetupError
 from quality_script import Session
 from quality_spend import spend
@@ -81,6 +85,14 @@ class Figures:
     by_source: dict[str, int] = field(default_factory=dict)
     # Tokens per part of the main requests as sent (`quality_spend`).
     by_part: Counter[str] = field(default_factory=Counter[str])
+    # Edits whose text the request did not show, on Cairn's side and the replay's, and
+    # the re-reads they stand for priced as one more request each (`quality_rereads`).
+    blind_edits: int = 0
+    replay_blind_edits: int = 0
+    cairn_rereads: int = 0
+    replay_rereads: int = 0
+    # Cairn's settings in the run.
+    settings: Settings = field(default_factory=Settings)
 
     @property
     def cairn_total(self) -> int:
@@ -90,6 +102,12 @@ class Figures:
     def ratio(self) -> float:
         total = self.opencode.total if self.opencode else 0
         return self.cairn_total / total if total else float("nan")
+
+    @property
+    def reread_ratio(self) -> float:
+        """The ratio with each side's re-reads priced in."""
+        total = (self.opencode.total if self.opencode else 0) + self.replay_rereads
+        return (self.cairn_total + self.cairn_rereads) / total if total else float("nan")
 
 
 def _result_index(messages: Sequence[Message], call_id: str) -> int:
@@ -209,7 +227,7 @@ def request_tokens(request: Recorded, model: str) -> int:
 def opencode_replay(run: SessionRun, session: Session) -> Replayed:
     """OpenCode's policy over the same message stream, with Cairn's harness text and root rules.
 
-    Prune thresholds scaled to the window like Cairn's (`quality.settings_for`); requests
+    OpenCode's prune thresholds scaled to the window (`scaled_thresholds`); requests
     measured like Cairn's (`request_tokens`: messages and tool schemas, one tokenizer).
     """
     model = str(run.settings.model)
@@ -239,7 +257,7 @@ def measure(run: SessionRun, session: Session) -> Figures:
     check_setup(run, session)
     model = str(run.settings.model)
     facts = planted_facts(run, session)
-    figures = Figures()
+    figures = Figures(settings=run.settings)
     limit = (run.settings.context_window or 0) - run.settings.max_output_tokens
     main_index = 0
     after_summary = 0
@@ -268,6 +286,14 @@ def measure(run: SessionRun, session: Session) -> Figures:
                 )
     figures.by_part = spend(run.main, lambda text: count_tokens(text, model))
     figures.opencode = opencode_replay(run, session)
+    replies = session.lines[: session.main_calls]
+    blind = blind_edits([r.messages for r in run.main], replies)
+    cairn_sizes = [request_tokens(r, model) for r in run.main]
+    figures.blind_edits, figures.cairn_rereads = len(blind), reread_tokens(blind, cairn_sizes)
+    replay_main = [s for s in figures.opencode.sent if s.kind == "main"]
+    blind = blind_edits([s.messages for s in replay_main], replies)
+    figures.replay_blind_edits = len(blind)
+    figures.replay_rereads = reread_tokens(blind, [s.size for s in replay_main])
     counts = run.marker_counts()
     figures.shape = {
         "main calls": len(run.main),

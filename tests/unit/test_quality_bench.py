@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from quality_facts import Fact, ledger_facts, present, request_lines  # noqa: E402
 from quality_measure import measure  # noqa: E402
+from quality_rereads import blind_edits  # noqa: E402
 from quality_run import run_session  # noqa: E402
 from quality_script import CONSTRAINTS, build_session  # noqa: E402
 from quality_workspace import TEST_A  # noqa: E402
@@ -86,6 +87,19 @@ def test_a_command_is_found_by_its_text() -> None:
     assert not present(
         fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 8"}])
     )
+
+
+def test_an_edit_is_blind_when_a_line_of_its_old_text_is_not_in_the_request() -> None:
+    old = "def f():\n    return 1\n"
+    edit = {"toolCalls": [{"name": "edit_file", "arguments": {"path": "a.py", "old": old}}]}
+    whole = [{"role": "tool", "tool_call_id": "r", "content": "1\tdef f():\n2\t    return 1"}]
+    half = [{"role": "tool", "tool_call_id": "r", "content": "1\tdef f():\n[output pruned]"}]
+    write = {"toolCalls": [{"name": "edit_file", "arguments": {"path": "b.py", "new": "x"}}]}
+    read = {"toolCalls": [{"name": "read_file", "arguments": {"path": "a.py"}}]}
+    assert blind_edits([whole], [edit]) == []
+    assert blind_edits([half], [edit]) == [0]
+    assert blind_edits([half, half, whole], [write, read, edit]) == []  # only `old` edits count
+    assert blind_edits([whole, half], [edit, edit]) == [1]
 
 
 # -- a shortened real session -------------------------------------------------------------
