@@ -106,6 +106,26 @@ def test_watermark_keeps_the_recent_tail_and_fits_the_transcript() -> None:
     )
 
 
+def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
+    """A big read the agent just asked for stays out of the summary even with no verbatim
+    share: the next call shows it whole (before, it was summarised away unseen)."""
+    messages = [Message(id="u", role="user", parts=[TextPart(text="go")])]
+    for i in range(3):
+        messages += _step(i, "x" * 100)
+    messages += _step(3, "y" * 5_000)
+    state = read_state(messages)
+    index = choose_watermark(
+        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=100_000
+    )
+    assert index is not None and messages[index].id == "r2"
+    # Once the model has replied to that step, it may be covered like any other.
+    answered = [*messages, Message(id="a9", role="assistant", parts=[TextPart(text="done")])]
+    last = choose_watermark(
+        answered, read_state(answered), count, keep_recent_tokens=0, max_transcript_tokens=10**6
+    )
+    assert last == len(answered) - 1
+
+
 def test_test_commands_are_recognised() -> None:
     assert is_test_command("pytest -q tests")
     assert is_test_command("/usr/bin/python3.11 -m unittest -v")

@@ -6,8 +6,11 @@ form (an outline, an excerpt with the error lines — the caller's `Shorten`,
 built on the context's degrade ladder), a pruned one, or one with no such
 form, as a one-line stub with its artifact id; folded goals as their fold text. The new watermark
 keeps a recent tail of the history verbatim (measured as the context shows
-it), keeps the transcript within what the compaction call can read, and
-never separates an assistant message from the tool results that answer it.
+it), keeps the transcript within what the compaction call can read,
+never separates an assistant message from the tool results that answer it,
+and never covers the latest step while the model has not replied to it (the
+newest reply with tool calls and its results: what the agent just asked for
+reaches the next call whole, however small the verbatim share).
 """
 
 from __future__ import annotations
@@ -102,6 +105,18 @@ def _splits_step(messages: Sequence[Message], index: int) -> bool:
     return False
 
 
+def unanswered_step(messages: Sequence[Message]) -> int | None:
+    """Index of the newest reply with tool calls when only its results (and markers)
+    follow it: a step whose results the model has not seen yet."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if is_marker(message) or message.role == "tool":
+            continue
+        calls = any(isinstance(p, ToolCallPart) for p in message.parts)
+        return index if message.role == "assistant" and calls else None
+    return None
+
+
 def choose_watermark(
     messages: Sequence[Message],
     state: CompactionState,
@@ -130,6 +145,9 @@ def choose_watermark(
         last -= 1
     while last >= start and _splits_step(messages, last):
         last -= 1
+    step = unanswered_step(messages)
+    if step is not None:
+        last = min(last, step - 1)
     return last if last >= start else None
 
 
