@@ -1,29 +1,40 @@
 """The scripted session of the cache bench: a workspace and the model's replies, seeded.
 
 The workspace is a git repository holding a copy of this project's own
-`server/cairn/` sources (real Python files of every size), an `AGENTS.md`,
+`server/cairn/` sources (real Python files of every size) as they were at
+one fixed commit (`SOURCES_COMMIT`, read with `git archive`: the bench needs
+the repository's history), an `AGENTS.md`,
 and a tiny module with a unittest the session breaks and fixes. The
 session is `turns` user turns; each adds three goals and works through
 them: focus, read two to four source files (some with a line range), grep
 now and then, and either break and fix `calc.py` with the test run after
 each edit before `done`, or give up with `abandon`. Each turn ends with a
 text answer. Compaction calls are answered with a JSON narrative.
-Everything is decided by the seed, so every run (and every code version
-driven by it) sees the same replies.
+Everything is decided by the seed and the pinned sources, so every run (and
+every code version driven by it) sees the same workspace and replies. (The
+sources were copied from the working tree until stop 24, so any change to
+them, even a new module, changed which files the seeded session read and
+moved the figures: 0.70× → 0.75× at 20k for a change that left the engine's
+behaviour on the old workspace identical.)
 """
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import shutil
 import subprocess
+import tarfile
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ROOT / "server" / "cairn"
+# The commit whose `server/cairn/` the workspace copies (main at the end of stop 23).
+SOURCES_COMMIT = "e7a13909d1ec79fab9aeb3c40bc7b7b03371a2ef"
+SOURCES_PATH = "server/cairn"
 TEST_COMMAND = "python3 -m unittest -q test_calc"
 # Source files at least this large are read (smaller ones rarely matter to an agent).
 MIN_READ_CHARS = 2_500
@@ -64,9 +75,32 @@ class Step:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
+def copy_sources(target: Path) -> None:
+    """Write `SOURCES_PATH` as of `SOURCES_COMMIT` to `target` (a new folder)."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", SOURCES_COMMIT, SOURCES_PATH],
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        error = archive.stderr.decode(errors="replace").strip()
+        raise RuntimeError(
+            f"cache bench: cannot read {SOURCES_PATH} at commit {SOURCES_COMMIT[:12]} ({error});"
+            " the bench needs the repository's history: run it in a full clone"
+            " (`git fetch --unshallow` in a shallow one)"
+        )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar,
+    ):
+        tar.extractall(tmp, filter="data")
+        shutil.move(str(Path(tmp) / SOURCES_PATH), target)
+
+
 def make_workspace(folder: Path) -> list[str]:
-    """Copy the sources into `folder` (a fresh git repository); the readable files' paths."""
-    shutil.copytree(SOURCES, folder / "cairn", ignore=shutil.ignore_patterns("__pycache__"))
+    """Copy the pinned sources into `folder` (a fresh git repository); the readable files'
+    paths."""
+    copy_sources(folder / "cairn")
     (folder / "AGENTS.md").write_text(RULES)
     (folder / "calc.py").write_text(CALC)
     (folder / "test_calc.py").write_text(TEST_CALC)
