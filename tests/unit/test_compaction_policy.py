@@ -118,6 +118,11 @@ def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
         messages, state, count, keep_recent_tokens=0, max_transcript_tokens=100_000
     )
     assert index is not None and messages[index].id == "r2"
+    # A summary prepared once the model's reply to that step is in hand may cover it.
+    replied = choose_watermark(
+        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=10**6, replied=True
+    )
+    assert replied == len(messages) - 1
     # Once the model has replied to that step, it may be covered like any other.
     answered = [*messages, Message(id="a9", role="assistant", parts=[TextPart(text="done")])]
     last = choose_watermark(

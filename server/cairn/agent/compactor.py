@@ -229,9 +229,16 @@ class Compactor:
         return min(available, own)
 
     def _cut(
-        self, scope: TurnScope, messages: Sequence[Message], available: int, window: int
+        self,
+        scope: TurnScope,
+        messages: Sequence[Message],
+        available: int,
+        window: int,
+        *,
+        replied: bool = False,
     ) -> tuple[int, int] | None:
-        """The index the next summary would cover up to, and what that part costs now."""
+        """The index the next summary would cover up to, and what that part costs now
+        (`replied`: the model has answered the newest step of `messages`)."""
         state = read_state(messages)
         count = counter_for(scope.inputs.model)
         room = self._transcript_room(scope, available)
@@ -244,14 +251,16 @@ class Compactor:
             ),
             max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
             shorten=shorten_for(count),
+            replied=replied,
         )
         if index is None:
             return None
         return index, covered_tokens(messages, state, count, index)
 
-    def worth_it(self, scope: TurnScope, demand: Demand) -> bool:
+    def worth_it(self, scope: TurnScope, demand: Demand, *, replied: bool = False) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
-        cut = self._cut(scope, scope.session.messages(), demand.available, demand.window)
+        messages = scope.session.messages()
+        cut = self._cut(scope, messages, demand.available, demand.window, replied=replied)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
@@ -260,9 +269,13 @@ class Compactor:
         snapshot: ContextSnapshot,
         messages: Sequence[Message],
         available: int,
+        *,
+        replied: bool = False,
     ) -> CompactionPart | None:
-        """The summary marker for `messages` (one compaction model call), or None if nothing to cover."""
-        cut = self._cut(scope, messages, available, snapshot.budget.context_window)
+        """The summary marker for `messages` (one compaction model call), or None if nothing
+        to cover (`replied`: the model has answered the newest step, see `_cut`)."""
+        window = snapshot.budget.context_window
+        cut = self._cut(scope, messages, available, window, replied=replied)
         if cut is None:
             return None
         index = cut[0]
@@ -342,11 +355,14 @@ class Compactor:
         messages = session.messages()
         if not policy.may_summarise_again(len(messages), session.summarised_at):
             return
-        if not self.worth_it(scope, demand):
+        # Called once the model has replied to the newest step (its reply is in hand).
+        if not self.worth_it(scope, demand, replied=True):
             return
         self._event(scope, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
-            self.prepare_summary(scope, self._snapshot(scope), messages, demand.available),
+            self.prepare_summary(
+                scope, self._snapshot(scope), messages, demand.available, replied=True
+            ),
             name=f"compaction-{session.id}",
         )
 

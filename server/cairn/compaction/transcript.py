@@ -10,7 +10,9 @@ it), keeps the transcript within what the compaction call can read,
 never separates an assistant message from the tool results that answer it,
 and never covers the latest step while the model has not replied to it (the
 newest reply with tool calls and its results: what the agent just asked for
-reaches the next call whole, however small the verbatim share).
+reaches the next call whole, however small the verbatim share). A summary
+prepared in the background starts once the model has replied to the step
+(`replied`), so there the whole step may be covered.
 """
 
 from __future__ import annotations
@@ -125,8 +127,10 @@ def choose_watermark(
     keep_recent_tokens: int,
     max_transcript_tokens: int,
     shorten: Shorten | None = None,
+    replied: bool = False,
 ) -> int | None:
-    """Index of the last message the next summary covers, or None when nothing can be covered."""
+    """Index of the last message the next summary covers, or None when nothing can be
+    covered (`replied`: the model has already answered the newest step)."""
     start = state.watermark_index + 1
     last = len(messages) - 1
     tail = 0
@@ -145,7 +149,7 @@ def choose_watermark(
         last -= 1
     while last >= start and _splits_step(messages, last):
         last -= 1
-    step = unanswered_step(messages)
+    step = None if replied else unanswered_step(messages)
     if step is not None:
         last = min(last, step - 1)
     return last if last >= start else None
