@@ -183,6 +183,7 @@ class TurnLoop:
         started = clock()
         built.manifest.at = utc_now()
         usage: Usage | None = None
+        reported = False
         try:
             reply = await self.runtime.complete(
                 scope.inputs.model,
@@ -196,12 +197,12 @@ class TurnLoop:
                 time_left_s=self.time_left_s(),
                 cache=CacheHints(key=scope.session.id, breakpoints=built.breakpoints),
             )
-            usage = reply.usage
+            usage, reported = reply.usage, reply.usage_reported
             return reply
         finally:
             self.model_time_s += clock() - started
             # Recorded whether or not the call succeeded, with what the provider reported.
-            self.contexts.commit(scope, built, usage)
+            self.contexts.commit(scope, built, usage, reported=reported)
             scope.session.trace.append_manifest(built.manifest)
             scope.listener.on_context_stats(built.stats)
 
