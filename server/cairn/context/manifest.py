@@ -10,7 +10,7 @@ not in `usedInput`.
 
 `extras` is one line per kind of per-call extra (`EXTRA_SOURCES`: the
 repository map, the profile, rules, buffers, the diff, diagnostics, the
-plan) with its included tokens, so the cost of each is visible at a glance;
+plan, the ledger) with its included tokens, so the cost of each is visible at a glance;
 `token_count` says how the call's tokens were counted and calibrated.
 """
 

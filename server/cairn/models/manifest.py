@@ -50,6 +50,7 @@ EXTRA_SOURCES: tuple[Source, ...] = (
     "diff",
     "diagnostics",
     "plan",
+    "ledger",
 )
 
 # Where a block sits in the request, in request order (cairn.context.zones).
