@@ -134,6 +134,7 @@ export interface ContextStats {
   bySource: Record<string, number>;
   compaction: CompactionStats;
   cache: CacheStats;
+  tokens: TokenCount;
 }
 
 /** `cairn/deleteSession` result. */
@@ -163,6 +164,17 @@ export interface DiagnosticsParams {
 
 /** `{}` (sessions, newSession, models). */
 export type EmptyParams = Record<string, never>;
+
+/**
+ * What one kind of per-call extra (repository map, profile, rules, buffers, diff,
+ * diagnostics, plan) costs in a call: its included tokens and blocks, and blocks dropped.
+ */
+export interface ExtraCost {
+  source: string;
+  tokens: number;
+  blocks: number;
+  dropped: number;
+}
 
 export interface ForkParams {
   sessionId: string;
@@ -220,6 +232,8 @@ export interface Manifest {
   cache: ManifestCache;
   usage: Usage | null;
   at: string | null;
+  extras: ExtraCost[];
+  stats: ContextStats | null;
 }
 
 export interface ManifestBlock {
@@ -339,6 +353,20 @@ export interface SessionParams {
 /** `cairn/sessions` result. */
 export interface SessionsResult {
   sessions: SessionInfo[];
+}
+
+/**
+ * How a call's tokens are counted: the tokenizer (`exact`: the model's own, else an
+ * o200k_base estimate), the calibration factor applied to the budget (provider input
+ * tokens per counted token, learned from `samples` reported calls), and the input the
+ * provider should report for the call (counted input and tool schemas, times the factor).
+ */
+export interface TokenCount {
+  tokenizer: string;
+  exact: boolean;
+  factor: number;
+  samples: number;
+  estimatedInput: number;
 }
 
 export interface TokenUsage {

@@ -23,7 +23,9 @@ STATS_KEYS = {
     "bySource",
     "compaction",
     "cache",
+    "tokens",
 }
+TOKENS_KEYS = {"tokenizer", "exact", "factor", "samples", "estimatedInput"}
 COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}
 CACHE_KEYS = {"predictedCached", "cachedInput", "cacheWriteInput", "lastBreak"}
 MANIFEST_KEYS = {
@@ -40,6 +42,8 @@ MANIFEST_KEYS = {
     "cache",
     "usage",
     "at",
+    "extras",
+    "stats",
 }
 BLOCK_KEYS = {"source", "priority", "tokens", "version", "included", "reason", "ref", "zone"}
 ZONES = {"tools", "system", "preamble", "history", "tail"}
@@ -59,6 +63,7 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
     assert set(stats) == STATS_KEYS
     assert set(stats["compaction"]) == COMPACTION_KEYS
     assert set(stats["cache"]) == CACHE_KEYS
+    assert set(stats["tokens"]) == TOKENS_KEYS
     assert stats["availableInput"] == (
         stats["contextWindow"]
         - stats["maxOutputTokens"]
@@ -76,6 +81,8 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
     assert manifest["blocks"] and all(set(b) == BLOCK_KEYS for b in manifest["blocks"])
     assert {b["zone"] for b in manifest["blocks"]} <= ZONES
     assert set(manifest["cache"]) == {"predictedCached", "zoneHashes"}
+    assert set(manifest["stats"]) == STATS_KEYS
+    assert all(set(e) == {"source", "tokens", "blocks", "dropped"} for e in manifest["extras"])
     assert "user" in {b["source"] for b in manifest["blocks"]}
 
     for method, params, problem in BAD_CONTEXT_REQUESTS:

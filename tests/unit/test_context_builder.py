@@ -112,6 +112,8 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
         "cache",
         "usage",
         "at",
+        "extras",
+        "stats",
     }
     assert set(wire["blocks"][0]) == {
         "source",

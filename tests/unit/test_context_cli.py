@@ -83,6 +83,12 @@ def test_json_is_the_manifest_wire_shape(root: Path) -> None:
     # The user's message, then the plan the first call gets (the message is its mission).
     assert rest[0]["source"] == "system" and rest[-1]["source"] == "plan"
     assert "user" in {b["source"] for b in rest}
+    # The call's stats ride along (how it was counted, by source), and one line per extra.
+    stats = manifest["stats"]
+    assert stats["usedInput"] == manifest["usedInput"]
+    assert stats["tokens"]["tokenizer"] == "o200k_base" and stats["tokens"]["factor"] == 1.0
+    extras = {e["source"]: e["tokens"] for e in manifest["extras"]}
+    assert extras["plan"] == sum(b["tokens"] for b in rest if b["source"] == "plan")
     assert manifest["cacheBreak"] is None and set(manifest["cache"]["zoneHashes"]) >= {
         "tools",
         "system",

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -144,30 +143,48 @@ def test_cache_is_bounded_and_evicts_least_recently_used(monkeypatch: pytest.Mon
     assert spy.calls == calls + 1
 
 
-def test_loaded_litellm_counts_families_whose_tokenizer_it_bundles(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    calls: list[tuple[str, str]] = []
+# Counts a text for several models in a fresh interpreter, before and after importing
+# litellm (and its `litellm.utils`, whose tokenizer table the old counter consulted).
+SAME_COUNT_SCRIPT = """
+import json, sys
+from cairn.tokens.counter import DEFAULT_COUNTER, count_tokens, tokenizer_for
+text = sys.stdin.read()
+models = json.loads(sys.argv[1])
+before = {m: count_tokens(text, m) for m in models}
+import litellm, litellm.utils  # noqa: F401
+DEFAULT_COUNTER.clear()
+after = {m: count_tokens(text, m) for m in models}
+print(json.dumps({"before": before, "after": after,
+                  "tokenizers": {m: tokenizer_for(m).name for m in models}}))
+"""
+SAME_COUNT_MODELS = ("deepseek/deepseek-chat", "anthropic/claude-sonnet-4-5", "gpt-4o")
 
-    def token_counter(model: str, text: str) -> int:
-        calls.append((model, text))
-        return 42
 
-    def huggingface_tokenizer_kind(model: str) -> str | None:
-        return "anthropic" if model == "claude-2.1" else None
-
-    fake_litellm = types.ModuleType("litellm")
-    fake_litellm.token_counter = token_counter  # type: ignore[attr-defined]
-    fake_utils = types.ModuleType("litellm.utils")
-    fake_utils.huggingface_tokenizer_kind = huggingface_tokenizer_kind  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "litellm", fake_litellm)
-    monkeypatch.setitem(sys.modules, "litellm.utils", fake_utils)
-    monkeypatch.setattr(tokens, "_resolved", {})
-    counter = TokenCounter()
-    assert counter.count("some text", "claude-2.1") == 42
-    assert calls == [("claude-2.1", "some text")]
-    # A family litellm would have to download a tokenizer for stays on tiktoken.
-    assert counter.count("some text", "llama-3-70b") == len(
-        tokens.get_encoding(O200K).encode_ordinary("some text")
+def test_a_count_does_not_depend_on_whether_litellm_is_imported() -> None:
+    """A dry run (no litellm) and a real run (litellm loaded) count the same tokens; DeepSeek
+    models get DeepSeek's own tokenizer in both."""
+    text = Path(tokens.__file__).read_text(encoding="utf-8")
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(
+        [sys.executable, "-c", SAME_COUNT_SCRIPT, json.dumps(SAME_COUNT_MODELS)],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=300,
     )
-    assert len(calls) == 1
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["before"] == result["after"]
+    assert result["tokenizers"]["deepseek/deepseek-chat"] == tokens.DEEPSEEK_TOKENIZER
+    o200k = len(tokens.get_encoding(O200K).encode_ordinary(text))
+    assert result["before"]["deepseek/deepseek-chat"] != o200k  # its own tokenizer, not o200k
+    assert result["before"]["anthropic/claude-sonnet-4-5"] == o200k
+
+
+def test_approximated_families_are_marked_as_estimates() -> None:
+    assert tokens.tokenizer_for("anthropic/claude-sonnet-4-5") == tokens.Tokenizer(O200K, False)
+    assert tokens.tokenizer_for("gemini/gemini-2.5-pro").exact is False
+    assert tokens.tokenizer_for("openai/gpt-4o") == tokens.Tokenizer(O200K, True)
+    assert tokens.tokenizer_for("gpt-4") == tokens.Tokenizer(CL100K, True)
+    assert tokens.tokenizer_for("deepseek/deepseek-reasoner").exact is True

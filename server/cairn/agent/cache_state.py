@@ -13,7 +13,10 @@ the previous call's, and to name a break when it is not:
 - the selection memo of the previous call and the reasons of the breaks
   the engine applied since (`note_break`);
 - how many calls the current turn has made (the break policy's estimate of
-  the calls still to come).
+  the calls still to come);
+- the token calibration the turn's first call was built with (kept for the
+  rest of the turn, like the preamble: a factor learned from a call changes
+  the budget from the next turn on, never mid-turn).
 
 A new process starts with none of it: the preamble is recomputed and the
 previous manifest is read from the trace, so predictions and break reasons
@@ -30,6 +33,7 @@ from cairn.context.select import MemoKey, Outcome, without_drops
 from cairn.context.snapshot import ContextSnapshot
 from cairn.models.manifest import Manifest
 from cairn.settings import Mode
+from cairn.tokens.calibration import ModelCalibration
 
 
 @dataclass
@@ -52,6 +56,8 @@ class SessionCache:
     reasons: list[str] = field(default_factory=list)
     turn: str | None = None
     calls_in_turn: int = 0
+    # (turn, model, calibration) of the turn's first call.
+    calibration: tuple[str | None, str, ModelCalibration] | None = None
 
     def note_break(self, reason: str) -> None:
         """The engine rewrote the prefix (a fold, a prune, a summary): say why in the next

@@ -51,6 +51,7 @@ from cairn.files.workspace import Workspace
 from cairn.models.manifest import Manifest
 from cairn.models.messages import Message
 from cairn.models.session import Usage
+from cairn.tokens.calibration import Calibrations, ModelCalibration
 
 MODE_SWITCH = "mode switch"
 
@@ -109,11 +110,13 @@ class Contexts:
         files: FileSync | None = None,
         *,
         read_only: bool = False,
+        calibrations: Calibrations | None = None,
     ) -> None:
         self.workspace = workspace
         self.builder = builder
         self.files = files
         self.read_only = read_only
+        self.calibrations = calibrations or Calibrations(None)
         # One gather at a time, and no file sync during one: the repository map and the
         # profile are not thread-safe.
         self._gather_lock = threading.Lock()
@@ -147,7 +150,17 @@ class Contexts:
             preamble=preamble,
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
+            calibration=self.calibration(scope),
         )
+
+    def calibration(self, scope: TurnScope) -> ModelCalibration:
+        """The model's token calibration for the scope's next call: the one the turn's first
+        call used (frozen for the turn), else the workspace's current one."""
+        model, turn = scope.inputs.model, scope.session.current_turn_id
+        frozen = scope.session.cache.calibration
+        if frozen is not None and turn is not None and frozen[:2] == (turn, model):
+            return frozen[2]
+        return self.calibrations.get(model)
 
     def wants_preamble(self, scope: TurnScope) -> bool:
         """Whether the next build makes a fresh preamble, else the frozen one is used: frozen
@@ -298,14 +311,36 @@ class Contexts:
             scope.session.append("system", list(built.attachments), use_focus=False)
             built.attachments = []
 
-    def commit(self, scope: TurnScope, built: BuiltContext, usage: Usage | None) -> None:
-        """After a real call: keep what it sent, with the provider's usage, for the next build."""
+    @staticmethod
+    def _freeze_calibration(scope: TurnScope) -> None:
+        """Keep the calibration of the turn's first call for the rest of the turn."""
+        cache, turn = scope.session.cache, scope.session.current_turn_id
+        snapshot = cache.snapshot
+        if snapshot is None or snapshot.model != scope.inputs.model:
+            return
+        if cache.calibration is None or cache.calibration[:2] != (turn, snapshot.model):
+            cache.calibration = (turn, snapshot.model, snapshot.calibration)
+
+    def commit(
+        self,
+        scope: TurnScope,
+        built: BuiltContext,
+        usage: Usage | None,
+        *,
+        reported: bool = False,
+    ) -> None:
+        """After a real call: keep what it sent, with the provider's usage, for the next build;
+        usage the provider `reported` calibrates the model's token counts (next turn on)."""
         session = scope.session
         manifest = built.manifest
         manifest.usage = usage
+        self._freeze_calibration(scope)
         if usage is not None:
             built.stats.cache.cached_input = usage.cached_input_tokens
             built.stats.cache.cache_write_input = usage.cache_write_input_tokens
+            if reported and not self.read_only:
+                counted = built.stats.used_input + built.stats.tool_schema_tokens
+                self.calibrations.record(scope.inputs.model, counted, usage.input_tokens)
         self.previous(session)
         if manifest.cache_break:
             session.cache.last_break = manifest.cache_break

@@ -28,6 +28,7 @@ from cairn.files.workspace import Workspace
 from cairn.profile.store import DocStore, ProfileManager
 from cairn.repomap.map import RepoMap
 from cairn.settings import SettingsRef
+from cairn.tokens.calibration import Calibrations
 from cairn.trace import TraceStore
 
 logger = logging.getLogger(__name__)
@@ -93,7 +94,9 @@ def context_parts(
     )
     files = FileSync(workspace, ignore, repomap)
     registry = default_registry()
-    contexts = Contexts(workspace, builder, files, read_only=read_only)
+    contexts = Contexts(
+        workspace, builder, files, read_only=read_only, calibrations=Calibrations(docs)
+    )
     return ContextParts(
         workspace=workspace,
         store=store,

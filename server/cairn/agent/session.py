@@ -48,6 +48,7 @@ from cairn.models.session import (
     TurnRecord,
     Usage,
     UsageRecord,
+    add_by_source,
     narrows_limit,
     title_of,
 )
@@ -201,6 +202,7 @@ class Session:
         meta = self.trace.meta()
         meta.turns = [turn if t.id == turn.id else t for t in meta.turns]
         meta.usage = meta.usage.add(turn.usage)
+        add_by_source(meta.input_by_source, turn.input_by_source)
         meta.updated_at = turn.ended_at or meta.updated_at
         self.trace.save_meta(meta)
 

@@ -43,7 +43,7 @@ from cairn.llm.cache_hints import CacheHints
 from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
-from cairn.models.session import FinishReason, Mode, Turn, Usage
+from cairn.models.session import FinishReason, Mode, Turn, Usage, add_by_source
 from cairn.settings import Settings
 
 # The second reply with malformed tool-call JSON in one turn ends the turn.
@@ -72,6 +72,8 @@ class TurnLoop:
     deadline_s: float
     patches: TurnPatches
     usage: Usage = field(default_factory=Usage)
+    # Input tokens of the turn's calls per context source (their `ContextStats.by_source`).
+    input_by_source: dict[str, int] = field(default_factory=dict)
     model_time_s: float = 0.0
     texts: list[str] = field(default_factory=list)
     _partial: list[str] = field(default_factory=list)
@@ -183,6 +185,7 @@ class TurnLoop:
         started = clock()
         built.manifest.at = utc_now()
         usage: Usage | None = None
+        reported = False
         try:
             reply = await self.runtime.complete(
                 scope.inputs.model,
@@ -196,12 +199,13 @@ class TurnLoop:
                 time_left_s=self.time_left_s(),
                 cache=CacheHints(key=scope.session.id, breakpoints=built.breakpoints),
             )
-            usage = reply.usage
+            usage, reported = reply.usage, reply.usage_reported
             return reply
         finally:
             self.model_time_s += clock() - started
             # Recorded whether or not the call succeeded, with what the provider reported.
-            self.contexts.commit(scope, built, usage)
+            self.contexts.commit(scope, built, usage, reported=reported)
+            add_by_source(self.input_by_source, built.stats.by_source)
             scope.session.trace.append_manifest(built.manifest)
             scope.listener.on_context_stats(built.stats)
 
@@ -300,6 +304,7 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome, patch: str) ->
     turn.finish_reason = outcome.finish
     turn.error = outcome.error
     turn.usage = loop.usage
+    turn.input_by_source = dict(loop.input_by_source)
     loop.session.save_turn(turn)
     if outcome.error is not None and outcome.finish != "cancelled":
         loop.emit("error", outcome.error)

@@ -8,9 +8,11 @@ history and goals when `--session` is given. `--file` (repeatable) and the
 message's `@path` mentions are referenced, through the same guard and with
 the same refusals as in a real turn; a missing workspace is an error.
 Prints it as a table of blocks (with the cache zone each sits in) and
-totals — the tokens per zone, the share the provider should serve from its
-prompt cache (the unchanged prefix of the session's last call) and what it
-reported for that call — as the Manifest wire JSON (`--json`), or as the
+totals — the tokens per zone, the cost of each per-call extra (map,
+profile, rules, buffers, diff, diagnostics, plan), the tokenizer and its
+calibration, the share the provider should serve from its prompt cache
+(the unchanged prefix of the session's last call) and what it reported for
+that call — as the Manifest wire JSON (`--json`), or as the
 exact chat messages (`--text`). It is a dry run:
 no trace, no artifact, no profile document is written; only the repository
 map's index is read and refreshed, so a second run starts warm. Configured
@@ -119,9 +121,34 @@ def format_table(built: BuiltContext) -> str:
         f" + safety margin {stats.safety_margin}",
         "by source: "
         + ", ".join(f"{source} {tokens}" for source, tokens in stats.by_source.items()),
+        *extra_lines(built),
         *cache_lines(built),
     ]
     return "\n".join(lines)
+
+
+def extra_lines(built: BuiltContext) -> list[str]:
+    """What each per-call extra costs, and how the tokens were counted."""
+    tokens = built.stats.tokens
+    kind = "the model's own" if tokens.exact else "an estimate"
+    calibrated = (
+        f"budget calibrated ×{tokens.factor:g} from {tokens.samples} reported calls"
+        if tokens.samples
+        else "not calibrated yet (no reported call)"
+    )
+    lines = [
+        f"tokens: {tokens.tokenizer} ({kind}), {calibrated}; the provider should count"
+        f" about {tokens.estimated_input} input tokens"
+    ]
+    if built.manifest.extras:
+        lines.append(
+            "extras: "
+            + ", ".join(
+                f"{e.source} {e.tokens}" + (f" ({e.dropped} dropped)" if e.dropped else "")
+                for e in built.manifest.extras
+            )
+        )
+    return lines
 
 
 def cache_lines(built: BuiltContext) -> list[str]:

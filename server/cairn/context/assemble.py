@@ -42,7 +42,7 @@ from cairn.context.cache import CacheView, Preamble, break_reason, predicted_cac
 from cairn.context.degrade import DegradeContext
 from cairn.context.history import ATTACHMENT_SEQ_STEP, HistoryView, render_history
 from cairn.context.layout import Layout, layout, to_messages, zone_hashes
-from cairn.context.manifest import build_manifest, build_stats
+from cairn.context.manifest import build_manifest, build_stats, extra_costs, token_count
 from cairn.context.prefix import (
     MESSAGE_SOURCES,
     PrefixEntry,
@@ -286,7 +286,10 @@ def assemble(
             cache_write_input=usage.cache_write_input_tokens if usage else 0,
             last_break=manifest.cache_break or view.last_break,
         ),
+        token_count(snapshot.model, snapshot.calibration, snapshot.budget),
     )
+    manifest.extras = extra_costs(blocks)
+    manifest.stats = stats
     return BuiltContext(
         messages=laid.messages,
         manifest=manifest,

@@ -1,7 +1,11 @@
 """The token budget of one model call, and each model's context window.
 
 `available_input = context_window - max_output_tokens - tool_schema_tokens -
-safety_margin` (DESIGN §2.3). The context window is `settings.context_window`
+safety_margin` (DESIGN §2.3), in the units of Cairn's token counter: with a
+calibration factor `f` (provider input tokens per counted token, learned from
+reported usage: `cairn.tokens.calibration`) the provider's room for input,
+`context_window - max_output_tokens - safety_margin`, is divided by `f`
+before the tool schemas (counted) are taken off. The context window is `settings.context_window`
 when configured, else `max_input_tokens` from litellm's model map
 (`cairn.tokens.model_info`, read without importing litellm). A role's own
 model (compaction, explore) has its own window from the map.
@@ -29,15 +33,15 @@ class Budget:
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     tool_schema_tokens: int = 0
     safety_margin: int = DEFAULT_SAFETY_MARGIN
+    # Provider input tokens per counted token (1.0: counts taken as the provider's).
+    calibration: float = 1.0
 
     @property
     def available_input(self) -> int:
-        return (
-            self.context_window
-            - self.max_output_tokens
-            - self.tool_schema_tokens
-            - self.safety_margin
-        )
+        room = self.context_window - self.max_output_tokens - self.safety_margin
+        if self.calibration != 1.0:
+            room = floor(room / self.calibration)
+        return room - self.tool_schema_tokens
 
     def require_positive(self, model: str) -> int:
         """`available_input`, or BudgetError naming every term when nothing is left for input."""
@@ -46,10 +50,15 @@ class Budget:
             raise BudgetError(
                 f"no room for input with model {model!r}: context window {self.context_window}"
                 f" - max output {self.max_output_tokens} - tool schemas {self.tool_schema_tokens}"
-                f" - safety margin {self.safety_margin} = {available} tokens;"
+                f" - safety margin {self.safety_margin}{self._calibrated()} = {available} tokens;"
                 " lower max_output_tokens or safety_margin, or raise context_window"
             )
         return available
+
+    def _calibrated(self) -> str:
+        return (
+            f" (input room / calibration {self.calibration:g})" if self.calibration != 1.0 else ""
+        )
 
 
 def context_window_for(model: str, settings: Settings | None = None) -> int:

@@ -58,6 +58,7 @@ from cairn.models.manifest import ContextBlock
 from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Mode, Settings, SettingsRef, shared
+from cairn.tokens.calibration import ModelCalibration
 from cairn.tokens.counter import counter_for
 
 __all__ = [
@@ -101,6 +102,8 @@ class ContextRequest:
     role_window: int | None = None
     # Gather the profile and the repository map (False when a frozen preamble is used).
     preamble: bool = True
+    # The model's token calibration (`cairn.tokens.calibration`; none: counts as they are).
+    calibration: ModelCalibration = field(default_factory=ModelCalibration)
 
     def gather_request(self) -> GatherRequest:
         return GatherRequest(
@@ -120,6 +123,7 @@ class ContextRequest:
             call_id=self.call_id,
             window_limit=self.window_limit,
             role_window=self.role_window,
+            calibration=self.calibration,
         )
 
 

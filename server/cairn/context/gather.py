@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, framed, make_block
@@ -51,6 +51,7 @@ from cairn.models.manifest import ContextBlock, Source
 from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.settings import Mode, Settings
+from cairn.tokens.calibration import ModelCalibration
 from cairn.tokens.counter import counter_for
 
 RULES_TITLE = "Project rules: {ref}"
@@ -87,6 +88,8 @@ class GatherRequest:
     role_window: int | None = None
     # Files in play the turn read, searched or listed (rules, diagnostics, map; not shown).
     seen_files: tuple[Path, ...] = ()
+    # The model's token calibration (its factor divides the room for input).
+    calibration: ModelCalibration = field(default_factory=ModelCalibration)
 
 
 @dataclass(frozen=True)
@@ -113,20 +116,27 @@ def budget_for(
     tools: Sequence[ToolLine],
     window_limit: int | None = None,
     role_window: int | None = None,
+    calibration: float = 1.0,
 ) -> tuple[Budget, tuple[int, ...]]:
     """The budget of a call to `model` with `tools`, and each line's schema tokens: its window
-    (`role_window` for a role's own model), within `window_limit`; the offered schemas' tokens
-    are set aside (each counted once)."""
+    (`role_window` for a role's own model) with the model's `calibration` factor, within
+    `window_limit` (a window a provider stated, already in our counter's units); the offered
+    schemas' tokens are set aside (each counted once)."""
     count = counter_for(model)
     per_tool = tuple(count(schema_text(t.schema)) if t.schema is not None else 0 for t in tools)
     schema_tokens = sum(n for t, n in zip(tools, per_tool, strict=True) if t.offered)
     window = role_window or context_window_for(model, settings)
     budget = Budget(
-        context_window=min(window, window_limit) if window_limit else window,
+        context_window=window,
         max_output_tokens=settings.max_output_tokens,
         tool_schema_tokens=schema_tokens,
         safety_margin=settings.safety_margin,
+        calibration=calibration,
     )
+    if window_limit is not None:
+        learned = replace(budget, context_window=min(window, window_limit), calibration=1.0)
+        if learned.available_input < budget.available_input:
+            budget = learned
     return budget, per_tool
 
 
@@ -289,6 +299,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         request.tools,
         request.window_limit,
         request.role_window,
+        request.calibration.factor,
     )
     available = budget.require_positive(request.model)
     shown = list(request.files_in_play)
@@ -321,4 +332,5 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         in_play=tuple(workspace.relative(p) for p in shown),
         has_preamble=with_preamble,
         call_id=request.call_id,
+        calibration=request.calibration,
     )

@@ -29,6 +29,7 @@ from cairn.models.goals import GoalTree
 from cairn.models.manifest import BlockKind
 from cairn.models.messages import Message
 from cairn.settings import Mode
+from cairn.tokens.calibration import ModelCalibration
 
 AttachSource = Literal["reference", "buffer"]
 
@@ -79,6 +80,8 @@ class ContextSnapshot:
     # Whether `profile` and `repomap` were gathered (a fresh preamble can be made).
     has_preamble: bool = True
     call_id: str | None = None
+    # The model's token calibration the budget was made with (shown in the stats).
+    calibration: ModelCalibration = field(default_factory=ModelCalibration)
 
     @property
     def tool_schemas(self) -> tuple[Mapping[str, Any], ...]:

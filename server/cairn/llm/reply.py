@@ -37,3 +37,6 @@ class ModelReply:
     finish_reason: str = "stop"
     # HTTP requests the call took (retries included).
     requests: int = 1
+    # Whether the provider reported the usage (else it was counted here, and says nothing
+    # about how the provider counts: no calibration learns from it).
+    usage_reported: bool = False

@@ -67,6 +67,7 @@ def reply_of(
         tool_calls=tool_calls,
         usage=usage,
         finish_reason=finish,
+        usage_reported=accumulator.usage is not None,
     )
 
 

@@ -41,6 +41,18 @@ Source = Literal[
 # What a block is, which decides how it may be degraded when it does not fit.
 BlockKind = Literal["text", "code", "log", "message"]
 
+# The per-call extras whose cost the manifest lists one line each (`Manifest.extras`).
+EXTRA_SOURCES: tuple[Source, ...] = (
+    "repomap",
+    "profile",
+    "rules",
+    "buffer",
+    "diff",
+    "diagnostics",
+    "plan",
+    "ledger",
+)
+
 # Where a block sits in the request, in request order (cairn.context.zones).
 Zone = Literal["tools", "system", "preamble", "history", "tail"]
 
@@ -101,6 +113,16 @@ class ManifestCache(WireModel):
     zone_hashes: dict[str, str] = Field(default_factory=dict)
 
 
+class ExtraCost(WireModel):
+    """What one kind of per-call extra (repository map, profile, rules, buffers, diff,
+    diagnostics, plan) costs in a call: its included tokens and blocks, and blocks dropped."""
+
+    source: str
+    tokens: int
+    blocks: int
+    dropped: int = 0
+
+
 class Manifest(WireModel):
     session_id: str
     call_id: str | None = None
@@ -120,6 +142,10 @@ class Manifest(WireModel):
     usage: Usage | None = None
     # When the call was sent (None for a dry run).
     at: datetime | None = None
+    # One line per kind of per-call extra, in `EXTRA_SOURCES` order (absent kinds left out).
+    extras: list[ExtraCost] = Field(default_factory=list)
+    # The call's context statistics (what the meter showed for it).
+    stats: ContextStats | None = None
 
 
 class CompactionStats(WireModel):
@@ -138,6 +164,19 @@ class CacheStats(WireModel):
     last_break: str | None = None
 
 
+class TokenCount(WireModel):
+    """How a call's tokens are counted: the tokenizer (`exact`: the model's own, else an
+    o200k_base estimate), the calibration factor applied to the budget (provider input
+    tokens per counted token, learned from `samples` reported calls), and the input the
+    provider should report for the call (counted input and tool schemas, times the factor)."""
+
+    tokenizer: str = "o200k_base"
+    exact: bool = False
+    factor: float = 1.0
+    samples: int = 0
+    estimated_input: int = 0
+
+
 class ContextStats(WireModel):
     session_id: str
     context_window: int
@@ -149,3 +188,7 @@ class ContextStats(WireModel):
     by_source: dict[str, int] = Field(default_factory=dict)
     compaction: CompactionStats = Field(default_factory=CompactionStats)
     cache: CacheStats = Field(default_factory=CacheStats)
+    tokens: TokenCount = Field(default_factory=TokenCount)
+
+
+Manifest.model_rebuild()

@@ -78,6 +78,12 @@ class Usage(WireModel):
         )
 
 
+def add_by_source(total: dict[str, int], more: dict[str, int]) -> None:
+    """Add one call's (or turn's) input tokens per source into `total`."""
+    for source, tokens in more.items():
+        total[source] = total.get(source, 0) + tokens
+
+
 class Turn(WireModel):
     """One user turn: what the workspace looked like at its start, and how it ended.
 
@@ -97,6 +103,8 @@ class Turn(WireModel):
     finish_reason: TurnEnd | None = None
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    # Input tokens of the turn's calls per context source (what the map, history… cost).
+    input_by_source: dict[str, int] = Field(default_factory=dict)
     patch_artifact_id: str | None = None
     # The session's model before this turn, when the turn switched to another one.
     switched_from: str | None = None
@@ -118,6 +126,8 @@ class SessionMeta(WireModel):
     # Context windows providers reported by refusing a request (model → tokens).
     context_limits: dict[str, int] = Field(default_factory=dict)
     usage: Usage = Field(default_factory=Usage)
+    # The session's input tokens per context source, summed over its turns' calls.
+    input_by_source: dict[str, int] = Field(default_factory=dict)
     turns: list[Turn] = Field(default_factory=list)
     # Commands the user allowed for the rest of this session ("always" in an approval).
     allowed_commands: list[str] = Field(default_factory=list)

@@ -10,14 +10,17 @@ tiktoken's cache names them (sha1 of the download URL). Before the first
 `cairn.tokens.model_info` without importing litellm (that import
 costs seconds). A user-set `TIKTOKEN_CACHE_DIR` is respected.
 
-Encoding per model family (provider prefixes like `openai/` are ignored):
+Tokenizer per model family (provider prefixes like `openai/` are ignored):
 `o200k_base` for gpt-4o, gpt-4.1, gpt-4.5, gpt-5, o1/o3/o4 and gpt-oss;
-`cl100k_base` for gpt-4 and gpt-3.5 and OpenAI embeddings. Every other family
-(Claude, Gemini, Llama, the scripted model…) is approximated with
-`o200k_base`: real tokenizers disagree with it by up to ~8%, which the
-safety margin absorbs. When litellm is already imported and bundles the
-family's own tokenizer (older Claude, DeepSeek), `litellm.token_counter` is
-used instead.
+`cl100k_base` for gpt-4 and gpt-3.5 and OpenAI embeddings; DeepSeek's own
+tokenizer for the DeepSeek chat/reasoner models (the `tokenizers` file litellm
+ships, read directly: litellm's own counter is never used, so a count does
+not depend on whether litellm happens to be imported — a dry run counts what
+a real run counts). Every other family (Claude, Gemini, Llama, the scripted
+model…) is approximated with `o200k_base`; those counts are *estimates*, and
+the budget corrects them by the factor learned from the provider's reported
+input usage (`cairn.tokens.calibration`). `tokenizer_for(model)` says which
+tokenizer a model gets and whether it is the model's own.
 
 Counts are cached by (encoding, xxhash of the text) in a bounded LRU, so an
 unchanged block is never counted twice.
@@ -26,10 +29,11 @@ unchanged block is never counted twice.
 from __future__ import annotations
 
 import os
-import sys
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -45,8 +49,14 @@ FALLBACK_ENCODING = O200K
 TOKEN_CACHE_SIZE = 16_384
 # Where litellm keeps tiktoken's BPE files, relative to the litellm package folder.
 LITELLM_TOKENIZERS_SUBDIR = ("litellm_core_utils", "tokenizers")
-# litellm tokenizer kinds it ships inside the package (no download needed).
-LITELLM_BUNDLED_KINDS = frozenset({"anthropic", "deepseek"})
+# DeepSeek's own tokenizer, as litellm ships it inside its package (no download needed).
+DEEPSEEK_TOKENIZER = "deepseek"
+DEEPSEEK_TOKENIZER_FILE = "deepseek_tokenizer.json"
+# The DeepSeek models that tokenizer is for (the same rule litellm's `token_counter` uses).
+_DEEPSEEK_MODEL = re.compile(
+    r"deepseek[-_.](?:chat[-_.])?v[34]|(?:^|/)deepseek-(?:chat|reasoner|flash)(?::free)?$",
+    re.IGNORECASE,
+)
 
 # Model-name prefixes (after the provider prefix) and their tiktoken encodings; first match wins.
 _ENCODING_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -125,43 +135,60 @@ def encoding_name_for(model: str) -> str:
     return FALLBACK_ENCODING
 
 
-def _litellm_counter(model: str) -> Callable[[str], int] | None:
-    """litellm's own counter for families whose tokenizer litellm bundles, if litellm is loaded."""
-    litellm = sys.modules.get("litellm")
-    utils = sys.modules.get("litellm.utils")
-    if litellm is None or utils is None:
-        return None
-    kind_of = getattr(utils, "huggingface_tokenizer_kind", None)
-    counter = getattr(litellm, "token_counter", None)
-    if kind_of is None or counter is None:
-        return None
-    try:
-        kind = kind_of(model)
-    except Exception:
-        return None
-    if kind not in LITELLM_BUNDLED_KINDS:
-        return None
-    return lambda text: int(counter(model=model, text=text))
+def _is_deepseek(model: str) -> bool:
+    return _DEEPSEEK_MODEL.search(model) is not None
 
 
-# Tokenizer choices made once litellm is loaded (they cannot change after that).
-_resolved: dict[str, tuple[str, Callable[[str], int] | None]] = {}
+@dataclass(frozen=True)
+class Tokenizer:
+    """Which tokenizer counts a model's text: its name, and whether it is the model's own."""
+
+    name: str
+    exact: bool
 
 
-def _tokenizer_for(model: str) -> tuple[str, Callable[[str], int] | None]:
-    """(cache key of the tokenizer, litellm counter or None to use tiktoken)."""
-    known = _resolved.get(model)
-    if known is not None:
-        return known
-    litellm_count = _litellm_counter(model)
-    choice = (
-        (f"litellm:{_bare_model(model)}", litellm_count)
-        if litellm_count is not None
-        else (encoding_name_for(model), None)
-    )
-    if "litellm.utils" in sys.modules:
-        _resolved[model] = choice
-    return choice
+def tokenizer_for(model: str) -> Tokenizer:
+    """The tokenizer of `model` (see the module docstring for the families)."""
+    if _is_deepseek(model) and deepseek_tokenizer_file() is not None:
+        return Tokenizer(DEEPSEEK_TOKENIZER, exact=True)
+    bare = _bare_model(model)
+    exact = any(bare.startswith(prefix) for prefix, _name in _ENCODING_PREFIXES)
+    return Tokenizer(encoding_name_for(model), exact=exact)
+
+
+def deepseek_tokenizer_file() -> Path | None:
+    """DeepSeek's tokenizer file as litellm ships it (found without importing litellm)."""
+    folder = litellm_tokenizers_dir()
+    if folder is None:
+        return None
+    path = folder / DEEPSEEK_TOKENIZER_FILE
+    return path if path.is_file() else None
+
+
+_hf_tokenizers: dict[str, Callable[[str], int]] = {}
+
+
+def _deepseek_counter() -> Callable[[str], int]:
+    """DeepSeek's tokenizer, loaded once per process (special tokens are not added)."""
+    counter = _hf_tokenizers.get(DEEPSEEK_TOKENIZER)
+    if counter is not None:
+        return counter
+    with _lock:
+        counter = _hf_tokenizers.get(DEEPSEEK_TOKENIZER)
+        if counter is None:
+            counter = _load_deepseek()
+            _hf_tokenizers[DEEPSEEK_TOKENIZER] = counter
+    return counter
+
+
+def _load_deepseek() -> Callable[[str], int]:
+    from tokenizers import Tokenizer as HuggingFaceTokenizer
+
+    path = deepseek_tokenizer_file()
+    if path is None:
+        raise FileNotFoundError(DEEPSEEK_TOKENIZER_FILE)
+    loaded = HuggingFaceTokenizer.from_file(str(path))
+    return lambda text: len(loaded.encode(text, add_special_tokens=False).ids)
 
 
 class TokenCounter:
@@ -175,28 +202,24 @@ class TokenCounter:
     def count(self, text: str, model: str) -> int:
         if not text:
             return 0
-        tokenizer, litellm_count = _tokenizer_for(model)
+        tokenizer = tokenizer_for(model).name
         key = (tokenizer, xxhash.xxh3_128_hexdigest(text.encode("utf-8", "surrogatepass")))
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        value = self._encode_count(text, tokenizer, litellm_count)
+        value = self._encode_count(text, tokenizer)
         with self._lock:
             self._cache[key] = value
             if len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
         return value
 
-    def _encode_count(
-        self, text: str, tokenizer: str, litellm_count: Callable[[str], int] | None
-    ) -> int:
-        if litellm_count is not None:
-            try:
-                return litellm_count(text)
-            except Exception:
-                tokenizer = FALLBACK_ENCODING
+    @staticmethod
+    def _encode_count(text: str, tokenizer: str) -> int:
+        if tokenizer == DEEPSEEK_TOKENIZER:
+            return _deepseek_counter()(text)
         return len(get_encoding(tokenizer).encode_ordinary(text))
 
     def clear(self) -> None:

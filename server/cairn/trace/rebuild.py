@@ -35,6 +35,7 @@ from cairn.models.session import (
     TurnRecord,
     Usage,
     UsageRecord,
+    add_by_source,
     narrows_limit,
     title_of,
 )
@@ -99,8 +100,10 @@ def meta_from_records(
             extra = extra.add(record.usage)
     ordered = sorted(turns.values(), key=lambda t: t.started_at)
     usage = extra
+    by_source: dict[str, int] = {}
     for turn in ordered:
         usage = usage.add(turn.usage)
+        add_by_source(by_source, turn.input_by_source)
     origin = _session_record(session_id, journal)
     created = origin.created_at if origin is not None else fallback_created
     first_user = next((m for m in messages if m.role == "user" and m.turn_id is not None), None)
@@ -123,6 +126,7 @@ def meta_from_records(
         updated_at=max(times),
         model=latest_model or (origin.model if origin is not None else None),
         usage=usage,
+        input_by_source=by_source,
         turns=ordered,
         configured_model=recorded.configured_model,
         context_limits=recorded.context_limits,
@@ -189,6 +193,7 @@ def _reconcile_turns(meta: SessionMeta, rebuilt: SessionMeta) -> list[str]:
     if changed:
         meta.turns = sorted(known.values(), key=lambda t: t.started_at)
         meta.usage = rebuilt.usage
+        meta.input_by_source = rebuilt.input_by_source
         meta.updated_at = max(meta.updated_at, rebuilt.updated_at)
         meta.model = rebuilt.model or meta.model
     if started:
