@@ -184,7 +184,7 @@ def target_lines(figures: Figures) -> list[str]:
         f"- over-budget calls: {figures.over_budget_requests} requests, {figures.over_budget_manifests} manifests — target 0: {_mark(over == 0)}"
     )
     out.append(
-        f"- input tokens: {figures.ratio:.2f}× OpenCode — target ≤ {TARGET_RATIO}×: {_mark(figures.ratio <= TARGET_RATIO)}"
+        f"- input tokens: {figures.ratio:.3f}× OpenCode — target ≤ {TARGET_RATIO}×: {_mark(figures.ratio <= TARGET_RATIO)}"
     )
     return out
 
@@ -197,9 +197,9 @@ def token_lines(figures: Figures) -> list[str]:
         "| --- | --- | --- | --- |",
         f"| Cairn | {figures.cairn_main:,} | {figures.cairn_compaction:,} | {figures.cairn_total:,} |",
         f"| OpenCode replay ({replay.prunes} prunes, {len(replay.compaction_tokens)} compactions) | {sum(replay.main_tokens):,} | {sum(replay.compaction_tokens):,} | {replay.total:,} |",
-        f"| ratio | | | {figures.ratio:.2f}× |",
+        f"| ratio | | | {figures.ratio:.3f}× |",
         "",
-        f"Edits made without their text in view (a real model would read the file again first): Cairn {figures.blind_edits}, the replay {figures.replay_blind_edits}. Priced as one more request of the same size each (a lower bound), they add {figures.cairn_rereads:,} and {figures.replay_rereads:,}: ratio {figures.reread_ratio:.2f}×.",
+        f"Edits made without their text in view (a real model would read the file again first): Cairn {figures.blind_edits}, the replay {figures.replay_blind_edits}. Priced as one more request of the same size each (a lower bound), they add {figures.cairn_rereads:,} and {figures.replay_rereads:,}: ratio {figures.reread_ratio:.3f}×.",
     ]
 
 
@@ -294,10 +294,10 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
             shaped.append(figures.ratio)
             priced.append(figures.reread_ratio)
         lines.append(
-            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.blind_edits} / {figures.replay_blind_edits} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.2f}×{mark} | {figures.reread_ratio:.2f}× |"
+            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {over} | {figures.blind_edits} / {figures.replay_blind_edits} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.3f}×{mark} | {figures.reread_ratio:.3f}× |"
         )
-    median = f"{statistics.median(shaped):.2f}×" if shaped else "n/a"
-    median_priced = f"{statistics.median(priced):.2f}×" if priced else "n/a"
+    median = f"{statistics.median(shaped):.3f}×" if shaped else "n/a"
+    median_priced = f"{statistics.median(priced):.3f}×" if priced else "n/a"
     lines += [
         "",
         f"Median ratio over the {len(shaped)} windows with the bench's shape: {median} (target ≤ {TARGET_RATIO}×); with re-reads priced, {median_priced}.",
