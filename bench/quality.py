@@ -88,7 +88,7 @@ sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(1, str(ROOT / "bench"))
 
 from cairn.compaction.retention import retention  # noqa: E402
-from cairn.llm.cache_hints import cache_family  # noqa: E402
+from cairn.llm.cache_hints import model_cache_price  # noqa: E402
 from cairn.settings import Settings  # noqa: E402
 from opencode_replay import scaled_thresholds  # noqa: E402
 from quality_facts import KINDS  # noqa: E402
@@ -121,7 +121,7 @@ def settings_for(window: int, overrides: dict[str, Any] | None = None) -> dict[s
 def knobs_line(settings: Settings) -> str:
     """The compaction knobs Cairn ran with (`cairn.compaction.retention`), and the replay's."""
     window = settings.context_window or 0
-    price = settings.cache_price(cache_family(str(settings.model)))
+    price = model_cache_price(settings, str(settings.model))
     knobs = retention(settings, window, price)
     cache = "a prompt cache" if knobs.cached else "no prompt cache"
     return (

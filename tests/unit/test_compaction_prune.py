@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from cairn.agent.inputs import TurnInputs
 from cairn.compaction.prune import plan_prune
 from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
+from cairn.settings import Settings
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 
@@ -140,30 +143,46 @@ async def test_prune_through_the_engine_stubs_old_outputs(tmp_path: Path) -> Non
     engine.close()
 
 
-async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path) -> None:
-    """A 12k window is smaller than OpenCode's protected 40k: with that as the threshold
-    its old outputs would never be pruned (the retention policy scales it to the window)."""
+async def read_file_turns(
+    root: Path, lines: int, **settings: Any
+) -> tuple[Settings, list[Message]]:
+    """Six turns that each read one `lines`-line file (a.txt … f.txt) on one session: the
+    engine's settings and the session's messages."""
     names = "abcdef"
     for name in names:
-        body = "\n".join(f"{name} line {i}: some recorded output here" for i in range(80))
-        (tmp_path / f"{name}.txt").write_text(body)
+        body = "\n".join(f"{name} line {i}: some recorded output here" for i in range(lines))
+        (root / f"{name}.txt").write_text(body)
     script = []
     for name in names:
         script += [reply("", call("read_file", path=f"{name}.txt")), reply(f"read {name}")]
-    engine = make_engine(tmp_path, script, context_window=12_000, max_output_tokens=1_000)
-    assert engine.settings.prune_protect is None  # the defaults
-    sid = (await engine.turn("read a")).session_id
-    for name in names[1:]:
-        await engine.turn(f"read {name}", session_id=sid)
-    messages = engine.session(sid).messages()
-    markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
-    assert [p.kind for p in markers] == ["prune"] * len(markers) and markers
+    engine = make_engine(root, script, max_output_tokens=1_000, **settings)
+    try:
+        sid = (await engine.turn(f"read {names[0]}")).session_id
+        for name in names[1:]:
+            await engine.turn(f"read {name}", session_id=sid)
+        return engine.settings, list(engine.session(sid).messages())
+    finally:
+        engine.close()
+
+
+def pruned_paths(messages: Sequence[Message]) -> set[str]:
+    """The paths of the `read_file` results the session's prunes stubbed out."""
     reads = {
-        p.call_id: p.data.get("path")
+        p.call_id: str(p.data.get("path"))
         for m in messages
         for p in m.parts
         if isinstance(p, ToolResultPart) and p.data
     }
-    pruned = {reads[c] for p in markers for c in p.pruned_call_ids}
+    markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
+    return {reads[c] for p in markers if p.kind == "prune" for c in p.pruned_call_ids}
+
+
+async def test_a_small_window_prunes_with_the_default_thresholds(tmp_path: Path) -> None:
+    """A 12k window is smaller than OpenCode's protected 40k: with that as the threshold
+    its old outputs would never be pruned (the retention policy scales it to the window)."""
+    settings, messages = await read_file_turns(tmp_path, 80, context_window=12_000)
+    assert settings.prune_protect is None  # the defaults
+    markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
+    assert [p.kind for p in markers] == ["prune"] * len(markers) and markers
+    pruned = pruned_paths(messages)
     assert "a.txt" in pruned and not pruned & {"e.txt", "f.txt"}  # the last two turns stay
-    engine.close()

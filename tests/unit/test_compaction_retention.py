@@ -9,9 +9,8 @@ import pytest
 
 from cairn.compaction.retention import retention
 from cairn.llm.report import models_report
-from cairn.models.messages import CompactionPart, ToolResultPart
 from cairn.settings import DEFAULT_CACHE_PRICES, CachePrice, Settings, settings_origins
-from tests.unit.test_agent_support import call, make_engine, reply
+from tests.unit.test_compaction_prune import pruned_paths, read_file_turns
 
 CACHED = DEFAULT_CACHE_PRICES["anthropic"]
 UNCACHED = DEFAULT_CACHE_PRICES["none"]
@@ -53,31 +52,10 @@ def test_a_value_the_user_set_is_used_as_given(price: CachePrice) -> None:
     assert one.threshold == retention(Settings(), 32_000, price).threshold
 
 
-async def _pruned_paths(tmp_path: Path, **settings: Any) -> set[str]:
-    """Run six turns that each read one file; the paths whose reads were pruned."""
-    names = "abcdef"
-    for name in names:
-        body = "\n".join(f"{name} line {i}: some recorded output here" for i in range(40))
-        (tmp_path / f"{name}.txt").write_text(body)
-    script = []
-    for name in names:
-        script += [reply("", call("read_file", path=f"{name}.txt")), reply(f"read {name}")]
-    engine = make_engine(
-        tmp_path, script, context_window=40_000, max_output_tokens=1_000, **settings
-    )
-    sid = (await engine.turn(f"read {names[0]}")).session_id
-    for name in names[1:]:
-        await engine.turn(f"read {name}", session_id=sid)
-    messages = engine.session(sid).messages()
-    engine.close()
-    reads = {
-        p.call_id: str(p.data.get("path"))
-        for m in messages
-        for p in m.parts
-        if isinstance(p, ToolResultPart) and p.data
-    }
-    markers = [p for m in messages for p in m.parts if isinstance(p, CompactionPart)]
-    return {reads[c] for p in markers if p.kind == "prune" for c in p.pruned_call_ids}
+async def _pruned_paths(root: Path, **settings: Any) -> set[str]:
+    """Six turns that each read one ~600-token file at 40k: the paths whose reads were pruned."""
+    _, messages = await read_file_turns(root, 40, context_window=40_000, **settings)
+    return pruned_paths(messages)
 
 
 async def test_the_same_session_prunes_without_a_cache_and_keeps_its_reads_with_one(

@@ -28,7 +28,7 @@ from cairn.compaction.cache_policy import (
 from cairn.context.builder import BuiltContext
 from cairn.context.prefix import common_prefix, entries_of
 from cairn.context.snapshot import ContextSnapshot
-from cairn.llm.cache_hints import cache_family
+from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import CompactionPart, Message
 
 PROBE_ID = "probe-marker"
@@ -103,7 +103,7 @@ def decide(
     return decide_break(
         candidate,
         remaining_calls=remaining,
-        price=settings.cache_price(cache_family(scope.inputs.model)),
+        price=model_cache_price(settings, scope.inputs.model),
         budget_needs=budget_needs,
         cold=cold_now(contexts, scope),
     )

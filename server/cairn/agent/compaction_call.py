@@ -38,7 +38,7 @@ from cairn.context.builder import BuiltContext
 from cairn.context.redact import redact_messages
 from cairn.errors import CairnError
 from cairn.llm import ModelRuntime
-from cairn.llm.cache_hints import CacheHints, cache_family
+from cairn.llm.cache_hints import CacheHints, model_cache_price
 from cairn.models.messages import Message
 from cairn.settings import Settings
 from cairn.tokens.counter import counter_for
@@ -46,7 +46,7 @@ from cairn.tokens.counter import counter_for
 
 def prefix_is_cached(settings: Settings, model: str) -> bool:
     """Whether `model`'s provider serves a repeated prefix for less than its full price."""
-    return settings.cache_price(cache_family(model)).cached
+    return model_cache_price(settings, model).cached
 
 
 def compaction_request(

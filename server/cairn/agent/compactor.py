@@ -61,7 +61,7 @@ from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
-from cairn.llm.cache_hints import cache_family
+from cairn.llm.cache_hints import model_cache_price
 from cairn.models.events import CompactionEvent, CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
@@ -92,7 +92,7 @@ class Compactor:
     def retention(self, scope: TurnScope, window: int) -> Retention:
         """The compaction knobs for the turn's main model in a `window`-token context: the
         settings, the unset ones from its provider's cache price (`compaction.retention`)."""
-        price = self.settings.cache_price(cache_family(scope.inputs.model))
+        price = model_cache_price(self.settings, scope.inputs.model)
         return retention(self.settings, window, price)
 
     # -- events ----------------------------------------------------------------

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cairn.settings import CacheFamily
+from cairn.settings import CacheFamily, CachePrice, Settings
 from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
 ANTHROPIC: Final[CacheFamily] = "anthropic"
@@ -78,6 +78,11 @@ def cache_family(model: str) -> CacheFamily:
     if provider in OPENAI_PROVIDERS or (not provider and rest.startswith(OPENAI_NAME_PREFIXES)):
         return OPENAI
     return AUTOMATIC if provider else NONE
+
+
+def model_cache_price(settings: Settings, model: str) -> CachePrice:
+    """The prompt-cache prices of `model`'s provider: its family's, configured or default."""
+    return settings.cache_price(cache_family(model))
 
 
 def _marked(message: Mapping[str, Any]) -> dict[str, Any]:

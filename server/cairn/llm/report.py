@@ -20,7 +20,7 @@ from pathlib import Path
 from cairn.compaction.retention import Retention, retention
 from cairn.context.budget import role_window
 from cairn.errors import BudgetError
-from cairn.llm.cache_hints import cache_family
+from cairn.llm.cache_hints import model_cache_price
 from cairn.llm.provider import ProviderSetup, provider_setup
 from cairn.settings import ROLES, Origin, Role, Settings, role_model
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_map_window, model_max_output
@@ -132,7 +132,7 @@ def role_report(
         )
     knobs = None
     if role == "main" and window is not None:
-        knobs = retention(settings, window, settings.cache_price(cache_family(model)))
+        knobs = retention(settings, window, model_cache_price(settings, model))
     return RoleReport(
         role, model, origin, setup, window, source, limit, reserved, problems, notes, knobs
     )
