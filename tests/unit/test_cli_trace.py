@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agent.recovery import fork_session
+from cairn.agent.sessions.recovery import fork_session
 from cairn.goals import apply_goal
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message, TextPart, ToolCallPart

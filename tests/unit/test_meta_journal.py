@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agent.recovery import recover
-from cairn.agent.session import Session, session_model
+from cairn.agent.sessions.recovery import recover
+from cairn.agent.sessions.session import Session, session_model
 from cairn.goals.replay import replay_goals
 from cairn.models.messages import TextPart
 from cairn.models.session import AllowRecord, LimitRecord, ModelSetting, Turn, TurnRecord

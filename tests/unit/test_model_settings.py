@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agent.session import session_model
+from cairn.agent.sessions.session import session_model
 from cairn.context.budget import OVERFLOW_SHRINK, learned_window, role_window
 from cairn.errors import SettingsError
 from cairn.llm.guide import EXAMPLE_MODELS, no_model_message

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.engine import Engine
-from cairn.agent.recovery import recover
-from cairn.agent.session import Session
+from cairn.agent.sessions.recovery import recover
+from cairn.agent.sessions.session import Session
 from cairn.goals import apply_verb
 from cairn.goals.replay import replay_goals
 from cairn.models.messages import TextPart

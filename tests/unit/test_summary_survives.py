@@ -3,7 +3,7 @@ the retry gate on overflow (issue 12, item 6)."""
 
 from __future__ import annotations
 
-from cairn.agent.transcript_forms import shorten_for
+from cairn.agent.compaction.transcript_forms import shorten_for
 from cairn.compaction import policy
 from cairn.compaction.markers import CompactionState
 from cairn.compaction.transcript import TRANSCRIPT_TOOL_OUTPUT_MAX_TOKENS, render_transcript

@@ -9,11 +9,8 @@ from typing import Any, ClassVar
 import pytest
 from pydantic import ValidationError
 
-from cairn.agent.explore import Explorer
-from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
-from cairn.agent.scope import TurnScope, main_scope
-from cairn.agent.session import Session
+from cairn.agent.sessions.session import Session
 from cairn.agent.tools import (
     READ_ONLY_TOOLS,
     Tool,
@@ -25,6 +22,9 @@ from cairn.agent.tools import (
 )
 from cairn.agent.tools.explore import ExploreArgs
 from cairn.agent.tools.goal import GoalArgs
+from cairn.agent.turn.explore import Explorer
+from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.turn.scope import TurnScope, main_scope
 from cairn.errors import InvalidRequestError
 from cairn.files.workspace import Workspace
 from cairn.models.diagnostics import Diagnostic, Position, Range

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agent.goal_ops import change_goal, set_mission
 from cairn.agent.listener import SafeListener
-from cairn.agent.recovery import recover
-from cairn.agent.session import Session
+from cairn.agent.sessions.recovery import recover
+from cairn.agent.sessions.session import Session
+from cairn.agent.turn.goal_ops import change_goal, set_mission
 from cairn.goals import apply_verb
 from cairn.goals.replay import replay_goals
 from cairn.models.base import utc_now

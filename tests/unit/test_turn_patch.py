@@ -10,7 +10,7 @@ import pytest
 
 from cairn.agent.api import Approval, ApprovalRequest
 from cairn.agent.engine import Engine
-from cairn.agent.snapshot import dirty_hash
+from cairn.agent.sessions.snapshot import dirty_hash
 from cairn.models.session import Turn
 from cairn.settings import Settings
 from tests.unit.test_agent_support import call, make_engine, reply, write_script

@@ -37,7 +37,7 @@ from cairn.acp.rpc import (
     RpcError,
 )
 from cairn.acp.schema import ClientCapabilities, InitializeParams
-from cairn.agent.stopping import stop_tasks
+from cairn.agent.turn.stopping import stop_tasks
 from cairn.errors import CairnError
 from cairn.stop_signals import exit_code, on_stop_signals
 

@@ -10,7 +10,7 @@ and the explorer that runs branch turns through it. All of them read one
 one is created on first use (or by `new_session`), in memory until its first
 record; any other is opened from its trace, so a new engine on the same
 workspace resumes a session by id, on the session's model
-(`session_model`); `cairn.agent.session_book` keeps them. A turn that cannot call its model (none configured, the
+(`session_model`); `cairn.agent.sessions.book` keeps them. A turn that cannot call its model (none configured, the
 key variable unset, a scripted model without its script) fails before
 anything is recorded. Each turn runs in its
 own `TurnScope`; work on a session between turns (a dry run, a goal the
@@ -39,21 +39,21 @@ from cairn.agent.api import (
     FixTarget,
     TextReader,
 )
-from cairn.agent.compactor import Compactor
-from cairn.agent.explore import Explorer
-from cairn.agent.goal_ops import change_goal
-from cairn.agent.inputs import TurnInputs, user_parts
+from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.listener import SafeListener
-from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
-from cairn.agent.processes import ProcessGroups
-from cairn.agent.restore import restore_turn
-from cairn.agent.runner import EditorSide, TurnRunner, session_cursor
-from cairn.agent.scope import TurnScope, main_scope
-from cairn.agent.session import Session, session_model
-from cairn.agent.session_book import SessionBook
-from cairn.agent.snapshot import TurnPatches, workspace_snapshots
-from cairn.agent.transcript import build_transcript
+from cairn.agent.sessions.book import SessionBook
+from cairn.agent.sessions.restore import restore_turn
+from cairn.agent.sessions.session import Session, session_model
+from cairn.agent.sessions.snapshot import TurnPatches, workspace_snapshots
+from cairn.agent.sessions.transcript import build_transcript
+from cairn.agent.turn.explore import Explorer
+from cairn.agent.turn.goal_ops import change_goal
+from cairn.agent.turn.inputs import TurnInputs, user_parts
+from cairn.agent.turn.offer import make_offer
+from cairn.agent.turn.processes import ProcessGroups
+from cairn.agent.turn.runner import EditorSide, TurnRunner, session_cursor
+from cairn.agent.turn.scope import TurnScope, main_scope
 from cairn.context.mentions import turn_references
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.workspace import uri_to_path
@@ -137,7 +137,7 @@ class Engine:
         """The current settings (`update_settings` replaces them for every part at once)."""
         return self.config.current
 
-    # -- sessions (`cairn.agent.session_book`) ---------------------------------------
+    # -- sessions (`cairn.agent.sessions.book`) ---------------------------------------
 
     @property
     def active_session_id(self) -> str:
@@ -269,7 +269,7 @@ class Engine:
     async def restore(
         self, session_id: str, turn_id: str, *, files: bool = True, conversation: bool = False
     ) -> RestoreResult:
-        """Back to before a turn: its files and/or its conversation (`cairn.agent.restore`)."""
+        """Back to before a turn: its files and/or its conversation (`cairn.agent.sessions.restore`)."""
         result = await restore_turn(
             self.store,
             self.session(session_id),

@@ -26,12 +26,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
-from cairn.agent.offer import make_offer
 from cairn.agent.parts import context_parts
-from cairn.agent.scope import main_scope
-from cairn.agent.session import Session, session_model
+from cairn.agent.sessions.session import Session, session_model
+from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.turn.offer import make_offer
+from cairn.agent.turn.scope import main_scope
 from cairn.context.builder import BuiltContext
 from cairn.context.mentions import turn_references
 from cairn.errors import NoModelError

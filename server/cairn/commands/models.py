@@ -20,7 +20,7 @@ from typing import Any
 
 import typer
 
-from cairn.agent.session import session_model
+from cairn.agent.sessions.session import session_model
 from cairn.commands.checks import require_workspace
 from cairn.compaction.retention import Retention
 from cairn.llm.guide import no_model_message

@@ -5,7 +5,7 @@
 but nothing is written. `fork` copies a session up to a message with the
 goal tree of that moment; `delete` removes one after a confirmation (or
 `--yes`); `repair` brings a session's records back to a consistent state
-(`cairn.agent.recovery`) and says what it did.
+(`cairn.agent.sessions.recovery`) and says what it did.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import typer
 
-from cairn.agent.recovery import fork_session, goals_of, meta_of, recover
+from cairn.agent.sessions.recovery import fork_session, goals_of, meta_of, recover
 from cairn.commands.checks import require_workspace
 from cairn.commands.trace_view import (
     SessionData,

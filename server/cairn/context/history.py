@@ -1,6 +1,6 @@
 """Recorded messages → history blocks, with the compaction markers applied.
 
-The three markers (`CompactionPart` kinds, written by `cairn.agent.compactor`):
+The three markers (`CompactionPart` kinds, written by `cairn.agent.compaction.compactor`):
 - `prune`: a pruned tool result is shown as a one-line stub naming the exact
   call that reads it again:
   `[output pruned: <n> tokens; read_file("artifact:<id>") shows it again]`;

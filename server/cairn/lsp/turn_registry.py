@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import MsgId
 
-from cairn.agent.stopping import TURN_STOP_TIMEOUT_S, stop_tasks
+from cairn.agent.turn.stopping import TURN_STOP_TIMEOUT_S, stop_tasks
 from cairn.lsp import methods
 from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.progress import ProgressBar

@@ -3,7 +3,7 @@
 A turn records the model it ran on (and the one before, when the turn
 switched models); the session keeps its current model, the model setting
 in force when it last ran (a changed setting is a new choice, see
-`cairn.agent.session.session_model`) and the context limits providers
+`cairn.agent.sessions.session.session_model`) and the context limits providers
 reported for it (`context_limits`: model → tokens), which later calls
 respect.
 

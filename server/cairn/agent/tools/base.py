@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from cairn.agent.api import Approver, CallSite, CommandRunner, EditApplier, TextReader
-from cairn.agent.processes import ProcessGroups
+from cairn.agent.turn.processes import ProcessGroups
 from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
@@ -27,7 +27,7 @@ from cairn.files.workspace import Workspace
 from cairn.settings import Settings, SettingsRef
 
 if TYPE_CHECKING:
-    from cairn.agent.scope import TurnScope
+    from cairn.agent.turn.scope import TurnScope
 
 # Longest tool output (characters) handed to the model inline; longer goes to an artifact.
 MAX_INLINE_OUTPUT_CHARS = 24_000

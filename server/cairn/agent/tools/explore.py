@@ -3,7 +3,7 @@
 `ExploreArgs` checks the call once (1 to `MAX_EXPLORE_BRANCHES` non-empty
 branches, stripped; an empty `background` counts as none). The tool hands
 the typed arguments and its turn's scope to the turn's explorer
-(`cairn.agent.explore`), which runs one read-only sub-agent per branch
+(`cairn.agent.turn.explore`), which runs one read-only sub-agent per branch
 (concurrently, up to `explore_concurrency`), each seeded by `background` or
 the parent's messages, and returns their conclusions as one JSON text, the
 tool's output. Branches cannot explore further (their scope has no explorer).

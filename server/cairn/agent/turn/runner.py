@@ -20,18 +20,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
-from cairn.agent.compactor import Compactor
-from cairn.agent.contexts import Contexts
-from cairn.agent.goal_ops import set_mission
+from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.ids import turn_id
-from cairn.agent.processes import ProcessGroups
-from cairn.agent.recorder import EditCapture
-from cairn.agent.scope import TurnScope
-from cairn.agent.session import Session
-from cairn.agent.snapshot import TurnPatches
-from cairn.agent.tooling import ToolRunner
+from cairn.agent.sessions.session import Session
+from cairn.agent.sessions.snapshot import TurnPatches
 from cairn.agent.tools import ToolContext, ToolRegistry
-from cairn.agent.turn import TurnLoop, new_turn, run_loop
+from cairn.agent.turn.contexts import Contexts
+from cairn.agent.turn.goal_ops import set_mission
+from cairn.agent.turn.loop import TurnLoop, new_turn, run_loop
+from cairn.agent.turn.processes import ProcessGroups
+from cairn.agent.turn.recorder import EditCapture
+from cairn.agent.turn.scope import TurnScope
+from cairn.agent.turn.tooling import ToolRunner
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
 from cairn.llm import ModelRuntime
@@ -126,7 +126,7 @@ class TurnRunner:
         )
 
     async def run(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
-        """Run one turn to its end (see `cairn.agent.turn`)."""
+        """Run one turn to its end (see `cairn.agent.turn.loop`)."""
         session = scope.session
         async with session.turn_lock:
             session.current_turn_id = turn_id()

@@ -11,7 +11,7 @@ the provider caches nothing (its cache price reads at full price: a local
 server, the scripted model; the prefix would be paid whole again, and the
 transcript is smaller) is a fresh transcript of the messages to cover sent
 instead (large tool outputs as
-their outline or excerpt, `cairn.agent.transcript_forms`), with no tools, through the
+their outline or excerpt, `cairn.agent.compaction.transcript_forms`), with no tools, through the
 builder's secret redaction (the prefix was redacted when it was assembled). A failed
 call leaves the narrative empty (the summary still carries the ledger);
 its usage is added to the session's.
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cairn.agent.contexts import Contexts
-from cairn.agent.scope import TurnScope
-from cairn.agent.transcript_forms import shorten_for
+from cairn.agent.compaction.transcript_forms import shorten_for
+from cairn.agent.turn.contexts import Contexts
+from cairn.agent.turn.scope import TurnScope
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import (
     COMPACTION_AGENT,

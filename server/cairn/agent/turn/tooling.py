@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cairn.agent.api import ToolCallEvent
-from cairn.agent.recorder import EditCapture, output_artifact, record_edits
-from cairn.agent.scope import TurnScope
 from cairn.agent.tools import ToolContext, ToolOutcome
+from cairn.agent.turn.recorder import EditCapture, output_artifact, record_edits
+from cairn.agent.turn.scope import TurnScope
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart

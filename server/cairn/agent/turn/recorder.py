@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.agent.api import CallSite, EditApplier, FileEdit, TextReader
-from cairn.agent.snapshot import EditLog
+from cairn.agent.sessions.snapshot import EditLog
 from cairn.agent.tools import ToolOutcome
 from cairn.files.workspace import Workspace
 from cairn.trace import Trace

@@ -3,7 +3,7 @@
 A `SessionBook` keeps each session of one trace store open once. The active
 session is created on first use (or by `new`), in memory until its first
 record; any other is opened from its trace when first asked for, which also
-recovers it (`cairn.agent.recovery`: turns left open by a dead process closed
+recovers it (`cairn.agent.sessions.recovery`: turns left open by a dead process closed
 as interrupted, damaged documents rebuilt), with a log line per repair. Forks
 are titled after their parent; deleting a session cancels its background
 work and closes its trace. `close` closes every open session.
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cairn.agent.recovery import fork_session, recover
-from cairn.agent.session import Session
+from cairn.agent.sessions.recovery import fork_session, recover
+from cairn.agent.sessions.session import Session
 from cairn.models.base import utc_now
 from cairn.models.events import SessionInfo
 from cairn.trace.rebuild import open_turns

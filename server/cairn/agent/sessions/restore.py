@@ -15,7 +15,7 @@ patches are never undone twice.
 
 Conversation: a fork of the session with the messages before the turn's
 user message and the goal tree as it was when the turn started, replayed
-from the goal operations of those messages (`cairn.agent.recovery.
+from the goal operations of those messages (`cairn.agent.sessions.recovery.
 fork_session`; no mission when the turn was the session's first: the
 mission came from that prompt), titled after its parent.
 """
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.agent.api import CallSite, EditApplier
-from cairn.agent.recorder import current_text
-from cairn.agent.recovery import fork_session
-from cairn.agent.session import Session
+from cairn.agent.sessions.recovery import fork_session
+from cairn.agent.sessions.session import Session
+from cairn.agent.turn.recorder import current_text
 from cairn.errors import CairnError, InvalidRequestError
 from cairn.files.patches import (
     FileChange,

@@ -26,18 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn.agent.inputs import TurnInputs
 from cairn.agent.listener import SafeListener
-from cairn.agent.offer import ToolOffer, builtin_offer, offered_tools
-from cairn.agent.session import Session
-from cairn.agent.snapshot import EditLog
+from cairn.agent.sessions.session import Session
+from cairn.agent.sessions.snapshot import EditLog
 from cairn.agent.tools import ToolRegistry
 from cairn.agent.tools.tool_search import found_in
+from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.turn.offer import ToolOffer, builtin_offer, offered_tools
 
 __all__ = ["TurnScope", "branch_scope", "main_scope", "offered_tools"]
 
 if TYPE_CHECKING:
-    from cairn.agent.explore import Explorer
+    from cairn.agent.turn.explore import Explorer
 
 # Files and folders a turn's reads, searches and listings bring into play, at most.
 MAX_SEEN = 200

@@ -23,7 +23,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.cache_state import SessionCache
+from cairn.agent.compaction.cache_state import SessionCache
 from cairn.agent.ids import message_id
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree

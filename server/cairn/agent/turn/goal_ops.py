@@ -16,7 +16,7 @@ lines show) says what the call did.
 from __future__ import annotations
 
 from cairn.agent.listener import SafeListener
-from cairn.agent.session import PendingFold, Session
+from cairn.agent.sessions.session import PendingFold, Session
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import GoalVerb, apply_verb, iter_goals, render_tree
 from cairn.goals.replay import mission_of

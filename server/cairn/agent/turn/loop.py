@@ -7,14 +7,14 @@ with a message), or when the awaiting task is cancelled (`cancelled`: the
 text streamed so far is recorded, the turn is saved, and the cancellation
 propagates). The turn record keeps its start snapshot, model, mode, usage,
 finish reason and its patch: every change to the workspace between the start
-snapshot and its end (`cairn.agent.snapshot`). Everything the turn shares
+snapshot and its end (`cairn.agent.sessions.snapshot`). Everything the turn shares
 with its tools and the compactor is in its `TurnScope`.
 
 Each retry of a model request is shown as a `retry` event, each finished
 call's tokens and cost as a `usage` event. The model time of the turn (its
 calls, retries and waits; not its tools) is bounded by `turn_deadline_s`. A
 context-length refusal from the provider is recovered once
-(`cairn.agent.overflow`: the limit remembered, the session compacted) and
+(`cairn.agent.turn.overflow`: the limit remembered, the session compacted) and
 the call retried, its manifest saying why. Each call's manifest is recorded
 after the call (whether it succeeded or not) with the usage the provider
 reported — cached and cache-write input tokens beside the build's
@@ -28,14 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cairn.agent.compactor import Compactor
-from cairn.agent.contexts import Contexts, demand_of
+from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.ids import new_id
-from cairn.agent.overflow import recover
-from cairn.agent.scope import TurnScope
-from cairn.agent.session import Session
-from cairn.agent.snapshot import StartSnapshot, TurnPatches
-from cairn.agent.tooling import ToolRunner
+from cairn.agent.sessions.session import Session
+from cairn.agent.sessions.snapshot import StartSnapshot, TurnPatches
+from cairn.agent.turn.contexts import Contexts, demand_of
+from cairn.agent.turn.overflow import recover
+from cairn.agent.turn.scope import TurnScope
+from cairn.agent.turn.tooling import ToolRunner
 from cairn.context.builder import BuiltContext
 from cairn.errors import BudgetError, CairnError, ContextLengthError, ModelError
 from cairn.llm import ModelReply, ModelRuntime, RetryNotice, ToolCall
