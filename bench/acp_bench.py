@@ -7,7 +7,8 @@ engine built and warmed on the workspace, the first `usage_update` not waited
 for). The workspace is a copy of `tests/workspaces/py_project` with the
 scripted model.
 
-Run: `.venv/bin/python bench/acp_bench.py [--repeats N]`; prints a Markdown section.
+Run: `.venv/bin/python -m bench.acp_bench [--repeats N] [--write]`; prints a Markdown
+section, and with `--write` records the run (`bench/history/acp_bench.jsonl`).
 """
 
 from __future__ import annotations
@@ -16,16 +17,20 @@ import argparse
 import asyncio
 import json
 import os
-import platform
-import shutil
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "bench" / ".work" / "acp"
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT
+from bench.harness.paths import WORK as BENCH_WORK
+from bench.harness.records import Figure
+from bench.harness.workspace import fresh_copy, write_script
+from bench.harness.writer import invocation, record, this_run
+
+WORK = BENCH_WORK / "acp"
 FIXTURE = ROOT / "tests" / "workspaces" / "py_project"
 ACP = [sys.executable, "-m", "cairn", "acp"]
 SERVE = [sys.executable, "-m", "cairn", "serve"]
@@ -107,15 +112,13 @@ async def stop(process: asyncio.subprocess.Process) -> None:
 
 
 def workspace() -> Path:
-    target = WORK / "ws"
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(FIXTURE, target)
-    (target / "cairn.toml").write_text('model = "scripted/script.jsonl"\n', encoding="utf-8")
-    (target / "script.jsonl").write_text("", encoding="utf-8")
+    target = fresh_copy(FIXTURE, WORK / "ws")
+    model = write_script(target, [])
+    (target / "cairn.toml").write_text(f'model = "{model}"\n', encoding="utf-8")
     return target
 
 
-async def main(repeats: int) -> None:
+async def main(repeats: int, write: bool) -> None:
     root = workspace()
     acp_init: list[float] = []
     acp_session: list[float] = []
@@ -125,26 +128,41 @@ async def main(repeats: int) -> None:
         acp_init.append(initialized)
         acp_session.append(session)
         serve_init.append(await lsp_initialize(root))
-    load = os.getloadavg()[0]
     ours, peer = statistics.median(acp_init), statistics.median(serve_init)
-    print("## ACP front end: startup\n")
-    print(f"- command: `.venv/bin/python bench/acp_bench.py --repeats {repeats}`")
-    print(
-        f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), "
-        f"Python {platform.python_version()}, load average {load:.1f} at the end"
+    session = statistics.median(acp_session)
+    command = invocation("acp_bench")
+    text = "\n".join(
+        [
+            "## ACP front end: startup\n",
+            f"- command: `{command}`",
+            f"- machine: {current_machine().describe()} at the end",
+            f"- initialize round trip (spawn → answer), median of {repeats}: `cairn acp` "
+            f"{ours * MS:.0f} ms, `cairn serve` (peer, same run) {peer * MS:.0f} ms; "
+            f"ratio {ours / peer:.2f}×",
+            f"- spawn → first `session/new` answer (engine built and warmed on "
+            f"{FIXTURE.name}): median {session * MS:.0f} ms",
+        ]
     )
-    print(
-        f"- initialize round trip (spawn → answer), median of {repeats}: `cairn acp` "
-        f"{ours * MS:.0f} ms, `cairn serve` (peer, same run) {peer * MS:.0f} ms; "
-        f"ratio {ours / peer:.2f}×"
-    )
-    print(
-        f"- spawn → first `session/new` answer (engine built and warmed on "
-        f"{FIXTURE.name}): median {statistics.median(acp_session) * MS:.0f} ms"
-    )
+    print(text)
+    if write:
+        figures = [
+            Figure(
+                "initialize round trip, median (lower is better)",
+                round(ours * MS),
+                "ms",
+                round(peer * MS),
+                "cairn serve",
+            ),
+            Figure("spawn → first session/new answer, median", round(session * MS), "ms"),
+        ]
+        record(this_run("acp_bench", figures, text, command))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
-    asyncio.run(main(parser.parse_args().repeats))
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
+    args = parser.parse_args()
+    asyncio.run(main(args.repeats, args.write))

@@ -1,6 +1,6 @@
 """Benchmark: what the agent loop adds to each model call (context, tools, records, compaction).
 
-    .venv/bin/python bench/agent_loop.py [--steps N] [--repeats N] [--no-write]
+    .venv/bin/python -m bench.agent_loop [--steps N] [--repeats N] [--no-write]
 
 A scripted session of `steps` model calls, each a `read_file` of a module of
 this repository's `server/cairn/context/` (copied to a temporary workspace),
@@ -11,31 +11,29 @@ summarises along the way. Measured in one process, after a warm-up run:
 - peer: the same number of bare `ModelRuntime.complete` calls on the same
   scripted replies with a one-message context (the model call alone).
 Reported: the median per-call milliseconds of `repeats` runs, and the ratio.
-Results are appended to `bench/RESULTS.md` unless `--no-write`.
+Results are recorded (`bench/history/agent_loop.jsonl`, `bench/RESULTS.md`) unless
+`--no-write`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import platform
 import shutil
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "server"))
-
-from cairn.agent.engine import Engine  # noqa: E402
-from cairn.llm import ModelRuntime  # noqa: E402
-from cairn.models.messages import CompactionPart  # noqa: E402
-from cairn.settings import Settings  # noqa: E402
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.workspace import scratch, write_script
+from bench.harness.writer import invocation, record, this_run
+from cairn.agent.engine import Engine
+from cairn.llm import ModelRuntime
+from cairn.models.messages import CompactionPart
+from cairn.settings import Settings
 
 SOURCE = ROOT / "server" / "cairn" / "context"
 SETTINGS = {
@@ -48,7 +46,7 @@ SETTINGS = {
 
 
 def workspace(steps: int) -> tuple[Path, str]:
-    folder = Path(tempfile.mkdtemp(prefix="cairn-bench-"))
+    folder = scratch("cairn-bench-")
     shutil.copytree(SOURCE, folder / "context")
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.py"))
     lines: list[dict[str, Any]] = [
@@ -56,8 +54,7 @@ def workspace(steps: int) -> tuple[Path, str]:
         for i in range(steps)
     ]
     lines.append({"text": "done"})
-    (folder / "script.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return folder, "scripted/script.jsonl"
+    return folder, write_script(folder, lines)
 
 
 COMPACTIONS: list[dict[str, int]] = []
@@ -103,12 +100,12 @@ async def main() -> None:
     await bare_run(5)
     engine_ms = statistics.median([await engine_run(args.steps) for _ in range(args.repeats)]) * 1e3
     bare_ms = statistics.median([await bare_run(args.steps) for _ in range(args.repeats)]) * 1e3
-    load = os.getloadavg()[0]
+    command = invocation("agent_loop", ["--steps", str(args.steps), "--repeats", str(args.repeats)])
     report = f"""
 ## Agent loop overhead per model call (H6)
 
-Command: `.venv/bin/python bench/agent_loop.py --steps {args.steps} --repeats {args.repeats}`
-Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load:.1f}.
+Command: `{command}`
+Machine: {current_machine().describe()}.
 
 | metric | engine turn | bare model call (peer) | ratio |
 | --- | --- | --- | --- |
@@ -120,8 +117,14 @@ and the compactions this small window triggers (last run: {COMPACTIONS[-1]}).
 """
     print(report)
     if not args.no_write:
-        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
-            out.write(report)
+        figure = Figure(
+            f"engine turn per model call, median ({args.steps + 1} calls)",
+            round(engine_ms, 1),
+            "ms",
+            round(bare_ms, 1),
+            "bare model call",
+        )
+        record(this_run("agent_loop", [figure], report, command))
 
 
 if __name__ == "__main__":

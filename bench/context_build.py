@@ -1,6 +1,6 @@
 """Benchmark: one `ContextBuilder.build` per model call, with and without the token-count cache.
 
-    .venv/bin/python bench/context_build.py [--repeats N] [--no-write]
+    .venv/bin/python -m bench.context_build [--repeats N] [--no-write]
 
 Workspace: a copy of this repository's `server/` folder (no git, so no diff).
 Session: a synthetic history of `TURNS` turns, each a user message, an
@@ -13,14 +13,13 @@ Measured in one process, same inputs, the encodings loaded first:
   first build fills the cache, the median of the next `repeats` is reported;
 - peer: the same builds with a zero-capacity cache (every block re-encoded
   on every call, what a builder without the cache would do).
-Results are appended to `bench/RESULTS.md` unless `--no-write`.
+Results are recorded (`bench/history/context_build.jsonl`, `bench/RESULTS.md`) unless
+`--no-write`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import statistics
 import sys
@@ -28,6 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT as REPO_ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import invocation, record, this_run
 from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
@@ -35,8 +38,6 @@ from cairn.settings import Settings
 from cairn.tokens import counter as tokens
 from cairn.tokens.counter import O200K, TokenCounter
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RESULTS = REPO_ROOT / "bench" / "RESULTS.md"
 MODEL = "gpt-4o"
 TURNS = 120
 FILES_IN_PLAY = 3
@@ -106,14 +107,14 @@ def main() -> None:
     dropped = sum(1 for b in manifest.blocks if not b.included)
     median_cached = statistics.median(cached) * 1000
     median_uncached = statistics.median(uncached) * 1000
+    command = invocation("context_build", ["--repeats", str(args.repeats)])
     report = "\n".join(
         [
             "",
             "## Context build (H3): token-count cache vs re-encoding every call",
             "",
-            f"- command: `.venv/bin/python bench/context_build.py --repeats {args.repeats}`",
-            f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python"
-            f" {platform.python_version()}",
+            f"- command: `{command}`",
+            f"- machine: {current_machine().describe()}",
             f"- input: {len(request.history)} messages, {len(manifest.blocks)} blocks"
             f" ({dropped} dropped), {manifest.used_input} of {manifest.available_input}"
             f" input tokens used, model {MODEL}",
@@ -125,8 +126,14 @@ def main() -> None:
     )
     sys.stdout.write(report)
     if not args.no_write:
-        with RESULTS.open("a", encoding="utf-8") as out:
-            out.write(report)
+        figure = Figure(
+            "median build, cached token counts (lower is better)",
+            round(median_cached, 1),
+            "ms",
+            round(median_uncached, 1),
+            "no cache, every block re-encoded",
+        )
+        record(this_run("context_build", [figure], report, command))
 
 
 if __name__ == "__main__":

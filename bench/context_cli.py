@@ -2,8 +2,8 @@
 
 Usage:
     git archive <commit> server grammars | tar -x -C /tmp/peer   # the peer's sources and data
-    .venv/bin/python bench/context_cli.py --workspace /tmp/django --peer /tmp/peer/server \
-        [--file django/db/models/query.py --message "..."] [--repeats 5]
+    .venv/bin/python -m bench.context_cli --workspace /tmp/django --peer /tmp/peer/server \
+        [--file django/db/models/query.py --message "..."] [--repeats 5] [--write]
 
 Each side runs `python -m cairn context --workspace W --json` in a new process
 (`PYTHONPATH` picks the side's `server/`): one untimed warm-up (this tree
@@ -12,7 +12,7 @@ warms for both), then `--repeats` timed runs, interleaved so both see the same
 load. Prints the median wall time of each side and the ratio peer / this tree,
 and checks that both built the same blocks (source, ref, included) with the
 repository map included (a peer tree without `grammars/` beside its `server/`
-would time a failing map).
+would time a failing map). `--write` records the run (`bench/history/context_cli.jsonl`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[1] / "server"
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
+
+HERE = ROOT / "server"
 TRACE_DIR = ".cairn"
 DESCRIPTION = "`cairn context` wall time on a large workspace: this tree vs a peer source tree"
 
@@ -59,6 +63,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--file", help="a file in play (relative to the workspace)")
     parser.add_argument("--message", default="", help="the user message")
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
     args = parser.parse_args()
     extra = ["--message", args.message] + (["--file", args.file] if args.file else [])
     workspace = args.workspace.resolve()
@@ -73,17 +80,29 @@ def main() -> None:
         for name, src in sides.items():
             elapsed, _ = run(src, workspace, extra)
             times[name].append(elapsed)
+    lines: list[str] = []
     for name, values in times.items():
         listed = ", ".join(f"{v:.2f}" for v in values)
-        print(f"{name}: median {statistics.median(values):.2f} s ({listed})")
-    ratio = statistics.median(times["peer"]) / statistics.median(times["this tree"])
-    print(f"ratio peer / this tree: {ratio:.2f}x")
-    print(f"same blocks: {blocks['this tree'] == blocks['peer']} ({len(blocks['peer'])} blocks)")
-    try:
-        load = os.getloadavg()
-        print(f"load average: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    except OSError:
-        pass
+        lines.append(f"{name}: median {statistics.median(values):.2f} s ({listed})")
+    ours, peer = statistics.median(times["this tree"]), statistics.median(times["peer"])
+    lines.append(f"ratio peer / this tree: {peer / ours:.2f}x")
+    lines.append(
+        f"same blocks: {blocks['this tree'] == blocks['peer']} ({len(blocks['peer'])} blocks)"
+    )
+    load = os.getloadavg()
+    lines.append(f"load average: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        figure = Figure(
+            f"cairn context on {workspace.name}, {args.file or 'no file'} in play,"
+            " median wall (lower is better)",
+            round(ours, 2),
+            "s",
+            round(peer, 2),
+            f"peer tree {args.peer}",
+        )
+        record(this_run("context_cli", [figure], text))
 
 
 if __name__ == "__main__":

@@ -10,9 +10,10 @@ For each: the tokens of the form selection keeps (0 = dropped or refused), the f
 (the reason's first words) and the time of one selection (references: reading too),
 median of `--repeats`; for the 200 buffers also a warm second build (same texts).
 The peer runs the same code against another source tree (`--peer-src`, e.g. a
-`git worktree` of main) in a subprocess with its `server/` first on `sys.path`.
+`git worktree` of main) in a subprocess with its `server/` first on `PYTHONPATH`.
+`--write` records the run (`bench/history/degrade_ladder.jsonl`, `bench/RESULTS.md`).
 
-    .venv/bin/python bench/degrade_ladder.py --peer-src /tmp/ladder-main --repeats 5
+    .venv/bin/python -m bench.degrade_ladder --peer-src /tmp/ladder-main --repeats 5
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -28,6 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
 
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
 BIG_MODULE = SITE / "site-packages" / "numpy" / "ma" / "core.py"
@@ -220,8 +225,9 @@ def _run(src: Path | None, repeats: int, root: Path) -> dict[str, Any]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = f"{src / 'server'}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    command = [sys.executable, __file__, "--worker", "--repeats", str(repeats), "--root", str(root)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    command = [sys.executable, "-m", "bench.degrade_ladder", "--worker"]
+    command += ["--repeats", str(repeats), "--root", str(root)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -231,6 +237,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.repeats, args.root)))
@@ -240,10 +249,8 @@ def main() -> None:
         _prepare(root)
         mine = _run(None, args.repeats, root)
         peer = _run(args.peer_src, args.repeats, root) if args.peer_src else None
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()},"
-        f" load average {os.getloadavg()[0]:.1f}"
-    )
+    lines = [f"machine: {current_machine().describe()}"]
+    figures: list[Figure] = []
     for name, row in mine.items():
         other = (peer or {}).get(name)
         line = (
@@ -251,14 +258,27 @@ def main() -> None:
         )
         if "warm_ms" in row:
             line += f", warm {row['warm_ms']:.1f} ms"
-        print(line)
+        lines.append(line)
         if other is not None:
             peer_line = f"  peer: {other['tokens']} tokens ({other['form']}), {other['ms']:.1f} ms"
             if "warm_ms" in other:
                 peer_line += f", warm {other['warm_ms']:.1f} ms"
                 peer_line += f"; ratio peer/this warm {other['warm_ms'] / row['warm_ms']:.2f}x"
             peer_line += f"; ratio peer/this {other['ms'] / row['ms']:.2f}x"
-            print(peer_line)
+            lines.append(peer_line)
+        figures.append(
+            Figure(
+                f"{name}: one selection, median (lower is better)",
+                round(row["ms"], 1),
+                "ms",
+                None if other is None else round(other["ms"], 1),
+                "" if other is None else f"peer tree {args.peer_src}",
+            )
+        )
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        record(this_run("degrade_ladder", figures, text))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """`cairn demo` wall time: to its first visible line and to its exit, against bare Python.
 
 Usage:
-    .venv/bin/python bench/demo_time.py [--repeats 5] [--peer /work/main]
+    .venv/bin/python -m bench.demo_time [--repeats 5] [--peer /work/main] [--write]
 
 Each repeat runs `python -c pass`, then `python -m cairn demo` (a fresh
 temporary workspace each time, as a user gets it), and with `--peer ROOT`
@@ -11,14 +11,14 @@ when the first byte reaches the terminal (stderr or stdout, whichever comes
 first), its exit and its CPU time (rusage), and checks the exit code is 0.
 Prints the load average before and after, medians, and the ratio of the
 demo's exit to `python -c pass` measured in the same run; nothing here runs
-in CI. Figures go to bench/RESULTS.md.
+in CI. `--write` records the figures (`bench/history/demo_time.jsonl`,
+`bench/RESULTS.md`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import selectors
 import statistics
 import subprocess
@@ -28,7 +28,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
+
 DESCRIPTION = "`cairn demo` to its first line and to its exit, against `python -c pass`"
 READ_CHUNK = 65536
 
@@ -86,11 +90,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--peer", type=Path, help="another checkout whose demo to time too")
-    args = parser.parse_args()
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
     )
-    print(f"load average before: {load()}")
+    args = parser.parse_args()
+    lines = [f"machine: {current_machine().describe()}", f"load average before: {load()}"]
+    print("\n".join(lines))
     bare: list[Timing] = []
     runs: list[Timing] = []
     peer: list[Timing] = []
@@ -102,13 +107,32 @@ def main() -> None:
             runs.append(timed(demo, tmp))
             if args.peer is not None:
                 peer.append(timed(demo, tmp, args.peer.resolve()))
-    print(f"load average after: {load()}")
     base = statistics.median(t.exit for t in bare)
-    print(f"python -c pass: exit {ms(base)}")
-    print(summary(f"cairn demo ({ROOT.name})", runs, base))
+    shown = [
+        f"load average after: {load()}",
+        f"python -c pass: exit {ms(base)}",
+        summary(f"cairn demo ({ROOT.name})", runs, base),
+    ]
     if peer:
-        print(summary(f"cairn demo (peer {args.peer})", peer, base))
-        print(ratios(runs, peer))
+        shown += [summary(f"cairn demo (peer {args.peer})", peer, base), ratios(runs, peer)]
+    print("\n".join(shown))
+    if args.write:
+        firsts = [t.first for t in runs if t.first is not None]
+        figures = [
+            Figure(
+                "cairn demo to its exit, median (lower is better)",
+                round(statistics.median(t.exit for t in runs) * 1000),
+                "ms",
+                round(base * 1000),
+                "python -c pass",
+            ),
+            Figure(
+                "cairn demo to its first line, median",
+                round(statistics.median(firsts) * 1000),
+                "ms",
+            ),
+        ]
+        record(this_run("demo_time", figures, "\n".join(lines + shown)))
 
 
 def ratios(runs: list[Timing], peer: list[Timing]) -> str:

@@ -1,7 +1,7 @@
 """MCP tools in a context build: the cost of offering (or deferring) 69 MCP tools, and their tokens.
 
 Usage:
-    .venv/bin/python bench/mcp_tools.py [--generated 60] [--repeats 30]
+    .venv/bin/python -m bench.mcp_tools [--generated 60] [--repeats 30] [--write]
 
 Starts the fixture MCP server (`tests/fakes/mcp_server.py`, the SDK's
 `MCPServer` over stdio) with `--generated` extra tools once, then times, in
@@ -10,7 +10,8 @@ the same process and interleaved, one main-agent context build
 in three settings: no MCP server (the peer), the MCP tools deferred behind
 `tool_search` (the default share), and all of them offered
 (`tool_search_share = 1`). Prints the median build time of each, the ratio to
-the peer, and the tool-schema tokens each call sends.
+the peer, and the tool-schema tokens each call sends; `--write` records the
+run (`bench/history/mcp_tools.jsonl`, `bench/RESULTS.md`).
 """
 
 from __future__ import annotations
@@ -18,20 +19,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
+from tests.fakes.mcp_fixture import fixture_server
 
-from tests.fakes.mcp_fixture import fixture_server  # noqa: E402
-
-from cairn.agent.engine import Engine  # noqa: E402
-from cairn.agent.turn.inputs import TurnInputs  # noqa: E402
-from cairn.mcp import EMPTY_CATALOG, McpCatalog  # noqa: E402
-from cairn.settings import Settings  # noqa: E402
+from bench.harness.machine import current_machine
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
+from cairn.agent.engine import Engine
+from cairn.agent.turn.inputs import TurnInputs
+from cairn.mcp import EMPTY_CATALOG, McpCatalog
+from cairn.settings import Settings
 
 DESCRIPTION = "the cost of offering or deferring MCP tools in a context build"
 MODEL = "scripted/none.jsonl"
@@ -46,7 +46,7 @@ def build_seconds(engine: Engine, catalog: McpCatalog) -> tuple[float, int]:
     return time.perf_counter() - start, built.stats.tool_schema_tokens
 
 
-async def measure(generated: int, repeats: int) -> None:
+async def measure(generated: int, repeats: int, write: bool) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
@@ -70,13 +70,31 @@ async def measure(generated: int, repeats: int) -> None:
                     seconds, tokens[name] = build_seconds(engine, which)
                     times[name].append(seconds)
             peer = statistics.median(times["no MCP server"][1:])
-            print(f"{tools} MCP tools, {repeats} builds each (medians):")
+            lines = [
+                f"machine: {current_machine().describe()}",
+                f"{tools} MCP tools, {repeats} builds each (medians):",
+            ]
+            figures: list[Figure] = []
             for name, values in times.items():
                 median = statistics.median(values[1:])
-                print(
+                lines.append(
                     f"  {name:14} {median * 1000:7.1f} ms  ({median / peer:.2f}x the peer)"
                     f"  tool schemas sent: {tokens[name]} tokens"
                 )
+                if name != "no MCP server":
+                    figures.append(
+                        Figure(
+                            f"context build, {tools} MCP tools {name}, median",
+                            round(median * 1000, 1),
+                            "ms",
+                            round(peer * 1000, 1),
+                            "no MCP server",
+                        )
+                    )
+            text = "\n".join(lines)
+            print(text)
+            if write:
+                record(this_run("mcp_tools", figures, text))
         finally:
             await engine.aclose()
 
@@ -85,8 +103,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--generated", type=int, default=60)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
     args = parser.parse_args()
-    asyncio.run(measure(args.generated, args.repeats))
+    asyncio.run(measure(args.generated, args.repeats, args.write))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: open editor tabs against the turn's own work, main's policy vs the in-play one.
 
-    .venv/bin/python bench/open_tabs.py [--tabs 30 60] [--calls 6] [--repeats 5] [--no-write]
+    .venv/bin/python -m bench.open_tabs [--tabs 30 60] [--calls 6] [--repeats 5] [--no-write]
 
 Corpus: pydantic's sources as installed in this venv (real modules, 1-120 KB),
 copied to a scratch folder. The editor has N of them open as tabs (N = 30, 60:
@@ -17,14 +17,13 @@ window (128k), default settings:
 
 Reported per N: buffer tokens per call (median), how many of the turn's
 read results were sent whole / shrunk / dropped over all calls, and the
-median build time. Appended to `bench/RESULTS.md` unless `--no-write`.
+median build time. Recorded (`bench/history/open_tabs.jsonl`, `bench/RESULTS.md`) unless
+`--no-write`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import statistics
 import sys
@@ -35,6 +34,9 @@ from pathlib import Path
 
 import pydantic
 
+from bench.harness.machine import current_machine
+from bench.harness.records import Figure
+from bench.harness.writer import invocation, record, this_run
 from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
@@ -42,8 +44,6 @@ from cairn.settings import Settings
 from cairn.tokens import counter as tokens
 from cairn.tokens.counter import O200K
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RESULTS = REPO_ROOT / "bench" / "RESULTS.md"
 MODEL = "gpt-4o"
 MIN_TAB_BYTES = 2_048
 DEFAULT_TABS = (30, 60)
@@ -134,7 +134,7 @@ def line(label: str, result: Outcome) -> str:
     )
 
 
-def measure(count: int, calls: int, repeats: int, scratch: Path) -> list[str]:
+def measure(count: int, calls: int, repeats: int, scratch: Path) -> tuple[list[str], list[Figure]]:
     root, modules = corpus(scratch / f"n{count}")
     tabs, reads = modules[:count], modules[count:]
     results: dict[bool, list[Outcome]] = {True: [], False: []}
@@ -154,7 +154,14 @@ def measure(count: int, calls: int, repeats: int, scratch: Path) -> list[str]:
         f"  - ratio before / after: buffer tokens {tokens_before / max(tokens_after, 1):.1f}x,"
         f" build time {medians[True] / medians[False]:.1f}x"
     )
-    return [f"- {count} open tabs ({calls} calls, median of {repeats} runs):", *out]
+    figure = Figure(
+        f"{count} open tabs: buffer tokens per call (lower is better)",
+        tokens_after,
+        "tokens",
+        tokens_before,
+        "main's policy: all tabs in play, whole",
+    )
+    return [f"- {count} open tabs ({calls} calls, median of {repeats} runs):", *out], [figure]
 
 
 def main() -> None:
@@ -165,22 +172,25 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     tokens.get_encoding(O200K)
-    load = os.getloadavg()[0]
+    machine = current_machine().describe()
     lines: list[str] = []
+    figures: list[Figure] = []
     with tempfile.TemporaryDirectory() as scratch:
         for count in args.tabs:
-            lines += measure(count, args.calls, args.repeats, Path(scratch))
-    tabs = " ".join(str(n) for n in args.tabs)
+            measured, measured_figures = measure(count, args.calls, args.repeats, Path(scratch))
+            lines += measured
+            figures += measured_figures
+    tabs = [str(n) for n in args.tabs]
+    command = invocation(
+        "open_tabs", ["--tabs", *tabs, "--calls", str(args.calls), "--repeats", str(args.repeats)]
+    )
     report = "\n".join(
         [
             "",
             "## Open tabs vs the turn's own work (issue 12): main's in-play policy vs the new one",
             "",
-            f"- command: `.venv/bin/python bench/open_tabs.py --tabs {tabs} --calls {args.calls}"
-            f" --repeats {args.repeats}`",
-            f"- machine: {platform.machine()}, {os.cpu_count()} cores shared with other"
-            f" helpers (load average {load:.1f} at the start), Python"
-            f" {platform.python_version()}",
+            f"- command: `{command}`",
+            f"- machine: {machine} (shared with other helpers, load at the start)",
             f"- corpus: pydantic {pydantic.VERSION} sources (modules of {MIN_TAB_BYTES} B or"
             f" more), model {MODEL}, default settings",
             *lines,
@@ -189,8 +199,7 @@ def main() -> None:
     )
     sys.stdout.write(report)
     if not args.no_write:
-        with RESULTS.open("a", encoding="utf-8") as out:
-            out.write(report)
+        record(this_run("open_tabs", figures, report, command))
 
 
 if __name__ == "__main__":

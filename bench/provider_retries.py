@@ -1,6 +1,6 @@
 """Provider faults over real HTTP: requests made and time to the error, Cairn vs the old path.
 
-    .venv/bin/python bench/provider_retries.py
+    .venv/bin/python -m bench.provider_retries [--write]
 
 Each scenario runs against the local OpenAI-compatible server
 (`tests/fakes/openai_server.py`) through litellm's `openai/` provider, with
@@ -17,23 +17,24 @@ Scenarios: a permanent HTTP 500 (`model_retries = 3`), a server that never
 answers (`model_timeout_s = 2`, `model_retries = 1`), and a missing
 `OPENAI_API_KEY` (`model_retries = 3`; the old path reported it as a server
 error and retried it). Prints one row per scenario: requests and seconds
-for each, and the ratio of seconds.
+for each, and the ratio of seconds; `--write` records the run
+(`bench/history/provider_retries.jsonl`, `bench/RESULTS.md`).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.openai_server import OpenAIServer, Reply
 
+from bench.harness.machine import current_machine
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
 from cairn.errors import ModelError
 from cairn.llm import ModelRuntime
 from cairn.llm.lazy import load_litellm
@@ -88,7 +89,18 @@ async def measured(server: OpenAIServer, call: Any) -> tuple[int, float]:
     return len(server.requests) - before, seconds
 
 
-async def main() -> None:
+def time_figure(scenario: str, cairn: tuple[int, float], peer: tuple[int, float]) -> Figure:
+    """Seconds to the error, Cairn against the old loop."""
+    return Figure(
+        f"{scenario}: time to the error (lower is better)",
+        round(cairn[1], 2),
+        "s",
+        round(peer[1], 2),
+        "old retry loop, SDK retries on",
+    )
+
+
+async def main(write: bool) -> None:
     os.environ[KEY_VARIABLE] = "sk-bench"
     os.environ.pop("OPENAI_API_KEY", None)
     await asyncio.to_thread(load_litellm)  # import costs are not part of either side
@@ -106,6 +118,7 @@ async def main() -> None:
             server, peer_call("openai/bench", 3, api_base=server.base_url, api_key="sk-bench")
         )
         rows.append(row("permanent HTTP 500, model_retries = 3", cairn, peer))
+        figures = [time_figure("permanent HTTP 500, model_retries = 3", cairn, peer)]
         server.responder = lambda request: Reply(hang_s=HANG_S)
         settings = Settings(model="openai/bench", model_retries=1, model_timeout_s=2, **base)
         cairn = await measured(server, cairn_call(settings))
@@ -114,12 +127,22 @@ async def main() -> None:
             peer_call("openai/bench", 1, api_base=server.base_url, api_key="sk-bench", timeout=2),
         )
         rows.append(row("no answer, model_timeout_s = 2, model_retries = 1", cairn, peer))
+        figures.append(
+            time_figure("no answer, model_timeout_s = 2, model_retries = 1", cairn, peer)
+        )
     missing = Settings(model="openai/gpt-4o-mini", model_retries=3)
     cairn_s = await cairn_call(missing)
     peer_s = await peer_call("openai/gpt-4o-mini", 3)
     rows.append(row("OPENAI_API_KEY not set, model_retries = 3", (0, cairn_s), (0, peer_s)))
-    print("\n".join(rows))
+    text = "\n".join([f"machine: {current_machine().describe()}", "", *rows])
+    print(text)
+    if write:
+        record(this_run("provider_retries", figures, text))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
+    asyncio.run(main(parser.parse_args().write))

@@ -1,6 +1,6 @@
 """Benchmark: what the secret-value redaction step costs per context build.
 
-    .venv/bin/python bench/redaction_cost.py [--repeats N] [--no-write]
+    .venv/bin/python -m bench.redaction_cost [--repeats N] [--no-write]
 
 Workspace: a copy of this repository's `server/` folder (no git, so no diff).
 Session: `TURNS` turns alternating a `read_file` of a real module and a
@@ -20,23 +20,25 @@ Measured in one process, same inputs, encodings and token-count cache warm:
   scanned, the history that selection then drops included: the first call
   of a session, the worst case).
 Also the detector's raw throughput over the context's text. Results are
-appended to `bench/RESULTS.md` unless `--no-write`.
+recorded (`bench/history/redaction_cost.jsonl`, `bench/RESULTS.md`) unless `--no-write`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT as REPO_ROOT
+from bench.harness.records import Figure
+from bench.harness.timing import median_ms
+from bench.harness.writer import invocation, record, this_run
 from cairn.context.builder import ContextBuilder, ContextRequest
 from cairn.files.redaction import Redactor
 from cairn.files.workspace import Workspace
@@ -45,8 +47,6 @@ from cairn.settings import Settings
 from cairn.tokens import counter as tokens
 from cairn.tokens.counter import O200K
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RESULTS = REPO_ROOT / "bench" / "RESULTS.md"
 MODEL = "gpt-4o"
 TURNS = 36
 FILES_IN_PLAY = 3
@@ -124,10 +124,6 @@ def timed(build: Callable[[int], object], repeats: int) -> list[float]:
         build(index)
         times.append(time.perf_counter() - start)
     return times
-
-
-def median_ms(times: list[float]) -> float:
-    return statistics.median(times) * 1000
 
 
 def main() -> None:
@@ -208,14 +204,14 @@ def main() -> None:
     off_ms, warm_ms = median_ms(times["off"]), median_ms(times["warm"])
     next_ms, next_off_ms = median_ms(times["next call"]), median_ms(times["next call, off"])
     cold_ms = median_ms(times["cold"])
+    command = invocation("redaction_cost", ["--repeats", str(args.repeats)])
     report = "\n".join(
         [
             "",
             "## Secret redaction (issue 15): cost per context build",
             "",
-            f"- command: `.venv/bin/python bench/redaction_cost.py --repeats {args.repeats}`",
-            f"- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python"
-            f" {platform.python_version()}, load average {os.getloadavg()[0]:.1f}",
+            f"- command: `{command}`",
+            f"- machine: {current_machine().describe()}",
             f"- input: {len(steady.history)} messages (code and service logs),"
             f" {manifest.used_input} of {manifest.available_input} input tokens used"
             f" ({mib:.2f} MiB of text sent), model {MODEL}; {redacted} values redacted"
@@ -234,8 +230,23 @@ def main() -> None:
     )
     sys.stdout.write(report)
     if not args.no_write:
-        with RESULTS.open("a", encoding="utf-8") as out:
-            out.write(report)
+        figures = [
+            Figure(
+                "median build, redaction on, cache warm (lower is better)",
+                round(warm_ms, 1),
+                "ms",
+                round(off_ms, 1),
+                "redaction off",
+            ),
+            Figure(
+                f"median build with one new {new_tokens}-token tool output",
+                round(next_ms, 1),
+                "ms",
+                round(next_off_ms, 1),
+                "redaction off",
+            ),
+        ]
+        record(this_run("redaction_cost", figures, report, command))
 
 
 if __name__ == "__main__":

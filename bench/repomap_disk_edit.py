@@ -1,7 +1,7 @@
 """Benchmark: the map's next call after a file changed on disk, against the same edit made
 in an open buffer, in one warm process.
 
-    .venv/bin/python bench/repomap_disk_edit.py [--corpus DIR] [--edits N] [--no-write]
+    .venv/bin/python -m bench.repomap_disk_edit [--corpus DIR] [--edits N] [--no-write]
 
 The corpus defaults to the Django wheel (`pip download --no-deps django`, unzipped into
 `bench/.work/django`). A warm map (index in a cache folder) renders an 8k-token map with
@@ -9,16 +9,14 @@ two files in play; then, `--edits` times each, the same statement is typed into 
 function body of the first file in play, once as a buffer edit (`update_buffer`, what an
 editor's didChange gives) and once written to disk (what `edit_file` does without an
 editor: the next render re-stats the folder, re-scans the file and saves the index).
-Medians and p95 of the two, and their ratio (disk / buffer), are appended to
-`bench/RESULTS.md` unless `--no-write`. Run it with another checkout's `server/` on
+Medians and p95 of the two, and their ratio (disk / buffer), are recorded
+(`bench/history/repomap_disk_edit.jsonl`, `bench/RESULTS.md`) unless `--no-write`. Run it with another checkout's `server/` on
 `PYTHONPATH` to measure that code the same way.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -28,13 +26,15 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.harness.machine import current_machine, head_commit, utc_now
+from bench.harness.paths import WORK
+from bench.harness.records import Figure
+from bench.harness.timing import percentile
+from bench.harness.writer import invocation, record, this_run
 from cairn.files.ignore import IgnoreRules
 from cairn.repomap.map import RepoMap
 from cairn.tokens.counter import counter_for
 
-BENCH_DIR = Path(__file__).resolve().parent
-WORK = BENCH_DIR / ".work"
-RESULTS = BENCH_DIR / "RESULTS.md"
 DJANGO = WORK / "django"
 CHAT = ("django/db/models/query.py", "django/db/models/base.py")
 MENTIONED = {"QuerySet", "Model", "Manager"}
@@ -70,11 +70,6 @@ def _django() -> Path:
 def _edited(original: str, step: int) -> str:
     at = original.index(MARKER) + 1
     return original[:at] + f"        edited_probe_{step} = len([])\n" + original[at:]
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(P95 * len(ordered)))]
 
 
 def _timed(action: Callable[[], object]) -> float:
@@ -123,23 +118,15 @@ def render(root: Path, times: dict[str, list[float]], edits: int) -> str:
     for kind in ("buffer", "disk"):
         values = times[kind]
         rows.append(
-            f"| {kind} | {statistics.median(values) * 1000:.1f} | {_p95(values) * 1000:.1f} |"
+            f"| {kind} | {statistics.median(values) * 1000:.1f} | {percentile(values, P95) * 1000:.1f} |"
         )
     ratio = statistics.median(times["disk"]) / statistics.median(times["buffer"])
-    commit = subprocess.run(
-        ["git", "-C", str(BENCH_DIR), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
     return "\n".join(
         [
-            f"## Repository map: next call after a disk edit vs a buffer edit (commit {commit})",
+            f"## Repository map: next call after a disk edit vs a buffer edit (commit {head_commit()})",
             "",
-            f"- Command: `.venv/bin/python bench/repomap_disk_edit.py --edits {edits}`",
-            f"- Machine: {platform.machine()}, {os.cpu_count()} cores shared with the other "
-            f"engineers' work (load average {os.getloadavg()[0]:.1f} at the end), Python "
-            f"{platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
+            f"- Command: `{command_of(edits)}`",
+            f"- Machine: {current_machine().describe()} (shared, load at the end), {utc_now()} UTC",
             f"- Corpus: {root.name} ({files} .py files); files in play {', '.join(CHAT)}; "
             f"{BUDGET}-token map; index in a cache folder (saved after each call)",
             "",
@@ -152,6 +139,11 @@ def render(root: Path, times: dict[str, list[float]], edits: int) -> str:
     )
 
 
+def command_of(edits: int) -> str:
+    """The command that reruns this measurement."""
+    return invocation("repomap_disk_edit", ["--edits", str(edits)])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--corpus", type=Path)
@@ -159,11 +151,18 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true")
     options = parser.parse_args()
     root = (options.corpus or _django()).resolve()
-    text = render(root, measure(root, options.edits), options.edits)
+    times = measure(root, options.edits)
+    text = render(root, times, options.edits)
     sys.stdout.write(text)
     if not options.no_write:
-        with RESULTS.open("a", encoding="utf-8") as handle:
-            handle.write("\n" + text)
+        figure = Figure(
+            f"{root.name}: next 8k map after a disk edit, median (lower is better)",
+            round(statistics.median(times["disk"]) * 1000, 1),
+            "ms",
+            round(statistics.median(times["buffer"]) * 1000, 1),
+            "the same edit in a buffer",
+        )
+        record(this_run("repomap_disk_edit", [figure], text, command_of(options.edits)))
 
 
 if __name__ == "__main__":

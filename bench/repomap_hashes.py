@@ -1,7 +1,7 @@
 """Fingerprints of the repository map's output on real corpora, to prove a change kept the bytes.
 
-    .venv/bin/python bench/repomap_hashes.py record OUT.json CORPUS_DIR... [--texts DIR]
-    .venv/bin/python bench/repomap_hashes.py compare BEFORE.json AFTER.json
+    .venv/bin/python -m bench.repomap_hashes record OUT.json CORPUS_DIR... [--texts DIR]
+    .venv/bin/python -m bench.repomap_hashes compare BEFORE.json AFTER.json
 
 `record` renders the map of each corpus folder (files listed by `IgnoreRules`, tokens of
 gpt-4o) in several scenarios and budgets and writes the SHA-256 of every output:

@@ -1,38 +1,38 @@
 """Benchmark: the map of a repository holding pathological files, against the same
 repository without them.
 
-    .venv/bin/python bench/repomap_pathological.py [--corpus DIR] [--repeats N] [--no-write]
+    .venv/bin/python -m bench.repomap_pathological [--corpus DIR] [--repeats N] [--no-write]
 
 The corpus (default: this repository's `server/`) is copied to a temporary folder three
 times: as it is; with a 360 KB one-line minified bundle (`static/app.bundle.js`, about
 10,000 functions), 2,000 of which another module calls; with four modules of 6,000
 `x = i` lines each (one name defined 24,000 times, mentioned). Each copy gets a cold
 8k-token map (no cache) in this process, `--repeats` times; the medians and their ratio
-to the plain copy are appended to `bench/RESULTS.md` unless `--no-write`. Put another
+to the plain copy are recorded (`bench/history/repomap_pathological.jsonl`,
+`bench/RESULTS.md`) unless `--no-write`. Put another
 checkout's `server/` first on `PYTHONPATH` to measure that code.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.harness.machine import current_machine, head_commit, utc_now
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import invocation, record, this_run
 from cairn.files.ignore import IgnoreRules
 from cairn.repomap.map import RepoMap
 from cairn.tokens.counter import counter_for
 
-BENCH_DIR = Path(__file__).resolve().parent
-RESULTS = BENCH_DIR / "RESULTS.md"
-DEFAULT_CORPUS = BENCH_DIR.parent / "server"
+DEFAULT_CORPUS = ROOT / "server"
 BUDGET = 8192
 MODEL = "gpt-4o"
 DEFAULT_REPEATS = 3
@@ -95,22 +95,14 @@ def measure(corpus: Path, repeats: int) -> dict[str, float]:
 
 
 def render(corpus: Path, medians: dict[str, float], repeats: int) -> str:
-    commit = subprocess.run(
-        ["git", "-C", str(BENCH_DIR), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
     plain = medians["plain"]
     rows = [f"| {name} | {value:.3f} | {value / plain:.2f}× |" for name, value in medians.items()]
     return "\n".join(
         [
-            f"## Repository map with pathological files (commit {commit})",
+            f"## Repository map with pathological files (commit {head_commit()})",
             "",
-            f"- Command: `.venv/bin/python bench/repomap_pathological.py --repeats {repeats}`",
-            f"- Machine: {platform.machine()}, {os.cpu_count()} cores shared with the other "
-            f"engineers' work (load average {os.getloadavg()[0]:.1f} at the end), Python "
-            f"{platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
+            f"- Command: `{command_of(repeats)}`",
+            f"- Machine: {current_machine().describe()} (shared, load at the end), {utc_now()} UTC",
             f"- Corpus: a copy of `{corpus.name}/`; cold {BUDGET}-token map, no cache, one "
             "process; medians; ratio to the plain copy in the same run",
             "",
@@ -120,6 +112,11 @@ def render(corpus: Path, medians: dict[str, float], repeats: int) -> str:
             "",
         ]
     )
+
+
+def command_of(repeats: int) -> str:
+    """The command that reruns this measurement."""
+    return invocation("repomap_pathological", ["--repeats", str(repeats)])
 
 
 def main() -> None:
@@ -132,8 +129,19 @@ def main() -> None:
     text = render(options.corpus, medians, options.repeats)
     sys.stdout.write(text)
     if not options.no_write:
-        with RESULTS.open("a", encoding="utf-8") as handle:
-            handle.write("\n" + text)
+        plain = medians["plain"]
+        figures = [
+            Figure(
+                f"cold 8k map, {name} (lower is better)",
+                round(value, 3),
+                "s",
+                round(plain, 3),
+                "the plain copy",
+            )
+            for name, value in medians.items()
+            if name != "plain"
+        ]
+        record(this_run("repomap_pathological", figures, text, command_of(options.repeats)))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """`cairn run` start-up and cancel latency, against bare Python and `import litellm`, one run.
 
 Usage:
-    .venv/bin/python bench/startup.py [--repeats 9] [--cancels 9]
+    .venv/bin/python -m bench.startup [--repeats 9] [--cancels 9] [--write]
 
 Start-up: each repeat runs, in turn, `python -c pass`, `python -c "import
 litellm"` (offline cost map, as Cairn imports it) and a scripted `cairn run`
@@ -19,7 +19,8 @@ run`, and the time until that command is dead (gone from /proc, or a zombie)
 is the latency, polled every 0.5 ms. Also checks the exit code (143).
 
 Prints the load average before and after, medians, and the ratios; nothing
-here runs in CI. Figures go to bench/RESULTS.md.
+here runs in CI. `--write` records the figures (`bench/history/startup.jsonl`,
+`bench/RESULTS.md`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import selectors
 import shutil
 import signal
@@ -39,7 +39,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.harness.machine import current_machine
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
+
 DEMO = ROOT / "examples" / "demo"
 SCRIPT = "bench-script.jsonl"
 POLL_S = 0.0005
@@ -168,11 +172,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=DESCRIPTION)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--cancels", type=int, default=9)
-    args = parser.parse_args()
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
     )
-    print(f"load average before: {load()}")
+    args = parser.parse_args()
+    lines = [f"machine: {current_machine().describe()}", f"load average before: {load()}"]
+    print("\n".join(lines))
     bare: list[Timing] = []
     litellm: list[Timing] = []
     cold: list[Timing] = []
@@ -185,15 +190,20 @@ def main() -> None:
             folder = workspace(tmp, [{"text": "hello from the first call"}] * 2)
             cold.append(timed(cairn_run(folder, "hi"), folder))
             warm.append(timed(cairn_run(folder, "hi again"), folder))
-        print(f"load average after start-up runs: {load()}")
+        lines.append(f"load average after start-up runs: {load()}")
+        print(lines[-1])
         latencies: list[float] = []
         codes: set[int] = set()
         for _ in range(args.cancels):
             latency, code = cancel_latency(tmp)
             latencies.append(latency)
             codes.add(code)
-    print(f"load average after: {load()}")
-    report(bare, litellm, cold, warm, latencies, codes)
+    lines.append(f"load average after: {load()}")
+    print(lines[-1])
+    shown, figures = report(bare, litellm, cold, warm, latencies, codes)
+    print("\n".join(shown))
+    if args.write:
+        record(this_run("startup", figures, "\n".join(lines + shown)))
 
 
 def report(
@@ -203,29 +213,46 @@ def report(
     warm: list[Timing],
     latencies: list[float],
     codes: set[int],
-) -> None:
+) -> tuple[list[str], list[Figure]]:
+    """The report's lines, and the figures for the results table."""
     base = median([t.exit for t in bare])
     lite = median([t.exit for t in litellm])
-    print(
-        f"python -c pass: exit {base * 1000:.0f} ms (cpu {median([t.cpu for t in bare]) * 1000:.0f} ms)"
-    )
-    print(
-        f"python -c 'import litellm': exit {lite * 1000:.0f} ms (cpu {median([t.cpu for t in litellm]) * 1000:.0f} ms)"
-    )
+    lines = [
+        f"python -c pass: exit {base * 1000:.0f} ms (cpu {median([t.cpu for t in bare]) * 1000:.0f} ms)",
+        f"python -c 'import litellm': exit {lite * 1000:.0f} ms (cpu {median([t.cpu for t in litellm]) * 1000:.0f} ms)",
+    ]
+    figures: list[Figure] = []
     for label, runs in (("cold", cold), ("warm", warm)):
         err = median([t.first_err or 0.0 for t in runs])
         out = median([t.first_out or 0.0 for t in runs])
         done = median([t.exit for t in runs])
         cpu = median([t.cpu for t in runs])
-        print(
+        figures.append(
+            Figure(
+                f"cairn run ({label}): first model call, median (lower is better)",
+                round(out * 1000),
+                "ms",
+                round(lite * 1000),
+                "python -c 'import litellm'",
+            )
+        )
+        lines.append(
             f"cairn run ({label}): first output {err * 1000:.0f} ms, first model call "
             f"{out * 1000:.0f} ms, exit {done * 1000:.0f} ms, cpu {cpu * 1000:.0f} ms; "
             f"first call / import litellm {out / lite:.2f}x, exit / python -c pass {done / base:.1f}x"
         )
-    print(
+    lines.append(
         f"cancel latency (SIGTERM → command dead), {len(latencies)} runs: median "
         f"{median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms; exit codes {sorted(codes)}"
     )
+    figures.append(
+        Figure(
+            "cancel latency (SIGTERM → command dead), median",
+            round(median(latencies) * 1000, 1),
+            "ms",
+        )
+    )
+    return lines, figures
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The cache bench's peers (`bench/cache_replay.py`) replay through the shared OpenCode replay.
+"""The cache bench's peers (`bench/cache/replay.py`) replay through the shared OpenCode replay.
 
 On a hand-made stream under a tight window: OpenCode's peer sends its own
 compaction call (no tools, no breakpoints) and continues from its summary
@@ -9,13 +9,7 @@ continues from one summary message, marked where Cairn marks.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from cache_replay import (  # noqa: E402
+from bench.cache.replay import (
     APPEND_ONLY_INSTRUCTION,
     PeerName,
     Request,
@@ -23,14 +17,14 @@ from cache_replay import (  # noqa: E402
     make_peer,
     peer_requests,
 )
-from opencode_replay import (  # noqa: E402
+from bench.harness.opencode_replay import (
     COMPACTION_PROMPT,
     COMPACTION_SYSTEM,
     PRUNED_OUTPUT,
     SUMMARY_QUESTION,
     Chat,
 )
-from tests.unit.test_opencode_replay import _stream, _turn_calls, count  # noqa: E402
+from tests.unit.test_opencode_replay import _stream, _turn_calls, count
 
 SYSTEM: list[Chat] = [{"role": "system", "content": "sys"}]
 TOOLS: list[Chat] = [{"type": "function", "function": {"name": "read_file"}}]

@@ -1,4 +1,4 @@
-"""The benches' OpenCode replay (`bench/opencode_replay.py`) follows OpenCode's policy.
+"""The benches' OpenCode replay (`bench/harness/opencode_replay.py`) follows OpenCode's policy.
 
 The prune walk on hand-made streams (the protect and minimum boundaries,
 the two-turn skip, the stop at an output already cleared), the cleared
@@ -10,20 +10,7 @@ by OpenCode's summary exchange, and a later walk bounded by it.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from cairn.models.messages import (  # noqa: E402
-    FilePart,
-    Message,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
-from opencode_replay import (  # noqa: E402
+from bench.harness.opencode_replay import (
     CONTINUE_MESSAGE,
     PRUNED_OUTPUT,
     SUMMARY_QUESTION,
@@ -35,6 +22,13 @@ from opencode_replay import (  # noqa: E402
     prune,
     replay,
     scaled_thresholds,
+)
+from cairn.models.messages import (
+    FilePart,
+    Message,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
 )
 
 

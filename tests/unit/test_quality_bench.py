@@ -1,4 +1,4 @@
-"""The context-quality bench's instrument (`bench/quality*.py`) measures what it claims.
+"""The context-quality bench's instrument (`bench/quality/`) measures what it claims.
 
 Fact detection finds a planted fact when the request holds it and not
 when it does not (markers, changed files, a test's latest status, other
@@ -10,19 +10,14 @@ tested in `test_opencode_replay.py`.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from quality_facts import Fact, ledger_facts, present, request_lines  # noqa: E402
-from quality_measure import measure  # noqa: E402
-from quality_rereads import blind_edits  # noqa: E402
-from quality_run import run_session  # noqa: E402
-from quality_script import CONSTRAINTS, build_session  # noqa: E402
-from quality_workspace import TEST_A  # noqa: E402
+from bench.quality.facts import Fact, ledger_facts, present, request_lines
+from bench.quality.measure import measure
+from bench.quality.rereads import blind_edits
+from bench.quality.run import run_session
+from bench.quality.script import CONSTRAINTS, build_session
+from bench.quality.workspace import TEST_A
 
 COMMAND = "python3 -m unittest -q tests.test_x"
 

@@ -7,11 +7,11 @@ OpenAI's automatic prefix cache (a cached token costs 0.1x). It also
 measures the share of every request that is an unchanged prefix of the
 request just before it.
 
-The peers are replays of the same session (`opencode_replay.replay`: the
+The peers are replays of the same session (`harness.opencode_replay.replay`: the
 conversation Cairn recorded, none of its markers, notes or attachments,
 call by call, with the same system text and tools), measured for the
 overflow check as JSON (`json_size`):
-- `opencode`: OpenCode's policy (`opencode_replay.OpenCode`, with its own
+- `opencode`: OpenCode's policy (`harness.opencode_replay.OpenCode`, with its own
   fixed prune thresholds: 40,000 protected, 20,000 minimum), Anthropic
   breakpoints on its first two messages and its last two, none on its
   compaction call;
@@ -37,9 +37,7 @@ from tests.fakes.prompt_cache import (
     common_prefix_chars,
 )
 
-from cairn.context.sources.summary import SUMMARY_TITLE
-from cairn.models.messages import Message
-from opencode_replay import (
+from bench.harness.opencode_replay import (
     CallPoint,
     Chat,
     Count,
@@ -50,6 +48,8 @@ from opencode_replay import (
     Size,
     replay,
 )
+from cairn.context.sources.summary import SUMMARY_TITLE
+from cairn.models.messages import Message
 
 ANTHROPIC_READ, ANTHROPIC_WRITE = 0.1, 1.25
 OPENAI_READ = 0.1
@@ -158,7 +158,7 @@ PEERS: tuple[PeerName, ...] = ("opencode", "append-only")
 
 @dataclass(frozen=True)
 class AppendOnly:
-    """The append-only peer's policy (`opencode_replay.Policy`): no prune, no fold."""
+    """The append-only peer's policy (`harness.opencode_replay.Policy`): no prune, no fold."""
 
     def prune(self, finished: Sequence[Message], pruned: set[str]) -> set[str]:
         del finished
@@ -203,7 +203,7 @@ def peer_requests(
     messages: Sequence[Message],
     calls: Sequence[CallPoint],
 ) -> list[Request]:
-    """The requests of one peer's replay (`opencode_replay.replay`), with its breakpoints."""
+    """The requests of one peer's replay (`harness.opencode_replay.replay`), with its breakpoints."""
     marks = opencode_breakpoints if name == "opencode" else append_only_breakpoints
     sent = replay(peer, messages, calls).sent
     return [Request(s.messages, s.tools, marks(s), s.at, s.kind) for s in sent]

@@ -1,4 +1,4 @@
-"""One Cairn repository-map run for `bench/repomap_vs_aider.py` (run in a fresh process).
+"""One Cairn repository-map run for `python -m bench.repomap_vs_aider` (run in a fresh process).
 
 Argument: a JSON object with `root`, `cache_dir`, `files` (every corpus file, relative),
 `chat` (files in play, relative), `idents`, `budget`, `model`, `edits` (how many edited

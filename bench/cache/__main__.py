@@ -1,9 +1,9 @@
 """Benchmark: how much of a long session's input a provider can serve from its prompt cache.
 
-    .venv/bin/python bench/cache.py [--turns N] [--seed N] [--no-write]
-    .venv/bin/python bench/cache.py --timing-only --code /tmp/peer/server   # another tree
+    .venv/bin/python -m bench.cache [--turns N] [--seed N] [--no-write]
+    PYTHONPATH=/tmp/peer/server .venv/bin/python -m bench.cache --timing-only   # another tree
 
-A scripted session (`bench/cache_session.py`: goals done and abandoned, big
+A scripted session (`bench/cache/session.py`: goals done and abandoned, big
 reads, edits, test runs) is driven through the engine, litellm's `openai/`
 provider and the local OpenAI-compatible server (`tests/fakes`), which
 records every request. It runs twice: with a small window (20k, at least
@@ -13,14 +13,14 @@ prefix of the previous request, the share served from the cache under
 Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
 by recorded reason, the effective input cost under Anthropic prices (0.1x
 read, 1.25x write) and OpenAI prices (0.1x cached), and the same for the
-peers' replays of the same session (`bench/cache_replay.py` over
-`bench/opencode_replay.py`: OpenCode's policy, and an append-only
+peers' replays of the same session (`bench/cache/replay.py` over
+`bench/harness/opencode_replay.py`: OpenCode's policy, and an append-only
 history), and, per side, the share of the input the previous request also
-sent that the cache served (`cache_breakdown.cacheable_line`: the new
+sent that the cache served (`breakdown.cacheable_line`: the new
 messages since the previous call can never be cached, so this is the share
 a prompt order can move). It also times what each call spends in `gather` and `assemble`
-(p50/p95 over the calls); `--timing-only` with `--code` times another
-tree's context builds (one `ContextBuilder.build` per measurement there)
+(p50/p95 over the calls); `--timing-only` with another tree's `server/` first on
+`PYTHONPATH` times that tree's context builds (one `ContextBuilder.build` per measurement there)
 on the same session.
 """
 
@@ -29,45 +29,36 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
-def _code_path() -> Path:
-    if "--code" in sys.argv:
-        return Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
-    return ROOT / "server"
-
-
-sys.path.insert(0, str(_code_path()))
-sys.path.insert(1, str(ROOT))
-sys.path.insert(2, str(ROOT / "bench"))
-
-from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
-
-from cache_breakdown import breakdown_lines, cacheable_line  # noqa: E402
-from cache_replay import PEERS, Request, Row, account, make_peer, peer_requests  # noqa: E402
-from cache_session import TEST_COMMAND, Step, build_script, make_workspace  # noqa: E402
-from cache_session import narrative_reply as narrative  # noqa: E402
-from cairn.agent.engine import Engine  # noqa: E402
-from cairn.context.builder import ContextBuilder  # noqa: E402
-from cairn.context.sources.summary import render_summary  # noqa: E402
-from cairn.models.messages import CompactionPart  # noqa: E402
-from cairn.settings import Settings  # noqa: E402
-from cairn.tokens.counter import counter_for  # noqa: E402
-from opencode_replay import CallPoint  # noqa: E402
+import cairn
+from bench.cache.breakdown import breakdown_lines, cacheable_line
+from bench.cache.replay import PEERS, Request, Row, account, make_peer, peer_requests
+from bench.cache.session import TEST_COMMAND, Step, build_script, make_workspace
+from bench.cache.session import narrative_reply as narrative
+from bench.harness.machine import current_machine
+from bench.harness.opencode_replay import CallPoint
+from bench.harness.records import Figure
+from bench.harness.timing import percentile
+from bench.harness.writer import invocation, record, this_run
+from cairn.agent.engine import Engine
+from cairn.context.builder import ContextBuilder
+from cairn.context.sources.summary import render_summary
+from cairn.models.messages import CompactionPart
+from cairn.settings import Settings
+from cairn.tokens.counter import counter_for
 
 MODEL = "openai/bench-model"
 USAGE_MODEL = "gpt-4o"
@@ -146,7 +137,7 @@ class Run:
 
 async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any]) -> Run:
     """The whole session through the local server; every request recorded."""
-    from cache_session import USER_MESSAGES
+    from bench.cache.session import USER_MESSAGES
 
     timings = Timings()
     instrument(timings)
@@ -197,7 +188,7 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
 
 
 def cairn_requests(run: Run) -> list[Request]:
-    from cache_replay import cairn_breakpoints
+    from bench.cache.replay import cairn_breakpoints
 
     return [
         Request(
@@ -245,11 +236,6 @@ def totals(rows: list[Row]) -> dict[str, float]:
     }
 
 
-def percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
-
-
 def breaks(run: Run) -> Counter[str]:
     counted: Counter[str] = Counter()
     for manifest in run.session.trace.manifests():
@@ -286,7 +272,21 @@ def timing_lines(timings: Timings) -> list[str]:
     ]
 
 
-def report(run: Run, count: Callable[[str], int]) -> str:
+def cost_figures(window: int, figures: dict[str, dict[str, float]]) -> list[Figure]:
+    """The session's input cost under each provider's prices over OpenCode's policy's."""
+    cairn, peer = figures["Cairn"], figures["opencode"]
+    return [
+        Figure(
+            f"window {window:,}: input cost / OpenCode's, {prices} prices (lower is better)",
+            round(cairn[key] / peer[key], 2),
+            "×",
+            peer_label="OpenCode's policy",
+        )
+        for prices, key in (("Anthropic", "anthropic_cost"), ("OpenAI", "openai_cost"))
+    ]
+
+
+def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
     sides = {"Cairn": cairn_requests(run), **peers(run, count)}
     figures = {name: totals(account(reqs, count)) for name, reqs in sides.items()}
     cairn = figures["Cairn"]
@@ -337,7 +337,7 @@ def report(run: Run, count: Callable[[str], int]) -> str:
     lines.append(cacheable_line(accounted, count))
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
-    return "\n".join(lines)
+    return "\n".join(lines), cost_figures(run.window, figures)
 
 
 async def main() -> None:
@@ -346,7 +346,6 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--timing-only", action="store_true")
-    parser.add_argument("--code", default=None, help="the server/ folder of another tree")
     parser.add_argument(
         "--small-window",
         type=int,
@@ -356,6 +355,7 @@ async def main() -> None:
     args = parser.parse_args()
     count = counter_for(USAGE_MODEL)
     sections: list[str] = []
+    figures: list[Figure] = []
     for options in ({**SMALL, "context_window": args.small_window}, LARGE):
         folder = Path(tempfile.mkdtemp(prefix="cairn-cache-bench-"))
         files = make_workspace(folder)
@@ -365,26 +365,20 @@ async def main() -> None:
             sections.append(f"### Window {run.window}\n\n| time per model call | p50 | p95 |")
             sections.append("| --- | ---: | ---: |\n" + "\n".join(timing_lines(run.timings)))
         else:
-            sections.append(report(run, count))
+            text, measured = report(run, count)
+            sections.append(text)
+            figures += measured
         shutil.rmtree(folder, ignore_errors=True)
-    load = os.getloadavg()[0]
-    command = " ".join(["bench/cache.py", *sys.argv[1:]])
+    command = invocation("cache")
     text = "\n\n".join(sections)
     header = (
-        f"Command: `.venv/bin/python {command}`; code: {_code_path()}\n"
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python"
-        f" {platform.python_version()}, load average {load:.1f}; test command `{TEST_COMMAND}`."
+        f"Command: `{command}`; code: {Path(cairn.__file__).parent.parent}\n"
+        f"Machine: {current_machine().describe()}; test command `{TEST_COMMAND}`."
     )
     print(header + "\n\n" + text)
     if not args.no_write and not args.timing_only:
-        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
-            out.write(
-                "\n## Prompt cache over a long session (issue 11)\n\n"
-                + header
-                + "\n\n"
-                + text
-                + "\n"
-            )
+        report_text = "## Prompt cache over a long session (issue 11)\n\n" + header + "\n\n" + text
+        record(this_run("cache", figures, report_text, command))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 `measure(run, session)` reads what the model received (`run.requests`) and
 the session's records (`run.messages`, `run.manifests`) and returns:
-- `points`: the share of each fact kind present (`quality_facts.KINDS`) at the
+- `points`: the share of each fact kind present (`facts.KINDS`) at the
   first main call after each summary and at the last main call, with the
   labels of the facts that were missing;
 - over-budget main calls: requests whose input (messages and tool schemas,
@@ -10,9 +10,9 @@ the session's records (`run.messages`, `run.manifests`) and returns:
   reserve, and manifests whose `used_input` passes `available_input`;
 - total input tokens of every request (main and compaction calls), and the
   total of OpenCode's requests replayed over the same message stream
-  (`opencode_replay`, prune thresholds scaled to the window);
+  (`harness.opencode_replay`, prune thresholds scaled to the window);
 - the session's shape: main calls, summaries, prunes, goal folds;
-- edits made blind on each side (`quality_rereads`): the re-reads a real model
+- edits made blind on each side (`rereads`): the re-reads a real model
   would have added to that side's total.
 `check_setup` raises `SetupError` when the session is not the one the bench
 was written for (a reply not consumed, an edit that did not apply, a tool
@@ -25,14 +25,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cairn.context.sources.system import HARNESS_RULES
-from cairn.llm.script import COMPACTION_LANE
-from cairn.llm.usage import prompt_text
-from cairn.models.messages import Message, ToolCallPart, ToolResultPart
-from cairn.settings import Settings
-from cairn.tokens.counter import count_tokens
-from opencode_replay import CallPoint, OpenCode, Peer, Replayed, replay, scaled_thresholds
-from quality_facts import (
+from bench.harness.opencode_replay import (
+    CallPoint,
+    OpenCode,
+    Peer,
+    Replayed,
+    replay,
+    scaled_thresholds,
+)
+from bench.quality.facts import (
     KINDS,
     Fact,
     Kind,
@@ -42,11 +43,17 @@ from quality_facts import (
     request_lines,
     turn_of,
 )
-from quality_rereads import blind_edits, reread_tokens
-from quality_run import Recorded, SessionRun, SetupError
-from quality_script import Session
-from quality_spend import spend
-from quality_workspace import NESTED_RULES, ROOT_RULES, TOOL_FACTS, project_files
+from bench.quality.rereads import blind_edits, reread_tokens
+from bench.quality.run import Recorded, SessionRun, SetupError
+from bench.quality.script import Session
+from bench.quality.spend import spend
+from bench.quality.workspace import NESTED_RULES, ROOT_RULES, TOOL_FACTS, project_files
+from cairn.context.sources.system import HARNESS_RULES
+from cairn.llm.script import COMPACTION_LANE
+from cairn.llm.usage import prompt_text
+from cairn.models.messages import Message, ToolCallPart, ToolResultPart
+from cairn.settings import Settings
+from cairn.tokens.counter import count_tokens
 
 # The session must exercise compaction this much for its figures to mean anything.
 MIN_SUMMARIES = 3
@@ -83,10 +90,10 @@ class Figures:
     shape: dict[str, int] = field(default_factory=dict)
     # Tokens of included blocks per source, summed over every manifest.
     by_source: dict[str, int] = field(default_factory=dict)
-    # Tokens per part of the main requests as sent (`quality_spend`).
+    # Tokens per part of the main requests as sent (`spend`).
     by_part: Counter[str] = field(default_factory=Counter[str])
     # Edits whose text the request did not show, on Cairn's side and the replay's, and
-    # the re-reads they stand for priced as one more request each (`quality_rereads`).
+    # the re-reads they stand for priced as one more request each (`rereads`).
     blind_edits: int = 0
     replay_blind_edits: int = 0
     cairn_rereads: int = 0

@@ -3,7 +3,7 @@
 `build_session(turns)` returns the user messages, the scripted model's
 replies (main lane, then the compaction lane's narratives) and the facts
 planted by the user or the goal tool (`Planted`). The session works on the
-`bench/quality_workspace.py` project: every turn adds goals and works
+`bench/quality/workspace.py` project: every turn adds goals and works
 through them (focus, read modules, grep, edit with an exact `old`, run the
 real unittest suites, regenerate fixtures), finishing each goal with a
 summary or abandoning it with a reason; a test is broken and fixed now and
@@ -11,7 +11,7 @@ then, and the last turn leaves one suite failing (so a context that says
 "passed" is wrong). Turns without an explicit task re-read the large filler
 modules, which is what fills the window.
 
-Planted here (markers are unique words, see `quality_workspace`):
+Planted here (markers are unique words, see `workspace`):
 - constraints: sentences of some user messages (`CONSTRAINT-…`);
 - goals: every `done` summary (`GOAL-DONE-…`) and `abandon` reason
   (`GOAL-ABANDON-…`);
@@ -19,7 +19,7 @@ Planted here (markers are unique words, see `quality_workspace`):
   (`TOOL_FACTS`); later ones restate nothing planted, like a summarizer
   that forgets, so a fact survives only if Cairn carries it.
 Ledger facts (files changed, test statuses, other commands) are read back
-from the trace afterwards (`quality_facts.ledger_facts`), not planted here.
+from the trace afterwards (`facts.ledger_facts`), not planted here.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from quality_workspace import (
+from bench.quality.workspace import (
     GEN_SEED_7,
     GEN_SEED_11,
     TEST_A,

@@ -1,7 +1,7 @@
 """Where the cache bench's uncached input comes from, per kind of call (Cairn's side).
 
 Uncached input is each request's tokens minus what Anthropic's breakpoint
-cache reads (`cache_replay.Row`): writes count as uncached, since they are
+cache reads (`replay.Row`): writes count as uncached, since they are
 paid at more than the full price. The calls are split into the compaction
 calls, the main calls whose manifest records a cache break (summary, fold,
 prune, preamble refresh: the whole history after the break point is
@@ -24,7 +24,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from cache_replay import TAIL_PREFIX, Request, Row, units
+from bench.cache.replay import TAIL_PREFIX, Request, Row, units
 
 Count = Callable[[str], int]
 

@@ -1,12 +1,12 @@
 """Benchmark (issue 12): is the context of a long session trustworthy, and what does it cost?
 
-    .venv/bin/python bench/quality.py [--turns N] [--window TOKENS] [--write]
-    .venv/bin/python bench/quality.py --sweep 28000,32000,36000,40000,48000
-    .venv/bin/python bench/quality.py --set compaction_threshold=0.6 --set summary_keep_recent=0.1
+    .venv/bin/python -m bench.quality [--turns N] [--window TOKENS] [--write]
+    .venv/bin/python -m bench.quality --sweep 28000,32000,36000,40000,48000
+    .venv/bin/python -m bench.quality --set compaction_threshold=0.6 --set summary_keep_recent=0.1
 
-A scripted session (`bench/quality_script.py`) of 19 user turns and 156
+A scripted session (`bench/quality/script.py`) of 19 user turns and 156
 main model calls runs through the engine on a real git workspace
-(`bench/quality_workspace.py`: three packages, unittest suites that
+(`bench/quality/workspace.py`: three packages, unittest suites that
 `run_command` really runs, a fixture generator, a root `AGENTS.md` and a
 nested `pkg_x/AGENTS.md`) under a small window (32k tokens by default), so
 that it summarises (at least 3 times), prunes and folds goals (the
@@ -16,7 +16,7 @@ once or never (folds, prunes and the one-line forms keep its context small),
 and below 28k a prune needs more old tool output (protect + minimum, 30% of
 the window, older than two turns) than the context holds under the 70%
 summary threshold. Every request the scripted model receives is recorded
-(`bench/quality_run.py`).
+(`bench/quality/run.py`).
 
 The ratio to the OpenCode replay moves with the window, by where each side's
 compactions happen to fall in this one session: `--sweep` runs the session
@@ -24,7 +24,7 @@ at several windows and prints one line per window (its shape, the worst
 share of facts, over-budget calls, both totals, the ratio) and the median
 ratio over the windows whose session has the bench's shape.
 
-Planted facts, five kinds (`bench/quality_facts.py` says how each is found
+Planted facts, five kinds (`bench/quality/facts.py` says how each is found
 in a request):
 - constraints: `CONSTRAINT-…` sentences of user messages;
 - goals: every `goal done` summary and `abandon` reason;
@@ -37,17 +37,17 @@ in a request):
   by the first compaction narrative only;
 - rules: every rule of the root AGENTS.md, and of `pkg_x/AGENTS.md` at
   calls whose turn has touched a `pkg_x` file.
-Reported (`bench/quality_measure.py`): the share of each kind present at the
+Reported (`bench/quality/measure.py`): the share of each kind present at the
 first main call after each summary and at the last call, the facts missing
 there, over-budget calls (request input over the window less the output
 reserve, and manifests with used > available), and total input tokens of
 every call (compaction calls included) against an OpenCode-policy replay of
-the same message stream (`bench/opencode_replay.py`: prune after each
+the same message stream (`bench/harness/opencode_replay.py`: prune after each
 user turn protecting the newest 40k tokens of tool output and only when at
 least 20k are freed, both scaled by window / 200k; a summary at overflow).
 Where Cairn's main-call tokens go is printed twice: per context source
 (from the manifests) and per part of the requests as sent, with tokens per
-call (`bench/quality_spend.py`: tool schemas, preamble sections, each
+call (`bench/quality/spend.py`: tool schemas, preamble sections, each
 tool's results, the tail).
 Targets: ledger, constraints, goals and rules 100%; all facts ≥ 95%; 0
 over-budget calls; total input ≤ 0.5× the replay. `--set KEY=VALUE`
@@ -61,11 +61,11 @@ policy, and `--set 'cache_prices={"none": {"read": 0.1, "write": 1.25}}'`
 runs the one a provider with a cache gets. The scripted model never
 re-reads what a cut took away, so the totals cannot price a harsher
 setting's re-reads; the report counts, per side, the edits made without
-their text in view (`quality_rereads`), which a real model would have
+their text in view (`rereads`), which a real model would have
 preceded by a read. A missed target is
 printed, not an error; a setup error (the session did not run as
-scripted) exits 2 with its reason. `--write` appends the report to
-`bench/RESULTS.md`.
+scripted) exits 2 with its reason. `--write` records the run (`bench/history/quality.jsonl`)
+and regenerates `bench/RESULTS.md`.
 """
 
 from __future__ import annotations
@@ -74,25 +74,20 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-sys.path.insert(0, str(ROOT / "server"))
-sys.path.insert(1, str(ROOT / "bench"))
 
-from cairn.compaction.retention import retention  # noqa: E402
-from cairn.llm.cache_hints import model_cache_price  # noqa: E402
-from cairn.settings import Settings  # noqa: E402
-from opencode_replay import scaled_thresholds  # noqa: E402
-from quality_facts import KINDS  # noqa: E402
-from quality_measure import (  # noqa: E402
+from bench.harness.machine import current_machine, utc_now
+from bench.harness.opencode_replay import scaled_thresholds
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import invocation, record, this_run
+from bench.quality.facts import KINDS
+from bench.quality.measure import (
     TARGET_ALL,
     TARGET_RATIO,
     TARGET_SHARE,
@@ -101,9 +96,12 @@ from quality_measure import (  # noqa: E402
     shape_warnings,
     worst_share,
 )
-from quality_run import SetupError, run_session  # noqa: E402
-from quality_script import TURNS, build_session  # noqa: E402
-from quality_spend import spend_line  # noqa: E402
+from bench.quality.run import SetupError, run_session
+from bench.quality.script import TURNS, build_session
+from bench.quality.spend import spend_line
+from cairn.compaction.retention import retention
+from cairn.llm.cache_hints import model_cache_price
+from cairn.settings import Settings
 
 DEFAULT_WINDOW = 32_000
 MAX_OUTPUT = 1_000
@@ -224,12 +222,11 @@ def commit() -> str:
 
 def heading(title: str, command: str) -> list[str]:
     """A report's title (with the engine's commit), command and machine lines."""
-    load = os.getloadavg()
     return [
         f"## {title}, server/ at commit {commit()}",
         "",
         f"Command: `{command}`  ",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {load[0]:.1f} / {load[1]:.1f}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.  ",
+        f"Machine: {current_machine().describe()}; {utc_now()} UTC.  ",
     ]
 
 
@@ -265,6 +262,42 @@ def report(figures: Figures, command: str, window: int) -> str:
     if warnings:
         lines += ["", "Session shape: " + "; ".join(warnings) + "."]
     return "\n".join(lines) + "\n"
+
+
+def window_figures(figures: Figures, window: int) -> list[Figure]:
+    """The run's figures for the results table: input tokens against the OpenCode replay,
+    and the worst share of the planted facts still in view."""
+    replay = figures.opencode
+    assert replay is not None
+    return [
+        Figure(
+            f"window {window:,}: input tokens over the session (lower is better)",
+            figures.cairn_total,
+            "tokens",
+            replay.total,
+            "OpenCode replay",
+        ),
+        Figure(
+            f"window {window:,}: worst share of facts in view (higher is better)",
+            round((worst_share(figures) or 0.0) * 100),
+            "%",
+        ),
+    ]
+
+
+def sweep_figures(rows: list[tuple[int, Figures]]) -> list[Figure]:
+    """The sweep's figure: the median input ratio to OpenCode over the windows with the shape."""
+    shaped = [figures.ratio for _, figures in rows if not shape_warnings(figures)]
+    if not shaped:
+        return []
+    windows = ",".join(str(window) for window, _ in rows)
+    return [
+        Figure(
+            f"sweep {windows}: median input ratio to OpenCode (lower is better)",
+            round(statistics.median(shaped), 3),
+            "×",
+        )
+    ]
 
 
 def run_window(turns: int, window: int, overrides: dict[str, Any] | None = None) -> Figures:
@@ -309,7 +342,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--turns", type=int, default=len(TURNS), help="user turns to run")
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="context window")
-    parser.add_argument("--write", action="store_true", help="append to bench/RESULTS.md")
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
     parser.add_argument(
         "--sweep", default=None, help="comma-separated windows: one line each, and the median"
     )
@@ -321,22 +356,24 @@ def main() -> int:
         help="override one of Cairn's settings (repeatable)",
     )
     args = parser.parse_args()
-    command = " ".join([".venv/bin/python bench/quality.py", *sys.argv[1:]])
+    command = invocation("quality")
     try:
         overrides = parse_set(args.set)
         if args.sweep:
             windows = [int(w) for w in args.sweep.split(",") if w.strip()]
             rows = [(window, run_window(args.turns, window, overrides)) for window in windows]
             text = "\n".join(sweep_lines(rows, command)) + "\n"
+            figures = sweep_figures(rows)
         else:
-            text = report(run_window(args.turns, args.window, overrides), command, args.window)
+            measured = run_window(args.turns, args.window, overrides)
+            text = report(measured, command, args.window)
+            figures = window_figures(measured, args.window)
     except (SetupError, ValueError, OSError, subprocess.CalledProcessError) as exc:
         print(f"quality bench: setup error: {exc}", file=sys.stderr)
         return EXIT_SETUP
     print(text)
     if args.write:
-        with (ROOT / "bench" / "RESULTS.md").open("a", encoding="utf-8") as out:
-            out.write("\n" + text)
+        record(this_run("quality", figures, text, command))
     return 0
 
 

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from quality_run import Recorded
+from bench.quality.run import Recorded
 
 Count = Callable[[str], int]
 TAIL_PREFIX = "[Harness context"

@@ -1,6 +1,6 @@
 """Benchmark: Cairn's repository map against Aider's, same machine, corpus and inputs.
 
-    .venv/bin/python bench/repomap_vs_aider.py [--corpus sympy|effect] [--repeats N]
+    .venv/bin/python -m bench.repomap_vs_aider [--corpus sympy|effect] [--repeats N]
         [--edits N] [--no-write]
 
 Sets up `bench/.work/` (git-ignored): a separate venv with `aider-chat`, the corpus — the
@@ -17,8 +17,8 @@ identifiers, runs each tool in fresh processes:
 - peak RSS of the process (and its workers).
 
 The floor is a raw tree-sitter parse of every corpus file plus tokenizing the same bytes,
-in one process. Results (medians, ratios to Aider in the same run) are appended to
-`bench/RESULTS.md` unless `--no-write`. Aider runs with `refresh="always"`: with its
+in one process. Results (medians, ratios to Aider in the same run) are recorded
+(`bench/history/repomap_vs_aider.jsonl`, `bench/RESULTS.md`) unless `--no-write`. Aider runs with `refresh="always"`: with its
 default `auto` it would return its in-memory map unchanged after the edit.
 """
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -38,15 +37,20 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO_ROOT = BENCH_DIR.parent
-WORK = BENCH_DIR / ".work"
+from bench.harness.machine import current_machine, head_commit, utc_now
+from bench.harness.paths import ROOT
+from bench.harness.paths import WORK as HARNESS_WORK
+from bench.harness.records import Figure
+from bench.harness.timing import percentile
+from bench.harness.writer import invocation, record, this_run
+
+WORK = HARNESS_WORK
 AIDER_VENV = WORK / "aider-venv"
 HOME = WORK / "home"
 CAIRN_CACHE = WORK / "cairn-cache"
-RESULTS = BENCH_DIR / "RESULTS.md"
-CAIRN_PYTHON = REPO_ROOT / ".venv" / "bin" / "python"
-DRIVER = BENCH_DIR / "repomap_driver.py"
+CAIRN_PYTHON = ROOT / ".venv" / "bin" / "python"
+# Run by path in a fresh process: it imports only `cairn`.
+DRIVER = Path(__file__).resolve().parent / "driver.py"
 AIDER_DRIVER = WORK / "aider_driver.py"
 EFFECT_VERSION = "4.1.0"
 
@@ -260,11 +264,6 @@ def floor(corpus: Corpus, files: list[str]) -> dict[str, float]:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(P95 * len(ordered)))]
-
-
 METRICS = ("cold_s", "cold_cpu_s", "warm_s", "warm_cpu_s", "edit_p95_s", "edit_p95_cpu_s")
 
 
@@ -280,8 +279,8 @@ def one_repeat(
         "cold_cpu_s": float(first["first_cpu_s"]),  # type: ignore[arg-type]
         "warm_s": float(second["first_s"]),  # type: ignore[arg-type]
         "warm_cpu_s": float(second["first_cpu_s"]),  # type: ignore[arg-type]
-        "edit_p95_s": p95([float(x) for x in second["edit_s"]]),  # type: ignore[union-attr]
-        "edit_p95_cpu_s": p95([float(x) for x in second["edit_cpu_s"]]),  # type: ignore[union-attr]
+        "edit_p95_s": percentile([float(x) for x in second["edit_s"]], P95),  # type: ignore[union-attr]
+        "edit_p95_cpu_s": percentile([float(x) for x in second["edit_cpu_s"]], P95),  # type: ignore[union-attr]
         "peak_rss_mb": max(float(first["peak_rss_kb"]), float(second["peak_rss_kb"])) / 1024,  # type: ignore[arg-type]
         "tokens": float(second["tokens"]),  # type: ignore[arg-type]
     }
@@ -311,20 +310,11 @@ def render(
 ) -> str:
     table: dict[str, dict[str, dict[str, float]]] = results["table"]  # type: ignore[assignment]
     bottom: dict[str, float] = results["floor"]  # type: ignore[assignment]
-    commit = subprocess.run(
-        ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
     lines = [
-        f"## Repository map vs Aider, {corpus.name} (commit {commit or 'unknown'})",
+        f"## Repository map vs Aider, {corpus.name} (commit {head_commit()})",
         "",
-        f"- Command: `.venv/bin/python bench/repomap_vs_aider.py --corpus {corpus.name} "
-        f"--repeats {repeats} --edits {edits}` ({seconds / 60:.0f} min)",
-        f"- Machine: {platform.machine()}, {os.cpu_count()} cores shared with the other "
-        f"engineers' work (load average {os.getloadavg()[0]:.1f} at the end), "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d', time.gmtime())}",
+        f"- Command: `{command_of(corpus, repeats, edits)}` ({seconds / 60:.0f} min)",
+        f"- Machine: {current_machine().describe()} (shared, load at the end), {utc_now()} UTC",
         f"- Corpus: {corpus.description}, {results['files']} {corpus.pattern[1:]} files, "
         f"{bottom['bytes'] / 1e6:.1f} MB; files in play {', '.join(corpus.chat)}; "
         f"mentioned {', '.join(corpus.mentioned)}; tokens of {MODEL}",
@@ -366,6 +356,35 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def command_of(corpus: Corpus, repeats: int, edits: int) -> str:
+    """The command that reruns this measurement."""
+    args = ["--corpus", corpus.name, "--repeats", str(repeats), "--edits", str(edits)]
+    return invocation("repomap_vs_aider", args)
+
+
+FIGURES = {
+    "cold_s": "cold map, wall",
+    "warm_s": "warm map in a new process, wall",
+    "edit_p95_s": "next map after an edit, p95 wall",
+}
+
+
+def figures_of(corpus: Corpus, results: dict[str, object]) -> list[Figure]:
+    """Cairn's wall times against Aider's, per budget (lower is better)."""
+    table: dict[str, dict[str, dict[str, float]]] = results["table"]  # type: ignore[assignment]
+    return [
+        Figure(
+            f"{corpus.name}, {budget}-token map: {label} (lower is better)",
+            round(row["cairn"][key], 3),
+            "s",
+            round(row["aider"][key], 3),
+            "Aider",
+        )
+        for budget, row in table.items()
+        for key, label in FIGURES.items()
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="sympy")
@@ -384,8 +403,8 @@ def main() -> None:
         json.dumps(results, indent=2), encoding="utf-8"
     )
     if not options.no_write:
-        with RESULTS.open("a", encoding="utf-8") as handle:
-            handle.write("\n" + text)
+        command = command_of(corpus, options.repeats, options.edits)
+        record(this_run("repomap_vs_aider", figures_of(corpus, results), text, command))
 
 
 if __name__ == "__main__":

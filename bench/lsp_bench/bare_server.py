@@ -1,7 +1,7 @@
 """The peer for the initialize benchmark: a bare pygls 2.x server with no features.
 
 Started the same way as `cairn serve` (a Python process speaking LSP on
-stdio), so `bench/lsp_bench.py` can compare initialize round trips.
+stdio), so `python -m bench.lsp_bench` can compare initialize round trips.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@
 4. `cairn/goalTree` round trips while a scripted turn streams (target p95 ≤ 50 ms),
    and idle for comparison.
 
-Run: `.venv/bin/python bench/lsp_bench.py [--repeats N] [--edit-repeats N] [--only edits]`;
-prints a Markdown section. `--only edits` runs the keystroke bench alone (to compare two
+Run: `.venv/bin/python -m bench.lsp_bench [--repeats N] [--edit-repeats N] [--only edits]
+[--write]`; prints a Markdown section, and with `--write` records the run
+(`bench/history/lsp_bench.jsonl`, `bench/RESULTS.md`). `--only edits` runs the keystroke bench alone (to compare two
 builds of the server in one session, e.g. with `PYTHONPATH` pointing at another checkout).
 """
 
@@ -25,9 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import os
-import platform
 import random
 import statistics
 import sys
@@ -35,10 +34,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "bench" / ".work" / "lsp"
+from bench.harness.machine import current_machine
+from bench.harness.paths import WORK as BENCH_WORK
+from bench.harness.records import Figure
+from bench.harness.timing import percentile
+from bench.harness.writer import invocation, record, this_run
+
+WORK = BENCH_WORK / "lsp"
 CAIRN = [sys.executable, "-m", "cairn", "serve"]
-BARE = [sys.executable, str(ROOT / "bench" / "lsp_bare_server.py")]
+# Run by path: the bare server imports only pygls.
+BARE = [sys.executable, str(Path(__file__).resolve().parent / "bare_server.py")]
 ENV = {**os.environ, "CAIRN_LSP_DEBUG": "1", "CAIRN_LOG_LEVEL": "WARNING"}
 DOC_LINES = 10_000
 EDITS = 1_000
@@ -57,13 +62,6 @@ P95, P99 = 0.95, 0.99
 MS = 1000.0
 TIMEOUT_S = 120.0
 DESCRIPTION = "Language server benchmarks: startup, keystrokes, responsiveness during a turn."
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), math.ceil(fraction * len(ordered))))
-    return ordered[rank - 1]
 
 
 class Connection:
@@ -376,29 +374,42 @@ def edits_section(edits: dict[str, float], edit_repeats: int) -> str:
   {edits["involuntary_switches"]:.0f} involuntary (preempted by the OS)"""
 
 
-async def main(repeats: int, edit_repeats: int, only: str) -> None:
+def edit_figures(edits: dict[str, float], typing: dict[str, float]) -> list[Figure]:
+    """The keystroke figures (no peer: the targets are absolute)."""
+    return [
+        Figure("didChange handling, p99 (lower is better)", round(edits["p99_ms"], 3), "ms"),
+        Figure("typing round trip (edit → code actions), p95", round(typing["p95_ms"], 2), "ms"),
+    ]
+
+
+async def main(repeats: int, edit_repeats: int, only: str, write: bool) -> None:
     script = [{"text": "word " * STREAM_WORDS, "chunkDelay": STREAM_CHUNK_DELAY_S}]
     root = make_workspace(script)
+    command = invocation("lsp_bench")
+    machine = current_machine().describe()
     if only == "edits":
         edits = await bench_edits_repeated(root, edit_repeats)
         typing = await bench_typing(root)
-        print(f"""
-- command: `.venv/bin/python bench/lsp_bench.py --only edits --edit-repeats {edit_repeats}`
-- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}
+        text = f"""
+- command: `{command}`
+- machine: {machine}
 {edits_section(edits, edit_repeats)}
 {typing_section(typing)}
-""")
+"""
+        print(text)
+        if write:
+            record(this_run("lsp_bench", edit_figures(edits, typing), text, command))
         return
     init = await bench_initialize(root, repeats)
     edits = await bench_edits_repeated(root, edit_repeats)
     typing = await bench_typing(root)
     make_workspace(script)
     busy = await bench_goal_tree_during_turn(root)
-    print(f"""
+    text = f"""
 ## Language server (H7): startup, keystrokes, responsiveness during a turn
 
-- command: `.venv/bin/python bench/lsp_bench.py --repeats {repeats} --edit-repeats {edit_repeats}`
-- machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}
+- command: `{command}`
+- machine: {machine}
 - initialize round trip (spawn → result), median of {repeats}: cairn serve {init["cairn_ms"]:.0f} ms,
   bare pygls server (peer, same run) {init["bare_ms"]:.0f} ms; ratio {init["ratio"]:.2f}× (target ≤ 1.2×)
 {edits_section(edits, edit_repeats)}
@@ -406,7 +417,27 @@ async def main(repeats: int, edit_repeats: int, only: str) -> None:
 - `cairn/goalTree` round trip over {GOAL_TREE_CALLS} calls while a scripted turn streams: p95
   {busy["busy_p95_ms"]:.1f} ms (target ≤ 50 ms), median {busy["busy_median_ms"]:.1f} ms; idle p95
   {busy["idle_p95_ms"]:.1f} ms (peer, same run); ratio {busy["ratio"]:.2f}×
-""")
+"""
+    print(text)
+    if write:
+        figures = [
+            Figure(
+                "initialize round trip, median (lower is better)",
+                round(init["cairn_ms"]),
+                "ms",
+                round(init["bare_ms"]),
+                "bare pygls server",
+            ),
+            *edit_figures(edits, typing),
+            Figure(
+                "cairn/goalTree during a streaming turn, p95",
+                round(busy["busy_p95_ms"], 1),
+                "ms",
+                round(busy["idle_p95_ms"], 1),
+                "idle",
+            ),
+        ]
+        record(this_run("lsp_bench", figures, text, command))
 
 
 if __name__ == "__main__":
@@ -414,5 +445,8 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
     parser.add_argument("--edit-repeats", type=int, default=DEFAULT_EDIT_REPEATS)
     parser.add_argument("--only", choices=("all", "edits"), default="all")
+    parser.add_argument(
+        "--write", action="store_true", help="record the run and regenerate bench/RESULTS.md"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.repeats, args.edit_repeats, args.only))
+    asyncio.run(main(args.repeats, args.edit_repeats, args.only, args.write))

@@ -1,7 +1,7 @@
 """Driving the context-quality session through the engine and recording what the model received.
 
-`run_session` builds the workspace (`quality_workspace`) in a temporary
-folder, writes the scripted model's replies (`quality_script`) to a file
+`run_session` builds the workspace (`workspace`) in a temporary
+folder, writes the scripted model's replies (`script`) to a file
 outside it, and runs every user turn through `Engine.turn` on one session.
 Every request the scripted provider receives is recorded as it arrives
 (`Recorded`: its lane, messages and tools, and how many session messages
@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import cairn.llm.runtime as runtime_module
+from bench.quality.script import Session
+from bench.quality.workspace import ALLOWED_COMMANDS, make_workspace
 from cairn.agent.engine import Engine
 from cairn.llm import reset_scripts
 from cairn.llm.script import MAIN_LANE
 from cairn.models.manifest import Manifest
 from cairn.models.messages import CompactionPart, Message
 from cairn.settings import Settings
-from quality_script import Session
-from quality_workspace import ALLOWED_COMMANDS, make_workspace
 
 
 class SetupError(Exception):
