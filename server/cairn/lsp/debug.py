@@ -2,7 +2,7 @@
 
 Answers whether litellm was loaded when `initialize` was answered (it must not
 be) and the server-side handling times of didChange notifications (decode +
-handler), which the tests and `bench/lsp_bench.py` read, and the server's copy
+handler), which the tests and `python -m bench.lsp_bench` read, and the server's copy
 of an open document (`{uri}`), to check incremental sync end to end. `{fail: true}`
 raises an unexpected exception, to check that one is logged with its traceback,
 answered as an internal error, and that the server keeps serving.
