@@ -27,6 +27,7 @@ from bench.harness.machine import current_machine
 from bench.harness.paths import ROOT
 from bench.harness.paths import WORK as BENCH_WORK
 from bench.harness.records import Figure
+from bench.harness.timing import MS
 from bench.harness.workspace import fresh_copy, write_script
 from bench.harness.writer import invocation, record, this_run
 
@@ -37,7 +38,6 @@ SERVE = [sys.executable, "-m", "cairn", "serve"]
 ENV = {**os.environ, "CAIRN_LOG_LEVEL": "WARNING"}
 DEFAULT_REPEATS = 7
 TIMEOUT_S = 120.0
-MS = 1000.0
 DESCRIPTION = "ACP front end startup against the language server's."
 
 

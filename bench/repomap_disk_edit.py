@@ -29,7 +29,7 @@ from pathlib import Path
 from bench.harness.machine import current_machine, head_commit, utc_now
 from bench.harness.paths import WORK
 from bench.harness.records import Figure
-from bench.harness.timing import percentile
+from bench.harness.timing import P95, percentile
 from bench.harness.writer import invocation, record, this_run
 from cairn.files.ignore import IgnoreRules
 from cairn.repomap.map import RepoMap
@@ -42,7 +42,6 @@ BUDGET = 8192
 MODEL = "gpt-4o"
 MARKER = "\n        return "
 DEFAULT_EDITS = 20
-P95 = 0.95
 
 
 def _django() -> Path:

@@ -51,7 +51,7 @@ from bench.cache.session import narrative_reply as narrative
 from bench.harness.machine import current_machine
 from bench.harness.opencode_replay import CallPoint
 from bench.harness.records import Figure
-from bench.harness.timing import percentile
+from bench.harness.timing import P95, percentile
 from bench.harness.writer import invocation, record, this_run
 from cairn.agent.engine import Engine
 from cairn.context.builder import ContextBuilder
@@ -69,7 +69,6 @@ MAX_OUTPUT = 2_000
 SMALL = {"context_window": 20_000}
 LARGE = {"context_window": 200_000}
 COMPACTION_MARKERS = ("[Compaction request from the harness]", "You are compacting the history")
-PERCENTILE_95 = 0.95
 
 
 def is_compaction(request: RecordedRequest) -> bool:
@@ -260,15 +259,15 @@ def timing_lines(timings: Timings) -> list[str]:
     if any(timings.builds):
         return [
             f"| context builds per call | {statistics.median(timings.build_counts):.0f}"
-            f" | {percentile(timings.build_counts, PERCENTILE_95):.0f} |",
+            f" | {percentile(timings.build_counts, P95):.0f} |",
             f"| build time per call (ms) | {statistics.median(timings.builds) * ms:.1f}"
-            f" | {percentile(timings.builds, PERCENTILE_95) * ms:.1f} |",
+            f" | {percentile(timings.builds, P95) * ms:.1f} |",
         ]
     return [
         f"| gather per call (ms) | {statistics.median(timings.gather) * ms:.1f}"
-        f" | {percentile(timings.gather, PERCENTILE_95) * ms:.1f} |",
+        f" | {percentile(timings.gather, P95) * ms:.1f} |",
         f"| assemble per call (ms) | {statistics.median(timings.assemble) * ms:.1f}"
-        f" | {percentile(timings.assemble, PERCENTILE_95) * ms:.1f} |",
+        f" | {percentile(timings.assemble, P95) * ms:.1f} |",
     ]
 
 
@@ -341,7 +340,7 @@ def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(prog="python -m bench.cache")
     parser.add_argument("--turns", type=int, default=7)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--no-write", action="store_true")

@@ -36,14 +36,17 @@ def current_machine() -> Machine:
 
 
 def head_commit() -> str:
-    """The checkout's commit (short), with `+dirty` when the tree has uncommitted changes."""
+    """The checkout's commit (short), with `+dirty` when the tree has uncommitted changes
+    other than recorded results (`bench/history/`, `bench/RESULTS.md`)."""
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
         return done.stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    return f"{commit}+dirty" if git("status", "--porcelain", "--untracked-files=no") else commit
+    results = (":!bench/history", ":!bench/RESULTS.md")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", *results)
+    return f"{commit}+dirty" if changed else commit
 
 
 def utc_now() -> str:

@@ -1,4 +1,4 @@
-"""Summarising timed samples: the median in milliseconds, and nearest-rank percentiles (p50, p95)."""
+"""Summarising timed samples: the median in milliseconds, and nearest-rank percentiles (p95…)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import statistics
 from collections.abc import Iterable, Sequence
 
 MS = 1_000
-P50 = 0.50
 P95 = 0.95
 
 

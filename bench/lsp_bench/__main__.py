@@ -37,7 +37,7 @@ from typing import Any
 from bench.harness.machine import current_machine
 from bench.harness.paths import WORK as BENCH_WORK
 from bench.harness.records import Figure
-from bench.harness.timing import percentile
+from bench.harness.timing import MS, P95, percentile
 from bench.harness.writer import invocation, record, this_run
 
 WORK = BENCH_WORK / "lsp"
@@ -58,8 +58,7 @@ PROC_STAT = "/proc/{pid}/stat"
 # command name, whose closing parenthesis ends field 2.
 UTIME_FIELD, STIME_FIELD = 11, 12
 SEED = 7
-P95, P99 = 0.95, 0.99
-MS = 1000.0
+P99 = 0.99
 TIMEOUT_S = 120.0
 DESCRIPTION = "Language server benchmarks: startup, keystrokes, responsiveness during a turn."
 
@@ -441,7 +440,7 @@ async def main(repeats: int, edit_repeats: int, only: str, write: bool) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="python -m bench.lsp_bench", description=DESCRIPTION)
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
     parser.add_argument("--edit-repeats", type=int, default=DEFAULT_EDIT_REPEATS)
     parser.add_argument("--only", choices=("all", "edits"), default="all")

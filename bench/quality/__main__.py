@@ -339,7 +339,9 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.quality", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--turns", type=int, default=len(TURNS), help="user turns to run")
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="context window")
     parser.add_argument(

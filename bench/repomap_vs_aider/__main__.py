@@ -41,7 +41,7 @@ from bench.harness.machine import current_machine, head_commit, utc_now
 from bench.harness.paths import ROOT
 from bench.harness.paths import WORK as HARNESS_WORK
 from bench.harness.records import Figure
-from bench.harness.timing import percentile
+from bench.harness.timing import P95, percentile
 from bench.harness.writer import invocation, record, this_run
 
 WORK = HARNESS_WORK
@@ -96,7 +96,6 @@ BUDGETS = (1024, 8192)
 MODEL = "gpt-4o"
 DEFAULT_REPEATS = 3
 DEFAULT_EDITS = 10
-P95 = 0.95
 CHILD_TIMEOUT_S = 1800
 
 AIDER_DRIVER_SOURCE = r"""
@@ -386,7 +385,9 @@ def figures_of(corpus: Corpus, results: dict[str, object]) -> list[Figure]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.repomap_vs_aider", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="sympy")
     parser.add_argument("--repeats", type=int, default=DEFAULT_REPEATS)
     parser.add_argument("--edits", type=int, default=DEFAULT_EDITS)
