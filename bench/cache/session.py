@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.harness.paths import ROOT
+
 # The commit whose `server/cairn/` the workspace copies (main at the end of stop 23).
 SOURCES_COMMIT = "e7a13909d1ec79fab9aeb3c40bc7b7b03371a2ef"
 SOURCES_PATH = "server/cairn"
