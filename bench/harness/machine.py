@@ -31,7 +31,7 @@ def current_machine() -> Machine:
         arch=platform.machine(),
         cores=os.cpu_count() or 1,
         python=platform.python_version(),
-        load=os.getloadavg()[0],
+        load=round(os.getloadavg()[0], 2),
     )
 
 
