@@ -37,12 +37,15 @@ GUIDE = """
   up to ±50% with load (CPU-time rows are steadier).
 - **Reproducing.** Run the command of the row from the repository root with the
   project's virtualenv (`.venv/bin/python -m bench.<name> --help` lists a bench's
-  options). A run appends its record to `bench/history/<name>.jsonl` and rewrites
-  this page; `--no-write` (or leaving out `--write` for `bench.quality`) only prints.
+  options). A recorded run appends to `bench/history/<name>.jsonl` and rewrites
+  this page; the benches that used to append to the old log record unless
+  `--no-write`, the others only with `--write` (`bench/README.md` lists which).
 - **History.** `bench/history/<name>.jsonl` holds every recorded run of a bench,
   with its full Markdown report; `bench/history/log-until-stop-24.md` is the
   append-only log this page replaced, verbatim. Rows whose commit is followed by
-  `(log)` were seeded from that log: the figures and the commit it states.
+  `(log)` were seeded from that log's latest entries: the figures, the commit the
+  entry states or, where it states none, the commit that recorded it (the record's
+  `source` says which).
 - **Adding a bench.** See `bench/README.md`.
 """
 
