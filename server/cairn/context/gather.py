@@ -68,17 +68,17 @@ class GatherRequest:
 
     session_id: str
     model: str
-    mode: Mode
-    goals: GoalTree
-    history: tuple[Message, ...]
-    user_message: str
-    references: tuple[str, ...]
-    files_in_play: tuple[Path, ...]
+    mode: Mode = "build"
+    goals: GoalTree = field(default_factory=GoalTree)
+    history: tuple[Message, ...] = ()
+    user_message: str = ""
+    references: tuple[str, ...] = ()
+    files_in_play: tuple[Path, ...] = ()
     # Files the agent edited in this turn: in play, but never attached (the model made them).
-    edited: tuple[Path, ...]
-    extra_blocks: tuple[ContextBlock, ...]
+    edited: tuple[Path, ...] = ()
+    extra_blocks: tuple[ContextBlock, ...] = ()
     # Every tool the call knows, in the order sent (offered ones are sent; see tool_schemas).
-    tools: tuple[ToolLine, ...]
+    tools: tuple[ToolLine, ...] = ()
     # Gather the profile and the repository map (a fresh preamble); False: a frozen one is used.
     preamble: bool = True
     call_id: str | None = None

@@ -21,7 +21,7 @@ older history and extras: what the agent just asked for is never crowded out.
 
 The current user message: the engine records it in history before the
 first call of a turn. It is the LAST user message whose text equals
-`ContextRequest.user_message`; that block becomes the required `user` block
+`GatherRequest.user_message`; that block becomes the required `user` block
 in place, so it is never duplicated. When no recorded message matches
 (a dry run), it is appended at the end. The last user message a summary
 covers is shown right after the summary (required when it is the current
