@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from cairn.context.blocks import Candidate
-from cairn.context.history import NO_RESULT_TEXT, prune_stub, render_history
+from cairn.context.history import render_history
+from cairn.context.shown_messages import NO_RESULT_TEXT, prune_stub
 from cairn.context.sources.summary import SUMMARY_TITLE
 from cairn.models.messages import (
     CompactionPart,
