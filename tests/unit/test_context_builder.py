@@ -72,7 +72,13 @@ def all_text(built: BuiltContext) -> str:
 def test_zones_system_preamble_history_then_the_tail_with_the_plan_last(root: Path) -> None:
     history = [Message(id="u1", role="user", parts=[TextPart(text="make it safe")])]
     built = builder(root).build(
-        request(goals=PLAN, history=history, user_message="make it safe", mode="plan")
+        request(
+            goals=PLAN,
+            history=history,
+            user_message="make it safe",
+            user_message_id="u1",
+            mode="plan",
+        )
     )
     assert [m["role"] for m in built.messages] == ["system", "system", "user", "user"]
     system = system_text(built.messages)
@@ -326,6 +332,7 @@ def test_the_rendered_messages_fit_what_the_manifest_accounts_for(root: Path) ->
             goals=PLAN,
             history=history,
             user_message="look at util",
+            user_message_id="u1",
             files_in_play=[root / "app" / "util.py"],
             references=["app/__init__.py"],
         )

@@ -107,6 +107,7 @@ def build(root: Path, mix: Mix) -> list[ContextBlock]:
         model=MODEL,
         history=tuple(history(mix.turns)),
         user_message=CURRENT,
+        user_message_id=f"u{len(mix.turns) - 1}",
         references=tuple(refs),
         files_in_play=tuple(active),
         extra_blocks=tuple(extras),

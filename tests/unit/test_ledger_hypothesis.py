@@ -64,6 +64,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> ContextSnapshot:
         session_id="s1",
         model=MODEL,
         user_message="go on",
+        user_message_id="cur",
         files_in_play=(root / "app" / "util.py",),
         tools=tuple(lines_of(schemas)),
     )

@@ -272,7 +272,11 @@ def assemble(
     count = counter_for(snapshot.model)
     ctx = ctx or DegradeContext(count=count)
     history = render_history(
-        snapshot.history, snapshot.user_message, count, summary_limit(snapshot.budget)
+        snapshot.history,
+        snapshot.user_message,
+        count,
+        summary_limit(snapshot.budget),
+        user_message_id=snapshot.user_message_id,
     )
     preamble = view.preamble or fresh_preamble(snapshot)
     chat, pending = _history(snapshot, history, preamble, count)

@@ -23,10 +23,11 @@ with tool calls and its results) has `PRIORITY_LATEST_STEP`, above buffers,
 older history and extras: what the agent just asked for is never crowded out.
 
 The current user message: the engine records it in history before the
-first call of a turn. It is the LAST user message whose text equals
-`GatherRequest.user_message`; that block becomes the required `user` block
-in place, so it is never duplicated. When no recorded message matches
-(a dry run), it is appended at the end. The last user message a summary
+first call of a turn, and the request carries the id the session gave it
+(`GatherRequest.user_message_id`); that message becomes the required `user`
+block in place, so it is never duplicated. When it is not recorded (a dry
+run: no id, or no message with it), it is appended at the end; a turn
+without words has no `user` block. The last user message a summary
 covers is shown right after the summary (required when it is the current
 one) until the next summary, so the user's latest words are never lost and
 a new turn does not rewrite the summary segment.
@@ -112,15 +113,20 @@ def _recent_from(messages: Sequence[Message], renderer: MessageRenderer) -> floa
     return float(starts[-RECENT_TURNS]) if len(starts) >= RECENT_TURNS else float("-inf")
 
 
-def _current_user_index(messages: Sequence[Message], user_message: str) -> int | None:
-    wanted = user_message.strip()
-    if not wanted:
+def turn_user_message_id(messages: Sequence[Message], turn_id: str | None) -> str | None:
+    """The id of the message that opened turn `turn_id`: its first user message (as
+    `cairn.trace.rebuild` reads a turn's start), or None (no turn, or not recorded)."""
+    if turn_id is None:
         return None
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.role == "user" and message.text().strip() == wanted:
-            return index
-    return None
+    return next((m.id for m in messages if m.turn_id == turn_id and m.role == "user"), None)
+
+
+def _current_user_index(
+    messages: Sequence[Message], user_message: str, message_id: str | None
+) -> int | None:
+    if not user_message.strip() or message_id is None:
+        return None
+    return next((i for i, m in enumerate(messages) if m.id == message_id), None)
 
 
 def _summary_candidate(state: CompactionState, count: Count, limit: int | None) -> Candidate | None:
@@ -162,13 +168,15 @@ def render_history(
     user_message: str,
     count: Count,
     summary_limit: int | None = None,
+    *,
+    user_message_id: str | None = None,
 ) -> HistoryView:
     """Candidates for the summary (required, within `summary_limit` tokens), the shown
-    messages and the current user message."""
+    messages and the current user message (the recorded one with `user_message_id`)."""
     renderer = MessageRenderer(messages, count)
     state = renderer.state
     recent_from = _recent_from(messages, renderer)
-    current = _current_user_index(messages, user_message)
+    current = _current_user_index(messages, user_message, user_message_id)
     folds = renderer.fold_positions()
     latest = _latest_step(renderer, current)
     summary = _summary_candidate(state, count, summary_limit)

@@ -42,6 +42,7 @@ from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.cache import MODEL_SWITCH, CacheView, Preamble, Signature, preamble_change
+from cairn.context.history import turn_user_message_id
 from cairn.context.prefix import entries_of
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.tool_schemas import tool_blocks, tools_change
@@ -141,6 +142,7 @@ class Contexts:
             goals=session.goals(),
             history=tuple(history),
             user_message=inputs.user_message,
+            user_message_id=turn_user_message_id(history, session.current_turn_id),
             references=tuple(inputs.references),
             files_in_play=tuple(shown),
             seen_files=tuple(seen_in_play(shown, scope.seen)),
