@@ -55,12 +55,7 @@ from cairn.context.attachments import (
     is_attachment,
     key_of,
 )
-from cairn.context.blocks import (
-    MESSAGE_OVERHEAD_TOKENS,
-    Candidate,
-    Count,
-    chat_candidate,
-)
+from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, Candidate, Count, chat_candidate
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
     PRIORITY_HISTORY_RECENT,
@@ -73,10 +68,7 @@ from cairn.context.shown_messages import MessageRenderer, user_content
 from cairn.context.sources.summary import fit_summary, render_summary
 from cairn.context.sources.user import user_candidate
 from cairn.models.manifest import CompactionStats
-from cairn.models.messages import (
-    Message,
-    ToolCallPart,
-)
+from cairn.models.messages import Message, ToolCallPart
 
 SUMMARY_SEQ = -1.0
 # Offset placing a covered current user message right after what covers it.

@@ -31,6 +31,7 @@ def prune_stub(tokens: int, artifact_id: str | None) -> str:
 
 
 def user_content(message: Message) -> str:
+    """A user message as shown: its text, and a note per attached file and explore branch."""
     pieces = [message.text()]
     for part in message.parts:
         if isinstance(part, FilePart):
