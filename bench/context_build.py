@@ -31,7 +31,7 @@ from bench.harness.machine import current_machine
 from bench.harness.paths import ROOT as REPO_ROOT
 from bench.harness.records import Figure
 from bench.harness.writer import invocation, record, this_run
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.settings import Settings
@@ -70,12 +70,16 @@ def history(root: Path, modules: list[Path]) -> list[Message]:
     return out
 
 
-def timed_builds(builder: ContextBuilder, request: ContextRequest, repeats: int) -> list[float]:
-    builder.build(request)  # first build: fills whichever cache is in place
+def store(text: str, kind: str) -> str:
+    return f"artifact-{len(text)}"
+
+
+def timed_builds(builder: ContextBuilder, request: GatherRequest, repeats: int) -> list[float]:
+    builder.build(request, store)  # first build: fills whichever cache is in place
     times: list[float] = []
     for _ in range(repeats):
         start = time.perf_counter()
-        builder.build(request)
+        builder.build(request, store)
         times.append(time.perf_counter() - start)
     return times
 
@@ -91,15 +95,14 @@ def main() -> None:
         shutil.copytree(REPO_ROOT / "server", root, ignore=shutil.ignore_patterns("__pycache__"))
         modules = sorted(root.rglob("*.py"), key=lambda p: -p.stat().st_size)
         builder = ContextBuilder(Workspace([root]), Settings())
-        request = ContextRequest(
+        request = GatherRequest(
             session_id="bench",
             model=MODEL,
-            history=history(root, modules),
+            history=tuple(history(root, modules)),
             user_message=f"What does {modules[0].name} do?",
-            files_in_play=modules[:FILES_IN_PLAY],
-            store_artifact=lambda text, kind: f"artifact-{len(text)}",
+            files_in_play=tuple(modules[:FILES_IN_PLAY]),
         )
-        built = builder.build(request)
+        built = builder.build(request, store)
         cached = timed_builds(builder, request, args.repeats)
         tokens.DEFAULT_COUNTER = TokenCounter(capacity=0)
         uncached = timed_builds(builder, request, args.repeats)

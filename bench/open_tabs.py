@@ -37,7 +37,7 @@ import pydantic
 from bench.harness.machine import current_machine
 from bench.harness.records import Figure
 from bench.harness.writer import invocation, record, this_run
-from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.settings import Settings
@@ -79,12 +79,12 @@ def turn_history(root: Path, reads: list[Path], calls: int) -> list[Message]:
 
 def build(builder: ContextBuilder, history: list[Message], in_play: list[Path]) -> BuiltContext:
     return builder.build(
-        ContextRequest(
+        GatherRequest(
             session_id="bench",
             model=MODEL,
-            history=history,
+            history=tuple(history),
             user_message="How are validators run?",
-            files_in_play=in_play,
+            files_in_play=tuple(in_play),
         )
     )
 

@@ -39,7 +39,7 @@ from bench.harness.paths import ROOT as REPO_ROOT
 from bench.harness.records import Figure
 from bench.harness.timing import median_ms
 from bench.harness.writer import invocation, record, this_run
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.files.redaction import Redactor
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
@@ -144,7 +144,7 @@ def main() -> None:
             for side in ("on", "off")
         }
 
-        def request(extra: int | None = None, side: str = "on") -> ContextRequest:
+        def request(extra: int | None = None, side: str = "on") -> GatherRequest:
             messages = list(base)
             if extra is not None:  # one new tool output never scanned before
                 messages += [
@@ -163,31 +163,35 @@ def main() -> None:
                         ],
                     ),
                 ]
-            return ContextRequest(
+            return GatherRequest(
                 session_id="bench",
                 model=MODEL,
-                history=messages,
+                history=tuple(messages),
                 user_message=f"Check {modules[0].name}.",
-                files_in_play=modules[:FILES_IN_PLAY],
-                store_artifact=lambda text, kind: f"artifact-{len(text)}",
+                files_in_play=tuple(modules[:FILES_IN_PLAY]),
             )
+
+        def store(text: str, kind: str) -> str:
+            return f"artifact-{len(text)}"
 
         steady = request()
         new_tokens = tokens.count_tokens(fresh["on"][0], MODEL)
         off = ContextBuilder(Workspace([root]), Settings(redact_secrets=False))
         on = ContextBuilder(Workspace([root]), Settings())
-        built = on.build(steady)
+        built = on.build(steady, store)
         context_text = "\n".join(b.text for b in built.blocks if b.included)
 
         def cold(_index: int) -> object:
             on.redactor = Redactor()
-            return on.build(steady)
+            return on.build(steady, store)
 
         times = {
-            "off": timed(lambda _i: off.build(steady), args.repeats),
-            "warm": timed(lambda _i: on.build(steady), args.repeats),
-            "next call": timed(lambda i: on.build(request(i + 1)), args.repeats),
-            "next call, off": timed(lambda i: off.build(request(i + 1, "off")), args.repeats),
+            "off": timed(lambda _i: off.build(steady, store), args.repeats),
+            "warm": timed(lambda _i: on.build(steady, store), args.repeats),
+            "next call": timed(lambda i: on.build(request(i + 1), store), args.repeats),
+            "next call, off": timed(
+                lambda i: off.build(request(i + 1, "off"), store), args.repeats
+            ),
             "cold": timed(cold, args.repeats),
         }
         scanner = Redactor()

@@ -16,7 +16,9 @@ MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
 `cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
 `cwd` for a server started over stdio, or `url` and `headers` for streamable
 HTTP. The editor's servers join those of `cairn.toml` by name (an editor
-entry replaces the file's entry of the same name).
+entry replaces the file's entry of the same name). The prompt-cache prices
+(`cache_prices`: `CachePrice` per `CacheFamily`, and their defaults) are in
+`cairn.models.cache_prices`, also re-exported here.
 """
 
 from __future__ import annotations
@@ -31,13 +33,15 @@ from typing import Any, Literal
 import pathspec
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
 )
 
 from cairn.errors import SettingsError
+from cairn.models.cache_prices import DEFAULT_CACHE_PRICES as DEFAULT_CACHE_PRICES  # re-exported
+from cairn.models.cache_prices import CacheFamily as CacheFamily  # re-exported
+from cairn.models.cache_prices import CachePrice as CachePrice  # re-exported
 from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
 from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 from cairn.models.session import Mode
@@ -109,34 +113,6 @@ Origin = Literal["default", "cairn.toml", "editor", "flag"]
 # How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
 OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
-
-# How a provider caches prompt prefixes (`cairn.llm.cache_hints.cache_family`).
-CacheFamily = Literal["anthropic", "openai", "automatic", "none"]
-
-
-class CachePrice(BaseModel):
-    """A provider's prompt-cache prices, as multiples of its uncached input price."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    read: float = Field(ge=0)
-    write: float = Field(ge=0)
-
-    @property
-    def cached(self) -> bool:
-        """Whether a repeated prefix costs less than its full price (a cache exists)."""
-        return self.read < 1.0
-
-
-# Anthropic reads at 0.1x and writes at 1.25x; OpenAI's GPT-5 family reads at 0.1x and
-# writes at no extra cost; other hosted providers are taken to price like OpenAI; a
-# provider that caches nothing pays full price for every token, read or not.
-DEFAULT_CACHE_PRICES: dict[CacheFamily, CachePrice] = {
-    "anthropic": CachePrice(read=0.1, write=1.25),
-    "openai": CachePrice(read=0.1, write=1.0),
-    "automatic": CachePrice(read=0.1, write=1.0),
-    "none": CachePrice(read=1.0, write=1.0),
-}
 
 
 class Settings(BaseModel):

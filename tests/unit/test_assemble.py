@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from cairn.context.assemble import assemble
 from cairn.context.blocks import section
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.cache import CacheView
 from cairn.context.snapshot import ContextSnapshot, FileView
+from cairn.context.tool_schemas import lines_of
 from cairn.context.zones import CACHED_ZONES, ZONES
 from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
@@ -64,12 +65,12 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> ContextSnapshot:
         {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
         for n in ("read_file", "goal")
     ]
-    request = ContextRequest(
+    request = GatherRequest(
         session_id="s1",
         model=MODEL,
         user_message="",
-        files_in_play=[root / "app" / "util.py"],
-        tool_schemas=schemas,
+        files_in_play=(root / "app" / "util.py",),
+        tools=tuple(lines_of(schemas)),
     )
     return builder.gather(request)
 

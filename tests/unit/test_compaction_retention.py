@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from cairn.commands.models_report import models_report
 from cairn.compaction.retention import retention
-from cairn.llm.report import models_report
 from cairn.settings import DEFAULT_CACHE_PRICES, CachePrice, Settings, settings_origins
 from tests.unit.test_compaction_prune import pruned_paths, read_file_turns
 

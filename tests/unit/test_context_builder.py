@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, message_text
-from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.priorities import PRIORITY_BUFFER, PRIORITY_LOW_RELEVANCE
 from cairn.context.sources.mode import MODE_TOOLS
+from cairn.context.tool_schemas import lines_of
 from cairn.context.zones import ZONES
 from cairn.errors import BudgetError, CairnError, InvalidRequestError
 from cairn.files.workspace import Workspace
@@ -47,10 +48,10 @@ def builder(root: Path, **settings: object) -> ContextBuilder:
     return ContextBuilder(Workspace([root]), Settings.model_validate(settings))
 
 
-def request(**fields: object) -> ContextRequest:
+def request(**fields: object) -> GatherRequest:
     base: dict[str, object] = {"session_id": "s1", "model": MODEL}
-    base.update(fields)
-    return ContextRequest(**base)  # type: ignore[arg-type]
+    base.update({k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+    return GatherRequest(**base)  # type: ignore[arg-type]
 
 
 def system_text(messages: list[dict]) -> str:
@@ -71,7 +72,13 @@ def all_text(built: BuiltContext) -> str:
 def test_zones_system_preamble_history_then_the_tail_with_the_plan_last(root: Path) -> None:
     history = [Message(id="u1", role="user", parts=[TextPart(text="make it safe")])]
     built = builder(root).build(
-        request(goals=PLAN, history=history, user_message="make it safe", mode="plan")
+        request(
+            goals=PLAN,
+            history=history,
+            user_message="make it safe",
+            user_message_id="u1",
+            mode="plan",
+        )
     )
     assert [m["role"] for m in built.messages] == ["system", "system", "user", "user"]
     system = system_text(built.messages)
@@ -140,7 +147,7 @@ def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -
         }
     ]
     b = builder(root, context_window=50_000, max_output_tokens=1_000, safety_margin=500)
-    built = b.build(request(user_message="hi", tool_schemas=schemas))
+    built = b.build(request(user_message="hi", tools=lines_of(schemas)))
     expected = sum(count_tokens(json.dumps(s), MODEL) for s in schemas)
     assert built.stats.tool_schema_tokens == expected
     assert built.stats.by_source["tools"] == expected
@@ -161,9 +168,7 @@ def test_a_small_budget_is_never_exceeded_and_large_files_become_outlines(root: 
 
     engine = root / "app" / "engine.py"
     b = builder(root, context_window=4_000, max_output_tokens=500, safety_margin=100)
-    built = b.build(
-        request(user_message="fix engine", files_in_play=[engine], store_artifact=store)
-    )
+    built = b.build(request(user_message="fix engine", files_in_play=[engine]), store)
     assert built.manifest.used_input <= built.manifest.available_input
     buffer = next(b for b in built.blocks if b.source == "buffer")
     assert buffer.included and buffer.artifact_id == "artifact-1"
@@ -327,6 +332,7 @@ def test_the_rendered_messages_fit_what_the_manifest_accounts_for(root: Path) ->
             goals=PLAN,
             history=history,
             user_message="look at util",
+            user_message_id="u1",
             files_in_play=[root / "app" / "util.py"],
             references=["app/__init__.py"],
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.history import render_history
 from cairn.context.priorities import REPOMAP_MAX_TOKENS, REPOMAP_MIN_TOKENS
 from cairn.context.repeats import GOAL_PLAN_NOTE, goal_history_text, repeat_stub
@@ -100,7 +100,7 @@ def test_a_fresh_session_with_no_file_in_play_still_gets_a_map(tmp_path: Path) -
     repomap = RepoMap(root, ignore, tmp_path / "cache")
     builder = ContextBuilder(Workspace([root]), Settings(), repomap=repomap, ignore=ignore)
     built = builder.build(
-        ContextRequest(
+        GatherRequest(
             session_id="s", model=MODEL, mode="build", goals=GoalTree(), user_message="hi"
         )
     )

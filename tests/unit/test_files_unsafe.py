@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.tools import ToolContext, default_registry
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.references import reference_blocks
 from cairn.context.rules import rules_blocks
 from cairn.files.guard import PathRefusal, guard_path, is_binary, is_secret, read_text_guarded
@@ -204,12 +204,12 @@ def test_context_build_with_a_fifo_in_play_and_referenced(hostile: Path) -> None
     workspace = Workspace([hostile])
     builder = ContextBuilder(workspace, Settings())
     built = builder.build(
-        ContextRequest(
+        GatherRequest(
             session_id="s",
             model="gpt-4o",
             user_message="look",
-            references=["pipe.py", "loop1"],
-            files_in_play=[hostile / "server.sock", hostile / "app.py"],
+            references=("pipe.py", "loop1"),
+            files_in_play=(hostile / "server.sock", hostile / "app.py"),
         )
     )
     reasons = {(b.source, b.ref): b.reason for b in built.blocks if not b.included}

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.priorities import PRIORITY_LOW_RELEVANCE
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import ContextBlock
@@ -102,14 +102,15 @@ def build(root: Path, mix: Mix) -> list[ContextBlock]:
         )
         for n, (priority, size) in enumerate(mix.extras)
     ]
-    request = ContextRequest(
+    request = GatherRequest(
         session_id="s",
         model=MODEL,
-        history=history(mix.turns),
+        history=tuple(history(mix.turns)),
         user_message=CURRENT,
-        references=refs,
-        files_in_play=active,
-        extra_blocks=extras,
+        user_message_id=f"u{len(mix.turns) - 1}",
+        references=tuple(refs),
+        files_in_play=tuple(active),
+        extra_blocks=tuple(extras),
     )
     return builder.build(request).blocks
 

@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from cairn.context.assemble import assemble
 from cairn.context.blocks import section
 from cairn.context.budget import Budget
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.priorities import PRIORITY_LOW_RELEVANCE
 from cairn.context.snapshot import ContextSnapshot, FileView
+from cairn.context.tool_schemas import lines_of
 from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.messages import (
@@ -59,12 +60,13 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> ContextSnapshot:
         {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
         for n in ("read_file", "run_command")
     ]
-    request = ContextRequest(
+    request = GatherRequest(
         session_id="s1",
         model=MODEL,
         user_message="go on",
-        files_in_play=[root / "app" / "util.py"],
-        tool_schemas=schemas,
+        user_message_id="cur",
+        files_in_play=(root / "app" / "util.py",),
+        tools=tuple(lines_of(schemas)),
     )
     return builder.gather(request)
 

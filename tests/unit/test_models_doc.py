@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.llm.report import models_report
+from cairn.commands.models_report import models_report
 from cairn.settings import load_settings, read_settings_file, settings_origins
 from cairn.tokens.model_info import PROVIDER_KEY_VARIABLES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.context.builder import ContextBuilder, ContextRequest
+from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.references import (
     RELEVANT_FILES_MAX,
@@ -225,11 +225,11 @@ def test_nothing_refused_reaches_the_built_context(workspace: Workspace) -> None
     """Through the real builder: the model's messages and the manifest hold no refused content."""
     builder = ContextBuilder(workspace, Settings(context_window=200_000))
     built = builder.build(
-        ContextRequest(
+        GatherRequest(
             session_id="s1",
             model="scripted/none",
             user_message="look at these",
-            references=[*HOSTILE_REFS, "@app.py", "@."],
+            references=(*HOSTILE_REFS, "@app.py", "@."),
         )
     )
     sent = json.dumps(built.messages) + built.manifest.model_dump_json()

@@ -19,7 +19,7 @@ from cairn.agent.engine import Engine
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.compaction.narrative import COMPACTION_INSTRUCTION
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS
-from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.sources.profile import profile_candidate
 from cairn.errors import SettingsError
 from cairn.files.ignore import IgnoreRules
@@ -159,13 +159,13 @@ def build(root: Path, settings: Settings | None = None, **extra: object) -> Buil
             )
         ],
     )
-    request = ContextRequest(
+    request = GatherRequest(
         session_id="s",
         model=MODEL,
         user_message="now fix the config",
-        history=history(),
-        references=["config.py"],
-        files_in_play=[root / "deploy.py"],
+        history=tuple(history()),
+        references=("config.py",),
+        files_in_play=(root / "deploy.py",),
         **extra,  # type: ignore[arg-type]
     )
     return builder.build(request)
@@ -230,7 +230,7 @@ def test_a_summary_is_redacted_too(project: Path) -> None:
     )
     workspace = Workspace([project])
     built = ContextBuilder(workspace, Settings()).build(
-        ContextRequest(session_id="s", model=MODEL, history=[*history(), marker])
+        GatherRequest(session_id="s", model=MODEL, history=(*history(), marker))
     )
     assert GITHUB not in sent(built)
     [block] = [b for b in built.manifest.blocks if b.source == "summary"]
@@ -292,12 +292,12 @@ def test_secret_named_files_are_absent_from_every_source(tmp_path: Path) -> None
     for name in secrets:
         workspace.open_buffer(root / name, (root / name).read_text())
     built = builder.build(
-        ContextRequest(
+        GatherRequest(
             session_id="s",
             model=MODEL,
             user_message="look",
-            references=[*secrets, "fixtures/test.pem", "."],
-            files_in_play=[root / name for name in secrets],
+            references=(*secrets, "fixtures/test.pem", "."),
+            files_in_play=tuple(root / name for name in secrets),
         )
     )
     text = sent(built)
@@ -436,7 +436,7 @@ async def test_a_settings_change_reaches_the_guard_and_the_tools(
     registry = default_registry()
     assert (await registry.run("read_file", {"path": "ops/deploy.py"}, ctx)).ok
     config.current = Settings(secret_paths=["ops/"])  # what the editor's new settings do
-    builder.build(ContextRequest(session_id="s", model=MODEL))  # applied before every build
+    builder.build(GatherRequest(session_id="s", model=MODEL))  # applied before every build
     refused = await registry.run("read_file", {"path": "ops/deploy.py"}, ctx)
     assert refused.output == "error: ops/deploy.py: secret file (matches 'ops/')"
     found = await registry.run("grep", {"pattern": "REGION"}, ctx)

@@ -1,7 +1,7 @@
 """`cairn models`: each role's model and whether it can be called, without calling it.
 
-For the main, compaction and explore roles (`cairn.llm.report`): the model
-and where the setting came from (default / cairn.toml / flag, or the
+For the main, compaction and explore roles (`cairn.commands.models_report`):
+the model and where the setting came from (default / cairn.toml / flag, or the
 session's own model with `--session`), the provider and endpoint, whether
 the key variable is set (its value is never shown), the context window and
 output limit from litellm's model map, for the main model how its history
@@ -22,10 +22,10 @@ import typer
 
 from cairn.agent.sessions.session import session_model
 from cairn.commands.checks import require_workspace
+from cairn.commands.models_report import RoleReport, models_report
 from cairn.compaction.retention import Retention
 from cairn.llm.guide import no_model_message
 from cairn.llm.provider import ProviderSetup
-from cairn.llm.report import RoleReport, models_report
 from cairn.settings import load_settings, read_settings_file, settings_origins, with_flags
 from cairn.trace import TraceStore
 

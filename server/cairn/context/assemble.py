@@ -235,6 +235,31 @@ def _budget_keys(
     return out
 
 
+def _stats(
+    snapshot: ContextSnapshot,
+    view: CacheView,
+    blocks: list[ContextBlock],
+    history: HistoryView,
+    predicted: int,
+    cache_break: str | None,
+) -> ContextStats:
+    """The call's statistics: its blocks, compaction, cache (the view's last usage) and counting."""
+    usage = view.last_usage
+    return build_stats(
+        snapshot.session_id,
+        snapshot.budget,
+        blocks,
+        history.compaction,
+        CacheStats(
+            predicted_cached=predicted,
+            cached_input=usage.cached_input_tokens if usage else 0,
+            cache_write_input=usage.cache_write_input_tokens if usage else 0,
+            last_break=cache_break or view.last_break,
+        ),
+        token_count(snapshot.model, snapshot.calibration, snapshot.budget),
+    )
+
+
 def assemble(
     snapshot: ContextSnapshot,
     view: CacheView | None = None,
@@ -247,7 +272,11 @@ def assemble(
     count = counter_for(snapshot.model)
     ctx = ctx or DegradeContext(count=count)
     history = render_history(
-        snapshot.history, snapshot.user_message, count, summary_limit(snapshot.budget)
+        snapshot.history,
+        snapshot.user_message,
+        count,
+        summary_limit(snapshot.budget),
+        user_message_id=snapshot.user_message_id,
     )
     preamble = view.preamble or fresh_preamble(snapshot)
     chat, pending = _history(snapshot, history, preamble, count)
@@ -274,20 +303,7 @@ def assemble(
     manifest.cache = ManifestCache(
         predicted_cached=predicted, zone_hashes=zone_hashes(laid, snapshot.tool_schemas)
     )
-    usage = view.last_usage
-    stats = build_stats(
-        snapshot.session_id,
-        snapshot.budget,
-        blocks,
-        history.compaction,
-        CacheStats(
-            predicted_cached=predicted,
-            cached_input=usage.cached_input_tokens if usage else 0,
-            cache_write_input=usage.cache_write_input_tokens if usage else 0,
-            last_break=manifest.cache_break or view.last_break,
-        ),
-        token_count(snapshot.model, snapshot.calibration, snapshot.budget),
-    )
+    stats = _stats(snapshot, view, blocks, history, predicted, manifest.cache_break)
     manifest.extras = extra_costs(blocks)
     manifest.stats = stats
     return BuiltContext(

@@ -1,7 +1,8 @@
-"""The context builder every model call goes through, and the request it builds from.
+"""The context builder every model call goes through.
 
-A build is two steps: `gather(request)` reads the world once into a frozen
-`ContextSnapshot` (`cairn.context.gather`: references, files in play,
+A build is two steps: `gather(request)` reads the world once, for a frozen
+`GatherRequest`, into a `ContextSnapshot` (`cairn.context.gather`:
+references, files in play,
 rules, diagnostics, the uncommitted diff, the profile and the repository
 map — the only I/O), and `assemble(snapshot, view)` turns it into the
 messages, manifest and stats of the call without touching the world
@@ -28,19 +29,15 @@ excluded block whose reason names the failure instead of failing the call.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import PurePosixPath
 
 from cairn.context.assemble import BuiltContext, assemble
 from cairn.context.blocks import Candidate, Count
-from cairn.context.budget import Budget
 from cairn.context.cache import CacheView
 from cairn.context.degrade import DegradeContext, StoreArtifact
 from cairn.context.gather import (
     Collaborators,
     GatherRequest,
-    budget_for,
     gather,
     mentioned_words,
 )
@@ -48,83 +45,22 @@ from cairn.context.redact import redact_candidate
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.sources.repomap import RepoMapRenderer
-from cairn.context.tool_schemas import ToolLine, lines_of
 from cairn.files.ignore import IgnoreRules
 from cairn.files.redaction import Redactor
 from cairn.files.secrets import SecretPaths
 from cairn.files.workspace import Workspace
-from cairn.models.goals import GoalTree
-from cairn.models.manifest import ContextBlock
-from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
-from cairn.settings import Mode, Settings, SettingsRef, shared
-from cairn.tokens.calibration import ModelCalibration
+from cairn.settings import Settings, SettingsRef, shared
 from cairn.tokens.counter import counter_for
 
 __all__ = [
     "MODE_TOOLS",
     "BuiltContext",
     "ContextBuilder",
-    "ContextRequest",
+    "GatherRequest",
     "RepoMapRenderer",
     "mentioned_words",
 ]
-
-
-@dataclass
-class ContextRequest:
-    """Everything one model call's context depends on."""
-
-    session_id: str
-    model: str
-    mode: Mode = "build"
-    goals: GoalTree = field(default_factory=GoalTree)
-    history: list[Message] = field(default_factory=list)
-    user_message: str = ""
-    references: list[str] = field(default_factory=list)
-    files_in_play: list[Path] = field(default_factory=list)
-    # Files the agent edited in this turn (in play, never attached: the model made them).
-    edited: list[Path] = field(default_factory=list)
-    # Files in play that are not shown as buffers (the turn read, searched or listed them).
-    seen_files: list[Path] = field(default_factory=list)
-    extra_blocks: list[ContextBlock] = field(default_factory=list)
-    tool_schemas: list[dict[str, Any]] = field(default_factory=list)
-    # The tools' names, in the order of `tool_schemas` (default: the schemas' function names).
-    tool_names: list[str] = field(default_factory=list)
-    # Every tool the call knows, for the manifest (offered, deferred, refused), in the order
-    # sent; when empty, one line per schema of `tool_schemas`.
-    tool_lines: list[ToolLine] = field(default_factory=list)
-    call_id: str | None = None
-    store_artifact: StoreArtifact | None = None
-    # A smaller window the provider reported for this session's model (its refusal said so).
-    window_limit: int | None = None
-    # The window of a role's own model (an explore branch's), instead of the main model's.
-    role_window: int | None = None
-    # Gather the profile and the repository map (False when a frozen preamble is used).
-    preamble: bool = True
-    # The model's token calibration (`cairn.tokens.calibration`; none: counts as they are).
-    calibration: ModelCalibration = field(default_factory=ModelCalibration)
-
-    def gather_request(self) -> GatherRequest:
-        return GatherRequest(
-            session_id=self.session_id,
-            model=self.model,
-            mode=self.mode,
-            goals=self.goals,
-            history=tuple(self.history),
-            user_message=self.user_message,
-            references=tuple(self.references),
-            files_in_play=tuple(self.files_in_play),
-            edited=tuple(self.edited),
-            seen_files=tuple(self.seen_files),
-            extra_blocks=tuple(self.extra_blocks),
-            tools=tuple(self.tool_lines or lines_of(self.tool_schemas, self.tool_names)),
-            preamble=self.preamble,
-            call_id=self.call_id,
-            window_limit=self.window_limit,
-            role_window=self.role_window,
-            calibration=self.calibration,
-        )
 
 
 class ContextBuilder:
@@ -188,27 +124,13 @@ class ContextBuilder:
             redacted = [redact_candidate(c, self.redactor, count) for c in candidates]
         return redacted
 
-    def budget(
-        self,
-        model: str,
-        tool_schemas: list[dict[str, Any]],
-        window_limit: int | None = None,
-        role_window: int | None = None,
-    ) -> Budget:
-        """The budget of a call to `model` offering `tool_schemas`: its window (`role_window`
-        for a role's own model), within `window_limit`."""
-        lines = lines_of(tool_schemas)
-        return budget_for(model, self.settings, lines, window_limit, role_window)[0]
-
     def ignore_rules(self) -> IgnoreRules:
         """The root folder's ignore rules (given, or loaded once; `refresh()` them on changes)."""
         if self._ignore is None:
             self._ignore = IgnoreRules.for_folder(self.workspace.root)
         return self._ignore
 
-    def gather(
-        self, request: ContextRequest, workspace: Workspace | None = None
-    ) -> ContextSnapshot:
+    def gather(self, request: GatherRequest, workspace: Workspace | None = None) -> ContextSnapshot:
         """One snapshot of everything the call's context is made from (blocking I/O).
 
         `workspace` is a copy of the editor state to read instead of the live one (a
@@ -223,7 +145,7 @@ class ContextBuilder:
             repomap=self.repomap,
             is_secret_path=self.is_secret_path,
         )
-        return gather(parts, request.gather_request())
+        return gather(parts, request)
 
     def degrade_context(
         self, session_id: str, model: str, store_artifact: StoreArtifact | None
@@ -242,6 +164,9 @@ class ContextBuilder:
         ctx = self.degrade_context(snapshot.session_id, snapshot.model, store_artifact)
         return assemble(snapshot, view, ctx, prepare=self.redacted)
 
-    def build(self, request: ContextRequest) -> BuiltContext:
-        """The context of a session's first call: gather, then assemble with no cache view."""
-        return self.assemble(self.gather(request), None, request.store_artifact)
+    def build(
+        self, request: GatherRequest, store_artifact: StoreArtifact | None = None
+    ) -> BuiltContext:
+        """The context of a session's first call: gather, then assemble with no cache view
+        (degraded blocks' full texts go to `store_artifact`)."""
+        return self.assemble(self.gather(request), None, store_artifact)

@@ -68,17 +68,20 @@ class GatherRequest:
 
     session_id: str
     model: str
-    mode: Mode
-    goals: GoalTree
-    history: tuple[Message, ...]
-    user_message: str
-    references: tuple[str, ...]
-    files_in_play: tuple[Path, ...]
+    mode: Mode = "build"
+    goals: GoalTree = field(default_factory=GoalTree)
+    history: tuple[Message, ...] = ()
+    user_message: str = ""
+    # The id the session gave the recorded `user_message` (the turn's first user message);
+    # None when it is not recorded (a dry run): it is then shown last.
+    user_message_id: str | None = None
+    references: tuple[str, ...] = ()
+    files_in_play: tuple[Path, ...] = ()
     # Files the agent edited in this turn: in play, but never attached (the model made them).
-    edited: tuple[Path, ...]
-    extra_blocks: tuple[ContextBlock, ...]
+    edited: tuple[Path, ...] = ()
+    extra_blocks: tuple[ContextBlock, ...] = ()
     # Every tool the call knows, in the order sent (offered ones are sent; see tool_schemas).
-    tools: tuple[ToolLine, ...]
+    tools: tuple[ToolLine, ...] = ()
     # Gather the profile and the repository map (a fresh preamble); False: a frozen one is used.
     preamble: bool = True
     call_id: str | None = None
@@ -318,6 +321,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         tools=request.tools,
         tool_tokens=per_tool,
         user_message=request.user_message,
+        user_message_id=request.user_message_id,
         goals=request.goals.model_copy(deep=True),
         history=request.history,
         system=(system_candidate(count), mode_candidate(request.mode, count)),

@@ -1,5 +1,8 @@
 """Recorded messages → history blocks, with the compaction markers applied.
 
+Each message is shown as `cairn.context.shown_messages` renders it; this
+module decides which are shown, where, and with what priority.
+
 The three markers (`CompactionPart` kinds, written by `cairn.agent.compaction.compactor`):
 - `prune`: a pruned tool result is shown as a one-line stub naming the exact
   call that reads it again:
@@ -20,10 +23,11 @@ with tool calls and its results) has `PRIORITY_LATEST_STEP`, above buffers,
 older history and extras: what the agent just asked for is never crowded out.
 
 The current user message: the engine records it in history before the
-first call of a turn. It is the LAST user message whose text equals
-`ContextRequest.user_message`; that block becomes the required `user` block
-in place, so it is never duplicated. When no recorded message matches
-(a dry run), it is appended at the end. The last user message a summary
+first call of a turn, and the request carries the id the session gave it
+(`GatherRequest.user_message_id`); that message becomes the required `user`
+block in place, so it is never duplicated. When it is not recorded (a dry
+run: no id, or no message with it), it is appended at the end; a turn
+without words has no `user` block. The last user message a summary
 covers is shown right after the summary (required when it is the current
 one) until the next summary, so the user's latest words are never lost and
 a new turn does not rewrite the summary segment.
@@ -42,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.compaction.markers import CompactionState, compaction_parts, read_state
+from cairn.compaction.markers import CompactionState, compaction_parts
 from cairn.context.attachments import (
     Attached,
     attachment_candidate,
@@ -51,15 +55,7 @@ from cairn.context.attachments import (
     is_attachment,
     key_of,
 )
-from cairn.context.blocks import (
-    MESSAGE_OVERHEAD_TOKENS,
-    Candidate,
-    ChatMessage,
-    Count,
-    chat_candidate,
-    tool_call_message,
-)
-from cairn.context.excerpt import ARTIFACT_REF_PREFIX
+from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, Candidate, Count, chat_candidate
 from cairn.context.priorities import (
     PRIORITY_HISTORY_OLD,
     PRIORITY_HISTORY_RECENT,
@@ -68,29 +64,15 @@ from cairn.context.priorities import (
     PRIORITY_SUMMARY,
     RECENT_TURNS,
 )
-from cairn.context.repeats import GOAL_TOOL, RepeatIndex, goal_history_text, repeat_stub
+from cairn.context.shown_messages import MessageRenderer, user_content
 from cairn.context.sources.summary import fit_summary, render_summary
 from cairn.context.sources.user import user_candidate
 from cairn.models.manifest import CompactionStats
-from cairn.models.messages import (
-    FilePart,
-    Message,
-    SubtaskPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from cairn.models.messages import Message, ToolCallPart
 
-NO_RESULT_TEXT = "[no result: the call was interrupted before it finished]"
 SUMMARY_SEQ = -1.0
 # Offset placing a covered current user message right after what covers it.
 AFTER_SUMMARY_OFFSET = 0.5
-
-
-def prune_stub(tokens: int, artifact_id: str | None) -> str:
-    """What the model sees of a pruned tool result: its size and the call that reads it."""
-    if artifact_id is None:
-        return f"[output pruned: {tokens} tokens; it was not stored: run the call again to see it]"
-    return f'[output pruned: {tokens} tokens; read_file("{ARTIFACT_REF_PREFIX}{artifact_id}") shows it again]'
 
 
 @dataclass
@@ -108,87 +90,13 @@ class HistoryView:
     next_seq: float
 
 
-def _user_content(message: Message) -> str:
-    pieces = [message.text()]
-    for part in message.parts:
-        if isinstance(part, FilePart):
-            pieces.append(f"[attached @{part.path} (hash {part.hash})]")
-        elif isinstance(part, SubtaskPart):
-            pieces.append(f"[explore branch {part.branch}: {part.status}]")
-    return "\n".join(p for p in pieces if p)
-
-
-class _Renderer:
-    def __init__(self, messages: Sequence[Message], count: Count) -> None:
-        self.messages = messages
-        self.count = count
-        self.state: CompactionState = read_state(messages)
-        # Every recorded result, covered or not: a shown call always gets its result.
-        self.results: dict[str, ToolResultPart] = {}
-        for message in messages:
-            for part in message.parts:
-                if isinstance(part, ToolResultPart):
-                    self.results.setdefault(part.call_id, part)
-        self.repeats = RepeatIndex()
-
-    def visible(self, index: int, message: Message) -> bool:
-        return not self.state.is_covered(index, message)
-
-    def tool_content(self, call: ToolCallPart, part: ToolResultPart) -> str:
-        """A result as shown: pruned → stub; repeats (`cairn.context.repeats`) → short."""
-        if part.call_id in self.state.pruned_call_ids:
-            return prune_stub(self.count(part.output), part.artifact_id)
-        if not part.ok:
-            return part.output
-        if part.name == GOAL_TOOL:
-            return goal_history_text(part.output)
-        earlier = self.repeats.shown(part.name, call.arguments, part.output, part.call_id)
-        return part.output if earlier is None else repeat_stub(part.name, earlier, part.artifact_id)
-
-    def assistant_entry(self, message: Message) -> tuple[list[ChatMessage], dict[int, str]]:
-        calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
-        text = message.text()
-        head: ChatMessage = {"role": "assistant", "content": text or None}
-        if calls:
-            head["tool_calls"] = [tool_call_message(c.call_id, c.name, c.arguments) for c in calls]
-        out: list[ChatMessage] = [head]
-        artifacts: dict[int, str] = {}
-        for call in calls:
-            result = self.results.get(call.call_id)
-            content = NO_RESULT_TEXT if result is None else self.tool_content(call, result)
-            if result is not None and result.artifact_id:
-                artifacts[len(out)] = result.artifact_id
-            out.append({"role": "tool", "tool_call_id": call.call_id, "content": content})
-        return out, artifacts
-
-    def fold_positions(self) -> dict[int, list[tuple[str, str]]]:
-        """Index of the first shown covered message → [(goal ref, fold text)]."""
-        positions: dict[int, list[tuple[str, str]]] = {}
-        index_by_id = {m.id: i for i, m in enumerate(self.messages)}
-        for index, message in enumerate(self.messages):
-            if self.state.is_covered(index, message):
-                continue
-            for part in compaction_parts(message):
-                if part.kind != "goal" or not part.text:
-                    continue
-                shown = [
-                    index_by_id[c]
-                    for c in part.covers
-                    if c in index_by_id and index_by_id[c] > self.state.watermark_index
-                ]
-                if shown:
-                    ref = f"goal {part.goal_id}" if part.goal_id else message.id
-                    positions.setdefault(min(shown), []).append((ref, part.text))
-        return positions
-
-
 def _priority(seq: float, recent_from: float, has_tools: bool) -> int:
     if seq >= recent_from:
         return PRIORITY_HISTORY_RECENT
     return PRIORITY_OLD_TOOL_OUTPUT if has_tools else PRIORITY_HISTORY_OLD
 
 
-def _recent_from(messages: Sequence[Message], renderer: _Renderer) -> float:
+def _recent_from(messages: Sequence[Message], renderer: MessageRenderer) -> float:
     starts = [
         i
         for i, m in enumerate(messages)
@@ -197,15 +105,20 @@ def _recent_from(messages: Sequence[Message], renderer: _Renderer) -> float:
     return float(starts[-RECENT_TURNS]) if len(starts) >= RECENT_TURNS else float("-inf")
 
 
-def _current_user_index(messages: Sequence[Message], user_message: str) -> int | None:
-    wanted = user_message.strip()
-    if not wanted:
+def turn_user_message_id(messages: Sequence[Message], turn_id: str | None) -> str | None:
+    """The id of the message that opened turn `turn_id`: its first user message (as
+    `cairn.trace.rebuild` reads a turn's start), or None (no turn, or not recorded)."""
+    if turn_id is None:
         return None
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.role == "user" and message.text().strip() == wanted:
-            return index
-    return None
+    return next((m.id for m in messages if m.turn_id == turn_id and m.role == "user"), None)
+
+
+def _current_user_index(
+    messages: Sequence[Message], user_message: str, message_id: str | None
+) -> int | None:
+    if not user_message.strip() or message_id is None:
+        return None
+    return next((i for i, m in enumerate(messages) if m.id == message_id), None)
 
 
 def _summary_candidate(state: CompactionState, count: Count, limit: int | None) -> Candidate | None:
@@ -247,13 +160,15 @@ def render_history(
     user_message: str,
     count: Count,
     summary_limit: int | None = None,
+    *,
+    user_message_id: str | None = None,
 ) -> HistoryView:
     """Candidates for the summary (required, within `summary_limit` tokens), the shown
-    messages and the current user message."""
-    renderer = _Renderer(messages, count)
+    messages and the current user message (the recorded one with `user_message_id`)."""
+    renderer = MessageRenderer(messages, count)
     state = renderer.state
     recent_from = _recent_from(messages, renderer)
-    current = _current_user_index(messages, user_message)
+    current = _current_user_index(messages, user_message, user_message_id)
     folds = renderer.fold_positions()
     latest = _latest_step(renderer, current)
     summary = _summary_candidate(state, count, summary_limit)
@@ -293,7 +208,7 @@ def render_history(
     return HistoryView(candidates=out, compaction=compaction, attached=attached, next_seq=next_seq)
 
 
-def _latest_step(renderer: _Renderer, current: int | None) -> int | None:
+def _latest_step(renderer: MessageRenderer, current: int | None) -> int | None:
     """Index of the turn's latest shown reply with tool calls (its results are the turn's
     newest), or None; only after the current user message when it is recorded."""
     messages = renderer.messages
@@ -312,7 +227,9 @@ def _latest_step(renderer: _Renderer, current: int | None) -> int | None:
     return None
 
 
-def _summary_anchor(renderer: _Renderer, current: int | None, count: Count) -> Candidate | None:
+def _summary_anchor(
+    renderer: MessageRenderer, current: int | None, count: Count
+) -> Candidate | None:
     """The last user message a summary covers, shown right after it (the current one required).
 
     It stays there, unchanged, until the next summary: the user's latest words at the
@@ -326,11 +243,11 @@ def _summary_anchor(renderer: _Renderer, current: int | None, count: Count) -> C
         (i for i in covered if messages[i].role == "user" and not compaction_parts(messages[i])),
         None,
     )
-    if index is None or not _user_content(messages[index]):
+    if index is None or not user_content(messages[index]):
         return None
     message = messages[index]
     seq = state.watermark_index + AFTER_SUMMARY_OFFSET
-    content = _user_content(message)
+    content = user_content(message)
     if index == current:
         return user_candidate(content, count, seq, message.id)
     return chat_candidate(
@@ -365,7 +282,7 @@ def _attachments(
 
 
 def _entry(
-    renderer: _Renderer, message: Message, seq: float, recent_from: float, is_current: bool
+    renderer: MessageRenderer, message: Message, seq: float, recent_from: float, is_current: bool
 ) -> Candidate | None:
     count = renderer.count
     if message.role == "tool":
@@ -384,7 +301,7 @@ def _entry(
             ref=message.id,
             artifacts=artifacts,
         )
-    content = _user_content(message)
+    content = user_content(message)
     if not content:
         return None
     if is_current:

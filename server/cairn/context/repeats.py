@@ -1,4 +1,4 @@
-"""Tool results the history need not show twice (pure; `cairn.context.history` applies it).
+"""Tool results the history need not show twice (pure; `cairn.context.shown_messages` applies it).
 
 Two repeats cost tokens on every later call of a session and tell the model
 nothing new:

@@ -163,6 +163,34 @@ def _outcome(original: Candidate, chosen: Candidate) -> Outcome:
     return Outcome(kept=False, reason=chosen.block.reason)
 
 
+def _fitted(
+    candidate: Candidate,
+    prior: Outcome | None,
+    left: int,
+    cap: int,
+    available: int,
+    ctx: DegradeContext,
+) -> tuple[Candidate, bool]:
+    """The candidate within what is `left` and one block's share `cap` (whole, the degraded
+    form remembered from an earlier call, or degraded now) and True; else its drop and False."""
+    tokens = candidate.block.tokens
+    limit = min(left, cap)
+    whole = whole_limit(candidate, limit)
+    chosen = _remembered(prior, limit) or (
+        candidate if tokens <= whole else degrade(candidate, whole, ctx)
+    )
+    if chosen is not None and chosen.block.tokens <= limit:
+        return chosen, True
+    if tokens > left:
+        reason = f"{BUDGET_DROP_PREFIX}: needs {tokens} tokens, {left} left{_tried(ctx)}"
+        return _dropped(candidate, reason), False
+    reason = (
+        f"over its share: needs {tokens} tokens, one block may use at most {cap}"
+        f" of {available}{_tried(ctx)}"
+    )
+    return _dropped(candidate, reason), False
+
+
 def select(
     candidates: list[Candidate],
     available: int,
@@ -201,27 +229,11 @@ def select(
             if candidate.is_history:
                 history_cut = max(history_cut, candidate.seq)
         else:
-            limit = min(left, cap)
-            whole = whole_limit(candidate, limit)
-            chosen = _remembered(prior, limit) or (
-                candidate if tokens <= whole else degrade(candidate, whole, ctx)
-            )
-            if chosen is not None and chosen.block.tokens <= limit:
-                result[index] = chosen
-                used += chosen.block.tokens
-            elif tokens > left:
-                if candidate.is_history:
-                    history_cut = max(history_cut, candidate.seq)
-                result[index] = _dropped(
-                    candidate,
-                    f"{BUDGET_DROP_PREFIX}: needs {tokens} tokens, {left} left{_tried(ctx)}",
-                )
-            else:
-                result[index] = _dropped(
-                    candidate,
-                    f"over its share: needs {tokens} tokens, one block may use at most {cap}"
-                    f" of {available}{_tried(ctx)}",
-                )
+            result[index], fits = _fitted(candidate, prior, left, cap, available, ctx)
+            if fits:
+                used += result[index].block.tokens
+            elif tokens > left and candidate.is_history:
+                history_cut = max(history_cut, candidate.seq)
         if index == protected and not result[index].block.included:
             floor = candidate.block.priority
         if key is not None:

@@ -63,6 +63,8 @@ class ContextSnapshot:
     tools: tuple[ToolLine, ...]
     tool_tokens: tuple[int, ...]
     user_message: str
+    # The recorded message `user_message` is (None: not recorded, shown last).
+    user_message_id: str | None
     goals: GoalTree
     history: tuple[Message, ...]
     system: tuple[Candidate, ...]

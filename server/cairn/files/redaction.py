@@ -10,7 +10,8 @@ entropy and IP-address plugins are left out: in ordinary code they flag
 hashes, fixtures and identifiers, and a redacted line the model copies back
 would corrupt the user's file.
 
-What is replaced (a value's *span*; detect-secrets only reports values):
+What is replaced (a value's *span*; detect-secrets only reports values;
+the spans of a match are `cairn.files.secret_spans`'):
 
 - each match of a plugin's patterns, confirmed by the plugin itself on the
   matched text (its own validation, e.g. a JWT's parts must decode); the
@@ -42,7 +43,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -67,6 +67,7 @@ from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from cairn.files.secret_spans import Span, pem_span, value_span, widen
 from cairn.files.text import content_hash
 
 # The detect-secrets plugins used: each recognises a value by its prefix or structure.
@@ -90,20 +91,6 @@ DETECTORS: tuple[type[RegexBasedDetector], ...] = (
 )
 MARKER = "[redacted: {kind}]"
 CUSTOM_KIND = "custom pattern"
-# A captured group at least this long is the value (shorter ones are a prefix like `ghp`).
-VALUE_GROUP_MIN_CHARS = 16
-# Characters a token continues with after a match (forwards) and before it (backwards).
-TOKEN_TAIL_CHARS = frozenset(string.ascii_letters + string.digits + "-_+/=.")
-TOKEN_HEAD_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
-# Private keys: how far the END line is looked for, and what a key's body looks like.
-PEM_MAX_CHARS = 64 * 1024
-PEM_DASHES = "-----"
-PEM_END = "-----END"
-PEM_BODY_CHARS = frozenset(string.ascii_letters + string.digits + "+/=")
-# Characters a truncated key's body may hold besides base64 (line breaks, escapes, quotes).
-PEM_FILLER_CHARS = frozenset(" \t\r\n\\\"'")
-PEM_MIN_RUN = 40
-PEM_MIN_BODY_SHARE = 0.8
 # Texts remembered (by content hash) with their redaction, most recently used kept.
 CACHE_MAX_ENTRIES = 4096
 # Found values remembered to redact their bare repetitions (shorter ones are too common).
@@ -123,104 +110,39 @@ class Redaction:
         return bool(self.counts)
 
 
-@dataclass(frozen=True, slots=True)
-class _Span:
-    start: int
-    end: int
-    kind: str
-
-
-def _value_span(match: re.Match[str]) -> tuple[int, int]:
-    """The captured value (the longest group, when long enough) or the whole match."""
-    best = (match.start(), match.end())
-    longest = 0
-    for index in range(1, (match.re.groups or 0) + 1):
-        start, end = match.span(index)
-        if start >= 0 and end - start > longest:
-            longest, candidate = end - start, (start, end)
-            if longest >= VALUE_GROUP_MIN_CHARS:
-                best = candidate
-    return best
-
-
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span grown over the token characters around it."""
-    while start > 0 and text[start - 1] in TOKEN_HEAD_CHARS:
-        start -= 1
-    while end < len(text) and text[end] in TOKEN_TAIL_CHARS:
-        end += 1
-    return start, end
-
-
-def _looks_like_key_body(body: str) -> bool:
-    """True when `body` holds a key: a long base64 run, and mostly base64 apart from filler."""
-    lines = [line for line in re.split(r"\\n|\n", body) if ":" not in line]
-    useful = [char for char in "".join(lines) if char not in PEM_FILLER_CHARS]
-    if not useful:
-        return False
-    encoded = sum(1 for char in useful if char in PEM_BODY_CHARS)
-    longest = run = 0
-    for char in useful:
-        run = run + 1 if char in PEM_BODY_CHARS else 0
-        longest = max(longest, run)
-    return longest >= PEM_MIN_RUN and encoded / len(useful) >= PEM_MIN_BODY_SHARE
-
-
-def _pem_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
-    """The whole PEM block a private-key header starts, or None when it has no key body."""
-    start = match.start()
-    if text.startswith(PEM_DASHES, start - len(PEM_DASHES)):
-        start -= len(PEM_DASHES)
-    body_start = match.end()
-    if text.startswith(PEM_DASHES, body_start):
-        body_start += len(PEM_DASHES)
-    end_line = text.find(PEM_END, body_start, body_start + PEM_MAX_CHARS)
-    if end_line >= 0:
-        close = text.find(PEM_DASHES, end_line + len(PEM_END))
-        end = close + len(PEM_DASHES) if close >= 0 else end_line + len(PEM_END)
-        body = text[body_start:end_line]
-    else:  # truncated: the body runs as far as base64, line breaks and quotes go
-        end = body_start
-        limit = min(len(text), body_start + PEM_MAX_CHARS)
-        while end < limit and (text[end] in PEM_BODY_CHARS or text[end] in PEM_FILLER_CHARS):
-            end += 1
-        body = text[body_start:end]
-    return (start, end) if _looks_like_key_body(body) else None
-
-
 def _confirmed(plugin: RegexBasedDetector, matched: str) -> bool:
     """The plugin itself reports a value in the matched text (its own validation applied)."""
     return any(True for _ in plugin.analyze_string(matched))
 
 
-def _plugin_spans(plugin: RegexBasedDetector, text: str) -> Iterator[_Span]:
+def _plugin_spans(plugin: RegexBasedDetector, text: str) -> Iterator[Span]:
     kind = str(plugin.secret_type)
     for regex in plugin.denylist:
         for match in regex.finditer(text):
             if not _confirmed(plugin, match.group(0)):
                 continue
             if isinstance(plugin, PrivateKeyDetector):
-                span = _pem_span(text, match)
+                span = pem_span(text, match)
                 if span is not None:
-                    yield _Span(span[0], span[1], kind)
+                    yield Span(span[0], span[1], kind)
                 continue
-            start, end = _widen(text, *_value_span(match))
-            yield _Span(start, end, kind)
+            start, end = widen(text, *value_span(match))
+            yield Span(start, end, kind)
 
 
-def _merged(spans: list[_Span]) -> list[_Span]:
+def _merged(spans: list[Span]) -> list[Span]:
     """Spans sorted and overlapping ones joined (the earlier one's kind kept)."""
-    out: list[_Span] = []
+    out: list[Span] = []
     for span in sorted(spans, key=lambda s: (s.start, -s.end)):
         if out and span.start < out[-1].end:
             last = out[-1]
-            out[-1] = _Span(last.start, max(last.end, span.end), last.kind)
+            out[-1] = Span(last.start, max(last.end, span.end), last.kind)
         else:
             out.append(span)
     return out
 
 
-def _replaced(text: str, spans: list[_Span], counts: dict[str, int]) -> Redaction:
+def _replaced(text: str, spans: list[Span], counts: dict[str, int]) -> Redaction:
     """`text` with each span replaced by its marker; `counts` plus the spans' kinds."""
     if not spans:
         return Redaction(text, counts)
@@ -299,16 +221,16 @@ class Redactor:
     def _exempted(self, value: str) -> bool:
         return value in self._exempt_values or any(p.fullmatch(value) for p in self._exempt)
 
-    def spans(self, text: str) -> list[_Span]:
+    def spans(self, text: str) -> list[Span]:
         """Where the secret values of `text` are (merged, exemptions applied)."""
         found = [span for plugin in self._plugins for span in _plugin_spans(plugin, text)]
         for pattern in self._patterns:
-            found += [_Span(m.start(), m.end(), CUSTOM_KIND) for m in pattern.finditer(text)]
+            found += [Span(m.start(), m.end(), CUSTOM_KIND) for m in pattern.finditer(text)]
         kept = [s for s in found if s.end > s.start and not self._exempted(text[s.start : s.end])]
         self._learn(text, kept)
         return _merged(kept + self._known_spans(text))
 
-    def _learn(self, text: str, spans: list[_Span]) -> None:
+    def _learn(self, text: str, spans: list[Span]) -> None:
         """Remember the values found, for their bare repetitions; a new one bumps `generation`."""
         new = False
         with self._lock:
@@ -327,12 +249,12 @@ class Redactor:
                 self._clean.clear()  # cached texts are looked at again for the new value
                 self.generation += 1
 
-    def _known_spans(self, text: str) -> list[_Span]:
+    def _known_spans(self, text: str) -> list[Span]:
         with self._lock:
             pattern, known = self._known_pattern, dict(self._known)
         if pattern is None:
             return []
-        return [_Span(m.start(), m.end(), known[m.group(0)]) for m in pattern.finditer(text)]
+        return [Span(m.start(), m.end(), known[m.group(0)]) for m in pattern.finditer(text)]
 
     def redact(self, text: str) -> Redaction:
         """`text` with its secret values replaced (unchanged, with no counts, when it has none)."""

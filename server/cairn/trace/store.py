@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from cairn.errors import InvalidRequestError, UnknownSessionError
 from cairn.models.goals import GoalTree
+from cairn.models.messages import Message
 from cairn.models.session import SessionMeta, Usage
 from cairn.trace import records
 from cairn.trace.files import atomic_write, fsync_dir
@@ -46,6 +47,22 @@ STALE_TEMP_DIR_AGE_S = 3_600
 RESERVED_DOC_NAMES = frozenset({TRACES_DIR, CACHE_DIR})
 AMBIGUOUS_SHOWN = 5
 CREATE_ATTEMPTS = 5
+
+
+def _messages_up_to(
+    parent: Trace, at_message_id: str | None, before_message_id: str | None
+) -> list[Message]:
+    """The parent's messages up to and including `at_message_id`, then up to, excluding,
+    `before_message_id` (all of them when neither is given)."""
+    messages = parent.messages()
+    for wanted, keep in ((at_message_id, 1), (before_message_id, 0)):
+        if wanted is None:
+            continue
+        index = next((i for i, m in enumerate(messages) if m.id == wanted), None)
+        if index is None:
+            raise InvalidRequestError(f"message {wanted!r} is not in session {parent.id}")
+        messages = messages[: index + keep]
+    return messages
 
 
 class TraceStore:
@@ -200,14 +217,7 @@ class TraceStore:
                 "a fork at a message needs the goal tree of that moment (replay_goals)"
             )
         parent = self.open(session_id)
-        messages = parent.messages()
-        for wanted, keep in ((at_message_id, 1), (before_message_id, 0)):
-            if wanted is None:
-                continue
-            index = next((i for i, m in enumerate(messages) if m.id == wanted), None)
-            if index is None:
-                raise InvalidRequestError(f"message {wanted!r} is not in session {parent.id}")
-            messages = messages[: index + keep]
+        messages = _messages_up_to(parent, at_message_id, before_message_id)
         parent_meta = parent.meta()
         kept_ids = {m.id for m in messages}
         turns = [t for t in parent_meta.turns if t.user_message_id in kept_ids]

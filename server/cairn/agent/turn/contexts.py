@@ -40,8 +40,9 @@ from cairn.agent.turn.scope import TurnScope
 from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
-from cairn.context.builder import BuiltContext, ContextBuilder, ContextRequest
+from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.cache import MODEL_SWITCH, CacheView, Preamble, Signature, preamble_change
+from cairn.context.history import turn_user_message_id
 from cairn.context.prefix import entries_of
 from cairn.context.snapshot import ContextSnapshot
 from cairn.context.tool_schemas import tool_blocks, tools_change
@@ -125,7 +126,7 @@ class Contexts:
 
     def request(
         self, scope: TurnScope, messages: Sequence[Message] | None, *, preamble: bool
-    ) -> ContextRequest:
+    ) -> GatherRequest:
         """What the scope's next call depends on (over `messages` when given, else the trace's)."""
         session, inputs = scope.session, scope.inputs
         history = list(messages) if messages is not None else session.messages()
@@ -134,19 +135,20 @@ class Contexts:
         edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
         active = self.builder.settings.active_buffers
         shown = files_in_play(self.workspace, inputs, scope.edited, active=active)
-        return ContextRequest(
+        return GatherRequest(
             session_id=session.id,
             model=inputs.model,
             mode=inputs.mode,
             goals=session.goals(),
-            history=history,
+            history=tuple(history),
             user_message=inputs.user_message,
-            references=list(inputs.references),
-            files_in_play=shown,
-            seen_files=seen_in_play(shown, scope.seen),
-            edited=edited,
-            extra_blocks=extra,
-            tool_lines=scope.offer.lines(),
+            user_message_id=turn_user_message_id(history, session.current_turn_id),
+            references=tuple(inputs.references),
+            files_in_play=tuple(shown),
+            seen_files=tuple(seen_in_play(shown, scope.seen)),
+            edited=tuple(edited),
+            extra_blocks=tuple(extra),
+            tools=tuple(scope.offer.lines()),
             preamble=preamble,
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
@@ -190,7 +192,7 @@ class Contexts:
         idle = time.time() - previous.at.timestamp() if previous.at is not None else None
         return cold_reason(idle, self.builder.settings.cache_lifetime_s)
 
-    def _gather(self, request: ContextRequest, workspace: Workspace | None) -> ContextSnapshot:
+    def _gather(self, request: GatherRequest, workspace: Workspace | None) -> ContextSnapshot:
         with self._gather_lock:
             return self.builder.gather(request, workspace)
 
