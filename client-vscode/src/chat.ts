@@ -17,7 +17,7 @@ import { addEntry, transcriptEntries } from './chatTranscript';
 import { CairnClient } from './client';
 import { Command, FILE_COMPLETION_EXCLUDE, MAX_FILE_COMPLETIONS, View } from './constants';
 import { toWireDiagnostic } from './diagnostics';
-import { errorText } from './goalTree';
+import { errorText } from './errorText';
 import { EditLabel, MODES, Method, Mode, ServerCommand, TurnEvent, TurnResult } from './protocol';
 import { EditReviews, ReviewEntry } from './review';
 import { VirtualDocuments } from './virtualDocs';

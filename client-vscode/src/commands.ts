@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { ChatPanel } from './chat';
 import { CairnClient } from './client';
 import { Command } from './constants';
-import { errorText } from './goalTree';
+import { errorText } from './errorText';
 import { showManifest, showTrace } from './manifest';
 import { ModelPicker } from './modelPicker';
 import { CompactResult, Method } from './protocol';

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { Command, View } from './constants';
+import { errorText } from './errorText';
 import { Goal, GoalParams, GoalStatus, GoalTreeView, Method } from './protocol';
 
 const STATUS_ICONS: Record<GoalStatus, vscode.ThemeIcon> = {
@@ -182,9 +183,4 @@ export class GoalTreeProvider implements vscode.TreeDataProvider<Goal>, vscode.D
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+!|<>]/g, '\\$&');
-}
-
-export function errorText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.startsWith('Cairn') ? message : `Cairn: ${message}`;
 }

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { Command, View } from './constants';
-import { errorText } from './goalTree';
+import { errorText } from './errorText';
 import { Method, SessionInfo } from './protocol';
 
 /** Untitled sessions are shown by their id's time and random part (ids start with the date). */

@@ -93,16 +93,40 @@ interface TurnBox {
   hadError: boolean;
 }
 
-let turns: TurnBox[] = [];
-const tools = new Map<string, HTMLDetailsElement>(); // callId -> row
-const cards = new Map<string, HTMLElement>(); // approval/review id -> card
-const diffs = new Set<string>(); // callIds with a side-by-side diff
-const markdownSources = new WeakMap<HTMLElement, string>();
-let renderQueued = new Set<HTMLElement>();
-let files: string[] | null = null; // workspace-relative paths, loaded on the first "@"
-let matches: string[] = [];
-let selected = 0;
-let busy = false;
+/** Everything the page keeps between messages: its turns and rows, Markdown sources, completions, busy. */
+interface PageState {
+  turns: TurnBox[];
+  /** callId -> its tool row. */
+  tools: Map<string, HTMLDetailsElement>;
+  /** approval/review id -> its card. */
+  cards: Map<string, HTMLElement>;
+  /** callIds with a side-by-side diff. */
+  diffs: Set<string>;
+  /** Each Markdown block's source (streamed text is appended to it). */
+  markdownSources: WeakMap<HTMLElement, string>;
+  /** Markdown blocks to re-render on the next frame. */
+  renderQueued: Set<HTMLElement>;
+  /** Workspace-relative paths, loaded on the first "@". */
+  files: string[] | null;
+  /** The completions shown, and the one selected. */
+  matches: string[];
+  selected: number;
+  /** A turn is running. */
+  busy: boolean;
+}
+
+const page: PageState = {
+  turns: [],
+  tools: new Map(),
+  cards: new Map(),
+  diffs: new Set(),
+  markdownSources: new WeakMap(),
+  renderQueued: new Set(),
+  files: null,
+  matches: [],
+  selected: 0,
+  busy: false,
+};
 
 const saved = vscode.getState() ?? {};
 if (saved.mode && MODES.includes(saved.mode)) mode.value = saved.mode;
@@ -115,7 +139,7 @@ function saveState(): void {
 // ---- Markdown -----------------------------------------------------------------
 /** Renders a Markdown block now, with a toolbar on each code block. */
 function renderBlock(node: HTMLElement): void {
-  node.innerHTML = renderMarkdown(markdownSources.get(node) ?? '');
+  node.innerHTML = renderMarkdown(page.markdownSources.get(node) ?? '');
   for (const pre of Array.from(node.querySelectorAll('pre'))) {
     const code = pre.querySelector('code');
     const text = code?.textContent ?? '';
@@ -133,20 +157,20 @@ function renderBlock(node: HTMLElement): void {
 
 /** Re-renders streamed Markdown at most once a frame. */
 function queueRender(node: HTMLElement): void {
-  if (renderQueued.size === 0) {
+  if (page.renderQueued.size === 0) {
     requestAnimationFrame(() => {
-      const queued = renderQueued;
-      renderQueued = new Set();
+      const queued = page.renderQueued;
+      page.renderQueued = new Set();
       queued.forEach(renderBlock);
       scrollToEnd();
     });
   }
-  renderQueued.add(node);
+  page.renderQueued.add(node);
 }
 
 function markdownBlock(parent: HTMLElement, className: string, text: string): HTMLElement {
   const node = el('div', `md ${className}`);
-  markdownSources.set(node, text);
+  page.markdownSources.set(node, text);
   renderBlock(node);
   parent.appendChild(node);
   return node;
@@ -169,15 +193,15 @@ function newTurn(id: string | null): TurnBox {
   if (id) root.dataset.turn = id;
   log.appendChild(root);
   const box: TurnBox = { id, root, body, footer, changed: false, reverted: false, ended: false, hadError: false };
-  turns.push(box);
+  page.turns.push(box);
   return box;
 }
 
 /** The box of turn `id`: the one waiting for its id (the user's message was shown first), or a new one. */
 function turnBox(id: string): TurnBox {
-  const known = turns.find((t) => t.id === id);
+  const known = page.turns.find((t) => t.id === id);
   if (known) return known;
-  const waiting = turns.at(-1);
+  const waiting = page.turns.at(-1);
   if (waiting && waiting.id === null) {
     waiting.id = id;
     waiting.root.dataset.turn = id;
@@ -190,7 +214,7 @@ function turnBox(id: string): TurnBox {
 const TITLE_CHARS = 80;
 
 function renderUser(entry: Extract<ChatEntry, { kind: 'user' }>): void {
-  if (turns.length === 0 && title.dataset.untitled === 'true') {
+  if (page.turns.length === 0 && title.dataset.untitled === 'true') {
     title.textContent = entry.text.split('\n')[0].slice(0, TITLE_CHARS);
     title.dataset.untitled = 'false';
   }
@@ -216,7 +240,7 @@ function appendStream(box: TurnBox, kind: 'text' | 'reasoning', text: string): v
     return;
   }
   if (last instanceof HTMLElement && last.classList.contains('answer')) {
-    markdownSources.set(last, (markdownSources.get(last) ?? '') + text);
+    page.markdownSources.set(last, (page.markdownSources.get(last) ?? '') + text);
     queueRender(last);
   } else {
     markdownBlock(box.body, 'answer', text);
@@ -272,15 +296,15 @@ function renderToolStart(box: TurnBox, event: TurnEvent): void {
   box.body.appendChild(row);
   if (event.callId) {
     row.dataset.call = event.callId;
-    tools.set(event.callId, row);
+    page.tools.set(event.callId, row);
   }
 }
 
 function renderToolEnd(box: TurnBox, event: TurnEvent): void {
-  let row = event.callId ? tools.get(event.callId) : undefined;
+  let row = event.callId ? page.tools.get(event.callId) : undefined;
   if (!row) {
     renderToolStart(box, { ...event, text: null });
-    row = event.callId ? tools.get(event.callId) : (box.body.lastElementChild as HTMLDetailsElement);
+    row = event.callId ? page.tools.get(event.callId) : (box.body.lastElementChild as HTMLDetailsElement);
   }
   if (!row) return;
   const ok = event.ok !== false;
@@ -290,11 +314,11 @@ function renderToolEnd(box: TurnBox, event: TurnEvent): void {
   const isEdit = event.tool === 'edit_file';
   codeSection(detail as HTMLElement, 'Output', isEdit ? output.split('\n').slice(1).join('\n') : output, isEdit ? 'diff' : '');
   if (isEdit && ok) box.changed = true;
-  if (event.callId && (isEdit || diffs.has(event.callId))) addDiffLink(row, event.callId);
+  if (event.callId && (isEdit || page.diffs.has(event.callId))) addDiffLink(row, event.callId);
 }
 
 function addDiffLink(row: HTMLDetailsElement, callId: string): void {
-  if (!diffs.has(callId) || row.querySelector('.open-diff')) return;
+  if (!page.diffs.has(callId) || row.querySelector('.open-diff')) return;
   const link = button('Open diff', 'link open-diff', () => vscode.postMessage({ type: 'openDiff', callId }), 'Show the edit side by side');
   row.querySelector('summary')?.appendChild(link);
 }
@@ -375,18 +399,18 @@ const APPROVAL_STATES: Record<Exclude<ApprovalState, 'pending'>, string> = {
 };
 
 function placeCard(id: string, card: HTMLElement, turnId: string | null, callId: string | null): void {
-  const existing = cards.get(id);
+  const existing = page.cards.get(id);
   if (existing) {
     existing.replaceWith(card);
   } else {
-    const row = callId ? tools.get(callId) : undefined;
+    const row = callId ? page.tools.get(callId) : undefined;
     if (row) {
       row.after(card);
     } else {
       (turnId ? turnBox(turnId).body : log).appendChild(card);
     }
   }
-  cards.set(id, card);
+  page.cards.set(id, card);
 }
 
 function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
@@ -398,7 +422,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const command = el('pre', 'command');
   command.appendChild(el('code', undefined, entry.request.command));
   card.appendChild(command);
-  const row = tools.get(entry.request.callId);
+  const row = page.tools.get(entry.request.callId);
   if (entry.state === 'pending') {
     const actions = el('div', 'actions');
     const answer = (decision: 'once' | 'always' | 'reject') => () => vscode.postMessage({ type: 'approve', id: entry.id, decision });
@@ -430,7 +454,7 @@ function renderReview(entry: Extract<ChatEntry, { kind: 'review' }>): void {
     const states = { accepted: 'Accepted and saved.', rejected: 'Rejected: the file is unchanged.', expired: 'Not applied: the turn ended.' };
     card.appendChild(el('div', 'card-state', states[entry.state]));
   }
-  const running = Array.from(tools.values()).filter((row) => row.classList.contains('running')).at(-1);
+  const running = Array.from(page.tools.values()).filter((row) => row.classList.contains('running')).at(-1);
   if (running && entry.state === 'pending') setToolState(running, 'waiting for your review', 'waiting');
   placeCard(entry.id, card, entry.turnId, running?.dataset.call ?? null);
 }
@@ -456,7 +480,7 @@ function renderResult(result: TurnResult): void {
 /** The checkpoint actions of every ended turn: restore files (when it or a later turn changed some), fork, both. */
 function updateCheckpoints(): void {
   let laterChanges = false;
-  for (const box of [...turns].reverse()) {
+  for (const box of [...page.turns].reverse()) {
     laterChanges = laterChanges || (box.changed && !box.reverted);
     box.footer.querySelector('.checkpoint')?.remove();
     if (!box.ended || !box.id) continue;
@@ -484,13 +508,13 @@ const renderers: { [K in ChatEntry['kind']]: (entry: Extract<ChatEntry, { kind: 
   event: (entry) => renderEvent(entry.event),
   compaction: renderCompaction,
   result: (entry) => renderResult(entry.result),
-  stopped: () => (turns.at(-1)?.body ?? log).appendChild(el('div', 'stopped', 'Stopped.')),
-  error: (entry) => markdownBlock(turns.at(-1)?.ended === false ? (turns.at(-1) as TurnBox).body : log, 'error', entry.text),
+  stopped: () => (page.turns.at(-1)?.body ?? log).appendChild(el('div', 'stopped', 'Stopped.')),
+  error: (entry) => markdownBlock(page.turns.at(-1)?.ended === false ? (page.turns.at(-1) as TurnBox).body : log, 'error', entry.text),
   notice: (entry) => log.appendChild(el('div', 'notice', entry.text)),
   approval: renderApproval,
   review: renderReview,
   reverted: (entry) => {
-    for (const box of turns) {
+    for (const box of page.turns) {
       if (box.id && entry.turnIds.includes(box.id)) box.reverted = true;
     }
     updateCheckpoints();
@@ -506,10 +530,10 @@ function scrollToEnd(): void {
 }
 
 function setBusy(value: boolean): void {
-  busy = value;
-  send.disabled = busy;
-  stop.disabled = !busy;
-  document.body.classList.toggle('busy', busy);
+  page.busy = value;
+  send.disabled = page.busy;
+  stop.disabled = !page.busy;
+  document.body.classList.toggle('busy', page.busy);
 }
 
 function showBanner(value: Banner): void {
@@ -523,11 +547,11 @@ function showBanner(value: Banner): void {
 const handlers: Handlers<ToWebview> = {
   reset: (message) => {
     log.textContent = '';
-    turns = [];
-    tools.clear();
-    cards.clear();
-    diffs.clear();
-    message.diffs.forEach((id) => diffs.add(id));
+    page.turns = [];
+    page.tools.clear();
+    page.cards.clear();
+    page.diffs.clear();
+    message.diffs.forEach((id) => page.diffs.add(id));
     title.textContent = message.title || 'New chat';
     title.dataset.untitled = String(!message.title);
     message.entries.forEach(render);
@@ -536,13 +560,13 @@ const handlers: Handlers<ToWebview> = {
   entries: (message) => message.entries.forEach(render),
   busy: (message) => setBusy(message.busy),
   files: (message) => {
-    files = message.files;
+    page.files = message.files;
     updateCompletions();
   },
   focus: () => prompt.focus(),
   diff: (message) => {
-    diffs.add(message.callId);
-    const row = tools.get(message.callId);
+    page.diffs.add(message.callId);
+    const row = page.tools.get(message.callId);
     if (row) addDiffLink(row, message.callId);
   },
   banner: (message) => showBanner(message.banner),
@@ -564,7 +588,7 @@ function mentionAtCursor(): { query: string; start: number } | null {
 
 function hideCompletions(): void {
   list.hidden = true;
-  matches = [];
+  page.matches = [];
   prompt.setAttribute('aria-expanded', 'false');
   prompt.removeAttribute('aria-activedescendant');
 }
@@ -572,22 +596,22 @@ function hideCompletions(): void {
 function updateCompletions(): void {
   const mention = mentionAtCursor();
   if (!mention) return hideCompletions();
-  if (files === null) {
+  if (page.files === null) {
     vscode.postMessage({ type: 'requestFiles' });
     return;
   }
   const q = mention.query.toLowerCase();
-  const starts = files.filter((f) => f.toLowerCase().startsWith(q));
-  const contains = files.filter((f) => !f.toLowerCase().startsWith(q) && f.toLowerCase().includes(q));
-  matches = starts.concat(contains).slice(0, MAX_SHOWN_COMPLETIONS);
-  if (matches.length === 0) return hideCompletions();
-  selected = Math.min(selected, matches.length - 1);
+  const starts = page.files.filter((f) => f.toLowerCase().startsWith(q));
+  const contains = page.files.filter((f) => !f.toLowerCase().startsWith(q) && f.toLowerCase().includes(q));
+  page.matches = starts.concat(contains).slice(0, MAX_SHOWN_COMPLETIONS);
+  if (page.matches.length === 0) return hideCompletions();
+  page.selected = Math.min(page.selected, page.matches.length - 1);
   list.textContent = '';
-  matches.forEach((file, i) => {
-    const item = el('li', i === selected ? 'selected' : '', file);
+  page.matches.forEach((file, i) => {
+    const item = el('li', i === page.selected ? 'selected' : '', file);
     item.id = `completion-${i}`;
     item.setAttribute('role', 'option');
-    item.setAttribute('aria-selected', String(i === selected));
+    item.setAttribute('aria-selected', String(i === page.selected));
     item.addEventListener('mousedown', (ev) => {
       ev.preventDefault();
       accept(i);
@@ -596,14 +620,14 @@ function updateCompletions(): void {
   });
   list.hidden = false;
   prompt.setAttribute('aria-expanded', 'true');
-  prompt.setAttribute('aria-activedescendant', `completion-${selected}`);
+  prompt.setAttribute('aria-activedescendant', `completion-${page.selected}`);
 }
 
 function accept(index: number): void {
   const mention = mentionAtCursor();
-  if (!mention || !matches[index]) return hideCompletions();
+  if (!mention || !page.matches[index]) return hideCompletions();
   const end = prompt.selectionStart;
-  const inserted = matches[index] + ' ';
+  const inserted = page.matches[index] + ' ';
   prompt.value = prompt.value.slice(0, mention.start) + inserted + prompt.value.slice(end);
   const cursor = mention.start + inserted.length;
   prompt.setSelectionRange(cursor, cursor);
@@ -613,7 +637,7 @@ function accept(index: number): void {
 // ---- composer ---------------------------------------------------------------
 function submit(): void {
   const text = prompt.value.trim();
-  if (!text || busy) return;
+  if (!text || page.busy) return;
   const chosen = MODES.find((m) => m === mode.value) ?? MODES[0];
   vscode.postMessage({ type: 'send', text, mode: chosen });
   prompt.value = '';
@@ -622,12 +646,12 @@ function submit(): void {
 
 /** Completion keys while the list is open; true when the key was used. */
 function completionKey(e: KeyboardEvent): boolean {
-  if (list.hidden || matches.length === 0) return false;
+  if (list.hidden || page.matches.length === 0) return false;
   if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-    selected = (selected + (e.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length;
+    page.selected = (page.selected + (e.key === 'ArrowDown' ? 1 : page.matches.length - 1)) % page.matches.length;
     updateCompletions();
   } else if (e.key === 'Enter' || e.key === 'Tab') {
-    accept(selected);
+    accept(page.selected);
   } else if (e.key === 'Escape') {
     hideCompletions();
   } else {
@@ -638,7 +662,7 @@ function completionKey(e: KeyboardEvent): boolean {
 }
 
 prompt.addEventListener('input', () => {
-  selected = 0;
+  page.selected = 0;
   updateCompletions();
 });
 prompt.addEventListener('keydown', (e) => {
