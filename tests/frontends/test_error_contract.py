@@ -20,7 +20,6 @@ from cairn.frontends.codes import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
-    RESOURCE_NOT_FOUND,
 )
 from cairn.frontends.json_guard import MAX_JSON_DEPTH
 from cairn.settings import MIN_MAX_MESSAGE_BYTES
@@ -144,7 +143,7 @@ CASES = [
 EXPECTED_CODES = {
     "params not an object": INVALID_PARAMS,
     "a field of the wrong type": INVALID_PARAMS,
-    "unknown session": RESOURCE_NOT_FOUND,
+    "unknown session": INVALID_PARAMS,
     "NaN": PARSE_ERROR,
     "Infinity": PARSE_ERROR,
     "nested 200 deep": PARSE_ERROR,
@@ -179,4 +178,4 @@ async def test_the_messages_name_the_problem(both: FrontEnds) -> None:
         "(setting max_message_bytes)",
     )
     unknown = await run(both.lsp, Case("unknown", params={"sessionId": NEVER}))
-    assert unknown == (RESOURCE_NOT_FOUND, f"unknown session: {NEVER!r}")
+    assert unknown == (INVALID_PARAMS, f"unknown session: {NEVER!r}")

@@ -16,7 +16,7 @@ from cairn.errors import (
     TraceLockedError,
     UnknownSessionError,
 )
-from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED, RESOURCE_NOT_FOUND
+from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED
 from cairn.frontends.error_map import rpc_error, translated
 from cairn.frontends.faults import RpcError
 from cairn.frontends.sentences import approval_choice, compaction_sentence, fill
@@ -29,7 +29,7 @@ from cairn.settings import DEFAULT_MAX_MESSAGE_BYTES
 @pytest.mark.parametrize(
     ("error", "code"),
     [
-        (UnknownSessionError("s1"), RESOURCE_NOT_FOUND),
+        (UnknownSessionError("s1"), INVALID_PARAMS),
         (GoalError("no goal g9"), INVALID_PARAMS),
         (PathRefusedError("outside the workspace"), INVALID_PARAMS),
         (TraceLockedError("locked by pid 7"), REQUEST_FAILED),
@@ -50,7 +50,7 @@ def test_no_model_is_answered_with_the_setup_guide() -> None:
 def test_translated_leaves_other_exceptions_alone() -> None:
     with pytest.raises(RpcError) as raised, translated("m/x"):
         raise UnknownSessionError("s1")
-    assert raised.value.code == RESOURCE_NOT_FOUND
+    assert raised.value.code == INVALID_PARAMS
     with pytest.raises(KeyError), translated("m/x"):
         raise KeyError("not a CairnError")
 
@@ -78,9 +78,7 @@ def test_compaction_sentences() -> None:
     assert compaction_sentence(event("failed", "model down")) == (
         "Compaction (summary) failed: model down."
     )
-    assert compaction_sentence(event("failed", "stalled: freed only 1.0%")) == (
-        "Compaction (summary) skipped: nothing to compact."
-    )
+    assert compaction_sentence(event("failed")) == "Compaction (summary) failed: no reason given."
 
 
 def test_fill_keeps_unknown_slots_and_never_reads_braces_in_values() -> None:

@@ -14,7 +14,6 @@ from cairn.frontends.sentences import (
     COMPACTION_SENTENCES,
     NO_REASON,
     SLOT,
-    STALLED_PREFIX,
 )
 from tools.contracts.typescript import literal
 
@@ -26,17 +25,15 @@ def _record(name: str, key_type: str, templates: Iterable[tuple[str, str]]) -> s
 
 def sentences_ts(header: str) -> str:
     """The generated module's text."""
-    outcomes = " | ".join(literal(key) for key in COMPACTION_SENTENCES)
+    stages = " | ".join(literal(key) for key in COMPACTION_SENTENCES)
     approvals = " | ".join(literal(key) for key in APPROVAL_CHOICES)
     return f"""{header}
 
-export type CompactionOutcome = {outcomes};
+export type CompactionStage = {stages};
 export type ApprovalChoice = {approvals};
 
-/** One sentence per compaction outcome; slots: kind, before, after, reason. */
-{_record("COMPACTION_SENTENCES", "CompactionOutcome", COMPACTION_SENTENCES.items())}
-/** A failed compaction whose error starts so was skipped: it would free almost nothing. */
-export const STALLED_PREFIX = {literal(STALLED_PREFIX)};
+/** One sentence per compaction stage; slots: kind, before, after, reason. */
+{_record("COMPACTION_SENTENCES", "CompactionStage", COMPACTION_SENTENCES.items())}
 /** The reason shown when a failed compaction gives none. */
 export const NO_REASON = {literal(NO_REASON)};
 

@@ -11,7 +11,7 @@
  */
 import { TOKENS_PER_K } from '../constants';
 import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
-import { COMPACTION_SENTENCES, CompactionOutcome, NO_REASON, STALLED_PREFIX, fillSentence } from '../sentences';
+import { COMPACTION_SENTENCES, NO_REASON, fillSentence } from '../sentences';
 import { highlight, renderMarkdown } from './markdown';
 import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
@@ -339,14 +339,9 @@ function usageText(usage: TokenUsage, requests: number): string {
 }
 
 // ---- compaction -------------------------------------------------------------------
-function stalled(event: CompactionEvent): boolean {
-  return (event.error ?? '').startsWith(STALLED_PREFIX);
-}
-
-/** The server's sentence of this outcome (`sentences.ts`), with the webview's token counts. */
+/** The server's sentence of this stage (`sentences.ts`), with the webview's token counts. */
 function compactionText(event: CompactionEvent): string {
-  const outcome: CompactionOutcome = event.stage === 'failed' && stalled(event) ? 'skipped' : event.stage;
-  return fillSentence(COMPACTION_SENTENCES[outcome], {
+  return fillSentence(COMPACTION_SENTENCES[event.stage], {
     kind: event.kind,
     before: k(event.tokensBefore),
     after: k(event.tokensAfter ?? event.tokensBefore),

@@ -3,11 +3,11 @@
 Both steps are the front ends' shared ones: a malformed params object is
 Invalid params (-32602) naming each field and its problem
 (`cairn.frontends.params`), and a `CairnError` from the engine gets the code
-and message of the one error map (`cairn.frontends.error_map`: an unknown
-session is Resource not found, -32002; another invalid request, such as a bad
-goal id or a refused path, Invalid params; anything else, such as no model
-configured or a trace locked by another process, Request failed, -32803). The
-message always starts with the method.
+and message of the one error map (`cairn.frontends.error_map`: an invalid
+request, such as an unknown session, a bad goal id or a refused path, is
+Invalid params; anything else, such as no model configured or a trace locked
+by another process, Request failed, -32803). The message always starts with
+the method.
 """
 
 from __future__ import annotations

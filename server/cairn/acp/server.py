@@ -113,7 +113,7 @@ class AcpServer:
     def session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise UnknownSessionError(session_id)  # Resource not found (the error map)
+            raise UnknownSessionError(session_id)  # Invalid params (the error map)
         return session
 
     def locate(self, session_id: str) -> Callable[[str], Path | None]:

@@ -1,8 +1,8 @@
 """The JSON-RPC error codes Cairn answers with, in both protocols (one definition each).
 
-JSON-RPC 2.0's own codes, LSP's RequestCancelled and RequestFailed (ACP uses
-LSP's cancel code too) and ACP's Resource not found. Which code a `CairnError`
-gets is `error_map.py`'s table.
+JSON-RPC 2.0's own codes and LSP's RequestCancelled and RequestFailed (ACP
+uses LSP's cancel code too). Which code a `CairnError` gets is
+`error_map.py`'s table.
 """
 
 PARSE_ERROR = -32700
@@ -10,8 +10,6 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
-# ACP's code for a session (or other resource) that does not exist.
-RESOURCE_NOT_FOUND = -32002
 REQUEST_CANCELLED = -32800
 # LSP's RequestFailed: well-formed, but it could not be done.
 REQUEST_FAILED = -32803

@@ -2,15 +2,17 @@
 
 | error (first match)      | code                        | message                        |
 |--------------------------|-----------------------------|--------------------------------|
-| `UnknownSessionError`    | -32002 Resource not found   | `method: unknown session: 'id'`|
 | `InvalidRequestError`    | -32602 Invalid params       | `method: <the error>`          |
 | `NoModelError`           | -32803 Request failed       | `method: <the setup guide>`    |
 | any other `CairnError`   | -32803 Request failed       | `method: <the error>`          |
 
-(`InvalidRequestError` covers a bad goal id and a refused path; the setup
-guide is `cairn.llm.guide.no_model_message` for an editor.) Any other
-exception is not translated: the front end logs it with its traceback and
-answers Internal error (-32603).
+`InvalidRequestError` covers an unknown session (`unknown session: 'id'`), a
+bad goal id and a refused path. An unknown session is not ACP's Resource not
+found (-32002): in LSP that code is ServerNotInitialized, and LSP clients
+(pygls' among them) read it so. The setup guide is
+`cairn.llm.guide.no_model_message` for an editor. Any other exception is not
+translated: the front end logs it with its traceback and answers Internal
+error (-32603).
 """
 
 from __future__ import annotations
@@ -19,13 +21,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cairn.errors import CairnError, InvalidRequestError, NoModelError, UnknownSessionError
-from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED, RESOURCE_NOT_FOUND
+from cairn.errors import CairnError, InvalidRequestError, NoModelError
+from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED
 from cairn.frontends.faults import RpcError
 
 # (kind, code), most specific first; a CairnError matching none is REQUEST_FAILED.
 ERROR_CODES: tuple[tuple[type[CairnError], int], ...] = (
-    (UnknownSessionError, RESOURCE_NOT_FOUND),
     (InvalidRequestError, INVALID_PARAMS),
     (NoModelError, REQUEST_FAILED),
 )

@@ -7,9 +7,9 @@ the same text through the generated contracts (`python -m tools.gen_contracts`
 writes `client-vscode/src/sentences.ts` from the constants here) and fills it
 with its own number format; Python fills it with `fill`.
 
-- compaction, one sentence per outcome (`compaction_outcome`): started, done,
-  failed with its reason, or skipped because it would free almost nothing (a
-  full compaction's "stalled" error, `cairn.compaction.policy`);
+- compaction, one sentence per stage: started, done, failed with its reason
+  (a full compaction that would free almost nothing fails "stalled",
+  `cairn.compaction.policy`);
 - approvals: the three answers to "may the agent run this command?".
 """
 
@@ -21,15 +21,12 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from cairn.models.events import CompactionEvent
 
-CompactionOutcome = Literal["start", "done", "failed", "skipped"]
-COMPACTION_SENTENCES: dict[CompactionOutcome, str] = {
+CompactionStage = Literal["start", "done", "failed"]
+COMPACTION_SENTENCES: dict[CompactionStage, str] = {
     "start": "Compacting the context ({kind}, {before} tokens)…",
     "done": "Context compacted ({kind}): {before} → {after} tokens.",
     "failed": "Compaction ({kind}) failed: {reason}.",
-    "skipped": "Compaction ({kind}) skipped: nothing to compact.",
 }
-# A failed compaction whose error starts so freed too little to keep (`policy.stalled_reason`).
-STALLED_PREFIX = "stalled"
 NO_REASON = "no reason given"
 
 Approval = Literal["once", "always", "reject"]
@@ -51,18 +48,11 @@ def tokens(count: int) -> str:
     return f"{count:,}"
 
 
-def compaction_outcome(event: CompactionEvent) -> CompactionOutcome:
-    """Which sentence a compaction event gets."""
-    if event.stage != "failed":
-        return event.stage
-    return "skipped" if (event.error or "").startswith(STALLED_PREFIX) else "failed"
-
-
 def compaction_sentence(event: CompactionEvent) -> str:
     """The one sentence of a compaction event."""
     after = event.tokens_after if event.tokens_after is not None else event.tokens_before
     return fill(
-        COMPACTION_SENTENCES[compaction_outcome(event)],
+        COMPACTION_SENTENCES[event.stage],
         kind=event.kind,
         before=tokens(event.tokens_before),
         after=tokens(after),

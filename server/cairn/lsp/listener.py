@@ -49,7 +49,7 @@ class LspListener:
     def on_compaction(self, event: CompactionEvent) -> None:
         try:
             self._server.send_notification(COMPACTION, event.wire())
-            self._server.log_to_client(f"cairn: {compaction_sentence(event)}")
+            self._server.log_to_client(f"cairn: compaction: {compaction_sentence(event)}")
             self._server.call_on_loop(lambda: self._compaction_progress(event))
         except Exception:
             logger.exception("could not forward a compaction event")

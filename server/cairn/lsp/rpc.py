@@ -5,9 +5,9 @@ and a result model. The raw params dict is validated with the first
 (`cairn.frontends.params`: a malformed one is InvalidParams, -32602, naming
 the field). The handler returns the second, sent as its camelCase `wire()`
 dump. A `CairnError` from the engine is answered by the front ends' one error
-map (`cairn.frontends.error_map`: unknown session -32002, other invalid
-requests -32602, anything else -32803 RequestFailed; no model configured: the
-editor's wording of how to set one). `lsp_errors` hands the shared core's
+map (`cairn.frontends.error_map`: an invalid request, such as an unknown
+session or a bad goal id, -32602; anything else -32803 RequestFailed; no model
+configured: the editor's wording of how to set one). `lsp_errors` hands the shared core's
 `RpcError` to pygls with its code and message. Anything else propagates:
 pygls logs it with its traceback and answers InternalError (-32603).
 """
