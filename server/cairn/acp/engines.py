@@ -90,7 +90,7 @@ class Engines:
         if self._preload is not None:
             await self._preload
         else:
-            await asyncio.to_thread(load_engine_module, settings.model)
+            await asyncio.to_thread(load_engine_module)
         engine = self._build(root, settings)
         await warm(engine, str(root))
         self._ready[root] = engine

@@ -1,7 +1,8 @@
 """Starting, warming and closing engines: the steps both front ends' engine hosts share.
 
-The engine module (and the tokenizer) is loaded on a worker thread, so the
-connection keeps answering meanwhile (`load_engine_module`). A built engine
+The engine module (and, when the model is known, its tokenizer) is loaded on
+a worker thread, so the connection keeps answering meanwhile
+(`load_engine_module`). A built engine
 is warmed on one too (file listing, repository-map index: `warm`); a warm-up
 that fails is logged and left to the first context build, and one cancelled
 (the front end is shutting down) closes the engine it was warming, waiting
@@ -28,9 +29,12 @@ WARM_UP_TEXT = "cairn"
 
 
 def load_engine_module(model: str | None = None) -> object:
-    """Import the engine module and load `model`'s tokenizer (~1.5 s of work: call it on a
-    worker thread, or it stalls the first requests on the event loop)."""
+    """Import the engine module and, given a `model` ("" for the default), load its
+    tokenizer (~1.5 s of work: call it on a worker thread, or it stalls the first requests
+    on the event loop)."""
     module = importlib.import_module(ENGINE_MODULE)
+    if model is None:
+        return module
     try:
         importlib.import_module(TOKENS_MODULE).count_tokens(WARM_UP_TEXT, model or "")
     except Exception:

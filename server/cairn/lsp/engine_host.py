@@ -47,7 +47,7 @@ ModuleLoader = Callable[["Settings"], object]
 
 def load_engine(settings: Settings) -> object:
     """The engine module and the configured model's tokenizer (`engine_start`)."""
-    return load_engine_module(settings.model)
+    return load_engine_module(settings.model or "")
 
 
 class EngineHost:
