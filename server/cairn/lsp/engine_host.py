@@ -9,7 +9,8 @@ saying why, and document sync keeps working. A failed start is not final: the
 next request tries again (the earlier reason is logged), so a cause fixed in
 the meantime (a permission, a settings file) needs no restart. `aclose` (at
 `shutdown`) cancels a start still under way and stops the engine's MCP
-servers, waiting until their processes are gone.
+servers, waiting until their processes are gone. Loading, warming and closing
+are the steps `cairn acp` takes too (`cairn.frontends.engine_start`).
 """
 
 from __future__ import annotations
