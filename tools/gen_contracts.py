@@ -10,6 +10,8 @@ Generated (run from the repository root):
 - `client-vscode/src/settingKeys.ts`: the configuration keys the extension
   reads and forwards (`cairn.settings.Settings`) and the server's distribution
   name (`pyproject.toml`);
+- `client-vscode/src/sentences.ts`: the sentence templates users read about
+  compaction and approvals (`cairn.frontends.sentences`), for the webview;
 - `client-vscode/package.json`: its `contributes.configuration` block only
   (the rest of the file is kept as written).
 `tests/unit/test_contracts.py` fails when the committed files differ from
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.contracts.protocol_ts import protocol_ts
+from tools.contracts.sentences_ts import sentences_ts
 from tools.contracts.settings_contrib import setting_keys_ts, with_configuration
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,6 +35,7 @@ COMMAND = "python -m tools.gen_contracts"
 DESCRIPTION = "Write the extension's copies of the server's contracts from the pydantic models."
 PROTOCOL_TS = "client-vscode/src/protocol.ts"
 SETTING_KEYS_TS = "client-vscode/src/settingKeys.ts"
+SENTENCES_TS = "client-vscode/src/sentences.ts"
 PACKAGE_JSON = "client-vscode/package.json"
 PYPROJECT = "pyproject.toml"
 
@@ -54,6 +58,7 @@ def generated(repo: Path = REPO) -> dict[str, str]:
         SETTING_KEYS_TS: setting_keys_ts(
             header("server/cairn/settings.py and pyproject.toml"), distribution
         ),
+        SENTENCES_TS: sentences_ts(header("server/cairn/frontends/sentences.py")),
         PACKAGE_JSON: with_configuration(package_json),
     }
 

@@ -45,6 +45,7 @@ from cairn.models.cache_prices import CachePrice as CachePrice  # re-exported
 from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
 from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 from cairn.models.session import Mode
+from cairn.models.validation import describe_settings_error
 
 SETTINGS_FILE = "cairn.toml"
 
@@ -306,23 +307,12 @@ def shared(settings: Settings | SettingsRef) -> SettingsRef:
     return settings if isinstance(settings, SettingsRef) else SettingsRef(settings)
 
 
-def _describe(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        key = ".".join(str(p) for p in item["loc"]) or "<root>"
-        if item["type"] == "extra_forbidden":
-            parts.append(f"unknown setting {key!r}")
-        else:
-            parts.append(f"setting {key!r}: {item['msg'].removeprefix('Value error, ')}")
-    return "; ".join(parts)
-
-
 def validate_settings(data: dict[str, Any], origin: str = "settings") -> Settings:
     """Validate a mapping of settings (snake_case or camelCase keys)."""
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise SettingsError(f"{origin}: {_describe(exc)}") from None
+        raise SettingsError(f"{origin}: {describe_settings_error(exc)}") from None
 
 
 def read_settings_file(workspace: Path) -> dict[str, Any]:

@@ -236,7 +236,8 @@ def test_bad_input_gets_json_rpc_errors_and_the_agent_keeps_serving(
 ) -> None:
     assert turns["parseError"]["code"] == -32700
     assert turns["badParams"]["code"] == -32602 and "focus" in turns["badParams"]["message"]
-    assert turns["unknownSession"]["code"] == -32002
+    # Invalid params, as in the language server (was -32002): the front ends' one error map.
+    assert turns["unknownSession"]["code"] == -32602
     assert turns["unknownMethod"]["code"] == -32601
     assert [g["status"] for g in turns["tree"]["tree"]["goals"]] == [
         "completed",

@@ -61,9 +61,10 @@ async def test_malformed_messages_get_json_rpc_errors_and_serving_goes_on(tmp_pa
     missing = await failure(client, "session/new", {"cwd": str(root / "nope"), "mcpServers": []})
     assert missing.code == -32602 and "not a folder" in missing.message
     assert (await failure(client, "session/prompt", {"sessionId": "x"})).code == -32602
-    assert (
-        await failure(client, "session/set_mode", {"sessionId": "x", "modeId": "plan"})
-    ).code == -32002
+    # An unknown session is Invalid params in both front ends (was -32002): one error map,
+    # and -32002 means ServerNotInitialized to LSP clients (cairn.frontends.error_map).
+    unknown = await failure(client, "session/set_mode", {"sessionId": "x", "modeId": "plan"})
+    assert unknown.code == -32602 and "unknown session" in unknown.message
     assert await new_session(client, root)
     no_stray = [m for m in client.messages[mark:] if m.get("id") == 999 or m.get("method")]
     assert all(m.get("method") == "session/update" for m in no_stray)
@@ -105,14 +106,15 @@ async def test_sessions_fork_list_resume_close_and_delete(tmp_path: Path) -> Non
 
     await client.call("session/close", {"sessionId": child})
     closed = await failure(client, "session/prompt", {"sessionId": child, "prompt": []})
-    assert closed.code == -32002
+    assert closed.code == -32602  # unknown session: Invalid params (the shared error map)
     mark = client.mark()
     resumed = await client.call(
         "session/resume", {"sessionId": child, "cwd": str(root), "mcpServers": []}
     )
     assert resumed["modes"]["currentModeId"] == "build"
     assert not [u for u in client.updates(child, mark) if "message_chunk" in u["sessionUpdate"]]
-    assert (await failure(client, "session/close", {"sessionId": "never"})).code == -32002
+    # Unknown session: Invalid params, as in the language server (was -32002).
+    assert (await failure(client, "session/close", {"sessionId": "never"})).code == -32602
     assert await client.call("session/delete", {"sessionId": child}) == {}
     assert await client.call("session/delete", {"sessionId": child}) == {}
     listed = await client.call("session/list", {})

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from cairn.lsp.envelope import MAX_JSON_DEPTH
-from cairn.lsp.framing import INVALID_REQUEST, PARSE_ERROR
+from cairn.frontends.codes import INVALID_REQUEST, PARSE_ERROR
+from cairn.frontends.json_guard import MAX_JSON_DEPTH
 from tests.lsp.harness import write_workspace
 from tests.lsp.raw_client import RawServer, frame
 

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from cairn.lsp.envelope import MAX_JSON_DEPTH, Refusal, decode_message
-from cairn.lsp.framing import INVALID_REQUEST, PARSE_ERROR
+from cairn.frontends.codes import INVALID_REQUEST, PARSE_ERROR
+from cairn.frontends.json_guard import MAX_JSON_DEPTH, Refusal
+from cairn.lsp.envelope import decode_message
 
 HUNDRED_THOUSAND = 100_000
 

@@ -7,11 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cairn.frontends.codes import INVALID_REQUEST, PARSE_ERROR
 from cairn.lsp.framing import (
     HEADER_NAME,
-    INVALID_REQUEST,
     MAX_HEADER_LINE,
-    PARSE_ERROR,
     Event,
     Frame,
     FrameReader,

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from cairn.files.workspace import path_to_uri
-from cairn.lsp.framing import INVALID_REQUEST
-from cairn.lsp.lifecycle import SERVER_NOT_INITIALIZED
+from cairn.frontends.codes import INVALID_REQUEST, SERVER_NOT_INITIALIZED
 from tests.lsp.flaky_engine_server import ENGINE_FAILS_FILE
 from tests.lsp.harness import DEBUG_ENV, write_workspace
 from tests.lsp.raw_client import READ_TIMEOUT_S, STREAM_LIMIT, RawServer

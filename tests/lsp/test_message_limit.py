@@ -8,7 +8,7 @@ import pytest
 
 from cairn.errors import SettingsError
 from cairn.files.workspace import path_to_uri
-from cairn.lsp.framing import INVALID_REQUEST
+from cairn.frontends.codes import INVALID_REQUEST
 from cairn.settings import (
     DEFAULT_MAX_MESSAGE_BYTES,
     MAX_MAX_MESSAGE_BYTES,

@@ -35,12 +35,13 @@ LAYERS: dict[str, int] = {
     "llm": 6,
     "mcp": 6,
     "agent": 7,
-    "lsp": 8,
-    "acp": 8,
-    "commands": 9,
-    "cli": 10,
-    "__main__": 11,
-    "__init__": 10,
+    "frontends": 8,
+    "lsp": 9,
+    "acp": 9,
+    "commands": 10,
+    "cli": 11,
+    "__main__": 12,
+    "__init__": 11,
 }
 # Third-party packages and the only Cairn packages that may import them.
 CONFINED_IMPORTS: dict[str, frozenset[str]] = {
@@ -103,6 +104,43 @@ def violations(source: str, tree: ast.AST) -> list[str]:
 def test_imports_only_go_down(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     assert violations(_package_of(path), tree) == []
+
+
+# The two front ends: each translates its protocol onto the shared core, never onto the other.
+FRONT_ENDS = ("lsp", "acp")
+SHARED_CORE = "frontends"
+
+
+def front_end_crossings(source: str, tree: ast.AST) -> list[str]:
+    """Every import in `tree` (a module of front end `source`) of the other front end."""
+    others = {f"cairn.{name}" for name in FRONT_ENDS if name != source}
+    return [
+        f"line {line}: {source} imports {module} (share it through cairn.{SHARED_CORE})"
+        for line, module in _imported_modules(tree)
+        if any(module == other or module.startswith(f"{other}.") for other in others)
+    ]
+
+
+def _front_end_modules() -> list[Path]:
+    return [path for path in _modules() if _package_of(path) in FRONT_ENDS]
+
+
+@pytest.mark.parametrize(
+    "path", _front_end_modules(), ids=lambda p: str(p.relative_to(PACKAGE_ROOT))
+)
+def test_lsp_and_acp_never_import_each_other(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert front_end_crossings(_package_of(path), tree) == []
+
+
+def test_the_front_ends_share_a_core_below_them() -> None:
+    assert all(LAYERS[SHARED_CORE] < LAYERS[name] for name in FRONT_ENDS)
+    crossing = ast.parse("def f():\n    from cairn.lsp.rpc import parse_params\n")
+    assert front_end_crossings("acp", crossing) == [
+        "line 2: acp imports cairn.lsp.rpc (share it through cairn.frontends)"
+    ]
+    assert front_end_crossings("lsp", ast.parse("import cairn.acp\n")) != []
+    assert front_end_crossings("lsp", ast.parse("from cairn.frontends import codes\n")) == []
 
 
 def test_the_rule_catches_upward_and_confined_imports() -> None:

@@ -11,6 +11,7 @@
  */
 import { TOKENS_PER_K } from '../constants';
 import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
+import { COMPACTION_SENTENCES, NO_REASON, fillSentence } from '../sentences';
 import { highlight, renderMarkdown } from './markdown';
 import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 
@@ -25,7 +26,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const MAX_SHOWN_COMPLETIONS = 50;
 /** A tool row's summary shows at most this much of its main argument. */
 const SUMMARY_ARGUMENT_CHARS = 60;
-const STALLED = /^stalled/;
 const FINISH_LABELS: Record<TurnResult['finishReason'], string> = {
   stop: 'done',
   cancelled: 'stopped',
@@ -363,12 +363,14 @@ function usageText(usage: TokenUsage, requests: number): string {
 }
 
 // ---- compaction -------------------------------------------------------------------
+/** The server's sentence of this stage (`sentences.ts`), with the webview's token counts. */
 function compactionText(event: CompactionEvent): string {
-  const after = event.tokensAfter ?? event.tokensBefore;
-  if (event.stage === 'start') return `compacting (${event.kind}) from ${k(event.tokensBefore)}…`;
-  if (event.stage === 'done') return `compacted (${event.kind}): ${k(event.tokensBefore)} → ${k(after)}`;
-  if (STALLED.test(event.error ?? '')) return `compaction (${event.kind}) skipped: nothing to compact`;
-  return `compaction (${event.kind}) failed`;
+  return fillSentence(COMPACTION_SENTENCES[event.stage], {
+    kind: event.kind,
+    before: k(event.tokensBefore),
+    after: k(event.tokensAfter ?? event.tokensBefore),
+    reason: event.error || NO_REASON,
+  });
 }
 
 function renderCompaction(entry: Extract<ChatEntry, { kind: 'compaction' }>): void {
@@ -385,7 +387,6 @@ function renderCompaction(entry: Extract<ChatEntry, { kind: 'compaction' }>): vo
   if (event.tokensAfter !== null && event.stage === 'done') {
     body.appendChild(el('div', undefined, `freed ${k(Math.max(event.tokensBefore - event.tokensAfter, 0))} tokens of context.`));
   }
-  if (event.error && !STALLED.test(event.error)) body.appendChild(el('div', 'error', event.error));
   line.appendChild(body);
   if (!line.parentElement) parent.appendChild(line);
 }

@@ -26,7 +26,6 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.acp.rpc import INTERNAL_ERROR, RpcError
 from cairn.acp.schema import (
     CreateTerminalAnswer,
     PermissionAnswer,
@@ -35,6 +34,9 @@ from cairn.acp.schema import (
 )
 from cairn.acp.updates import tool_title
 from cairn.errors import CairnError
+from cairn.frontends.codes import INTERNAL_ERROR
+from cairn.frontends.faults import RpcError
+from cairn.frontends.sentences import approval_choice
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer
@@ -55,9 +57,13 @@ TRUNCATED_NOTE = "[... earlier output dropped by the editor's terminal]\n"
 def permission_options(command: str) -> list[dict[str, str]]:
     """Once, always (`command`: the command, or an MCP tool's `mcp:server/tool`), reject."""
     return [
-        {"optionId": ALLOW_ONCE, "name": "Allow once", "kind": "allow_once"},
-        {"optionId": ALLOW_ALWAYS, "name": f"Always allow `{command}`", "kind": "allow_always"},
-        {"optionId": REJECT, "name": "Reject", "kind": "reject_once"},
+        {"optionId": ALLOW_ONCE, "name": approval_choice("once"), "kind": "allow_once"},
+        {
+            "optionId": ALLOW_ALWAYS,
+            "name": approval_choice("always", command),
+            "kind": "allow_always",
+        },
+        {"optionId": REJECT, "name": approval_choice("reject"), "kind": "reject_once"},
     ]
 
 

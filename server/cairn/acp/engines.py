@@ -6,9 +6,12 @@ every root its sessions ask for, each with its own engine, settings
 is imported on a worker thread as soon as the client has initialized
 (`preload`), and each engine is warmed (file listing, repository-map index)
 on one too, so the connection keeps answering meanwhile; two sessions
-asking for the same root at once share one start. Settings that do not
-validate are reported (one line naming the key) and the defaults are used,
-as in the language server; the problems are kept for the front end to show.
+asking for the same root at once share one start (the steps the language
+server's host takes too: `cairn.frontends.engine_start`; a start cancelled
+while warming closes its engine, waiting for its MCP servers). Settings that
+do not validate are reported (one line naming the key) and the defaults are
+used (`cairn.frontends.settings_fallback`, as in the language server); the
+problems are kept for the front end to show.
 `aclose` (the end of the connection) waits for every engine's MCP servers to
 stop.
 """
@@ -16,23 +19,19 @@ stop.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
-from cairn.errors import SettingsError
-from cairn.settings import Settings, load_settings, validate_settings
+from cairn.frontends.engine_start import aclose_engines, close_engines, load_engine_module, warm
+from cairn.frontends.settings_fallback import settings_with_fallback
+from cairn.settings import Settings
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
 
 logger = logging.getLogger(__name__)
-
-ENGINE_MODULE = "cairn.agent.engine"
-FALLBACK_NOTE = "defaults are used instead"
 
 # (root, settings) → engine, with the front end's listener and callbacks bound.
 EngineBuilder = Callable[[Path, Settings], "EngineApi"]
@@ -40,10 +39,8 @@ EngineBuilder = Callable[[Path, Settings], "EngineApi"]
 
 def root_settings(root: Path) -> tuple[Settings, list[str]]:
     """The settings of `root` (its `cairn.toml`), or the defaults and the problem."""
-    try:
-        return load_settings(root), []
-    except SettingsError as error:
-        return validate_settings({}), [f"{error}; {FALLBACK_NOTE}"]
+    settings, _, problems = settings_with_fallback(root)
+    return settings, problems
 
 
 class Engines:
@@ -54,14 +51,12 @@ class Engines:
         self._ready: dict[Path, EngineApi] = {}
         self._starting: dict[Path, asyncio.Task[EngineApi]] = {}
         self.problems: dict[Path, list[str]] = {}
-        self._preload: asyncio.Future[ModuleType] | None = None
+        self._preload: asyncio.Future[object] | None = None
 
     def preload(self) -> None:
         """Import the engine module on a thread now, so the first session/new waits less."""
         if self._preload is None:
-            self._preload = asyncio.ensure_future(
-                asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
-            )
+            self._preload = asyncio.ensure_future(asyncio.to_thread(load_engine_module))
 
     def roots(self) -> list[Path]:
         return list(self._ready)
@@ -95,15 +90,9 @@ class Engines:
         if self._preload is not None:
             await self._preload
         else:
-            await asyncio.to_thread(importlib.import_module, ENGINE_MODULE)
+            await asyncio.to_thread(load_engine_module)
         engine = self._build(root, settings)
-        try:
-            await asyncio.to_thread(engine.warm)
-        except asyncio.CancelledError:
-            engine.close()
-            raise
-        except Exception:
-            logger.exception("warming the engine of %s failed (the first build does it)", root)
+        await warm(engine, str(root))
         self._ready[root] = engine
         logger.info("engine ready for %s (model %s)", root, settings.model)
         return engine
@@ -118,17 +107,9 @@ class Engines:
         """`close`, waiting for every engine's MCP servers to be gone."""
         self._cancel_starts()
         engines, self._ready = list(self._ready.values()), {}
-        for engine in engines:
-            try:
-                await engine.aclose()
-            except Exception:
-                logger.exception("closing an engine failed")
+        await aclose_engines(engines)
 
     def close(self) -> None:
         self._cancel_starts()
-        for engine in self._ready.values():
-            try:
-                engine.close()
-            except Exception:
-                logger.exception("closing an engine failed")
-        self._ready.clear()
+        engines, self._ready = list(self._ready.values()), {}
+        close_engines(engines)

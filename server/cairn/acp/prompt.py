@@ -5,8 +5,9 @@ The prompt's content becomes the turn's message and references
 the disk (unsaved edits) are shown to the engine as open buffers for the
 turn (read, like every buffer, through the path guard), and closed after it. The turn runs in its own task in the session's
 mode; `session/cancel` cancels it, and the prompt then answers `cancelled`
-(the partial output is recorded, the session stays usable). One prompt at a
-time per session.
+(the partial output is recorded, the session stays usable; the cancel path
+the language server shares: `cairn.frontends.turns`). One prompt at a time
+per session.
 
 Finish reasons → stop reasons: `stop` → `end_turn`, `stepLimit` →
 `max_turn_requests`, `cancelled` → `cancelled`; an `error` (the model
@@ -24,10 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.acp.content import prompt_input
 from cairn.acp.handling import bind
-from cairn.acp.rpc import INTERNAL_ERROR, INVALID_REQUEST, Handler, RpcError
+from cairn.acp.rpc import Handler
 from cairn.acp.schema import PromptParams, SessionParams
 from cairn.acp.updates import usage_update
 from cairn.files.reading import read_text_bounded
+from cairn.frontends.codes import INTERNAL_ERROR
+from cairn.frontends.faults import RpcError
+from cairn.frontends.turns import await_turn, turn_running
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer, AcpSession
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+PROMPT = "session/prompt"
 STOP_REASONS = {"stop": "end_turn", "stepLimit": "max_turn_requests", "cancelled": "cancelled"}
 
 
@@ -65,11 +70,7 @@ class PromptHandlers:
     async def prompt(self, params: PromptParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
         if session.prompt is not None:
-            raise RpcError(
-                INVALID_REQUEST,
-                f"session/prompt: a prompt is already running in session {session.id} "
-                "(cancel it with session/cancel first)",
-            )
+            raise turn_running(PROMPT, session.id)
         engine = session.engine
         given = prompt_input(params.prompt, engine.workspace.relative)
         for note in given.omitted:
@@ -87,21 +88,14 @@ class PromptHandlers:
         self.server.turns.add(task)
         task.add_done_callback(self.server.turns.discard)
         try:
-            result = await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not task.cancelled() or (current is not None and current.cancelling()):
-                raise
-            return {"stopReason": "cancelled"}
+            result = await await_turn(task)
         finally:
             session.prompt = None
-            if not task.done():
-                task.cancel()
             for path in opened:
                 engine.workspace.close_buffer(path)
             self.server.listener.turn_finished(session.id)
             self._after_turn(session)
-        return self._answer(result)
+        return {"stopReason": "cancelled"} if result is None else self._answer(result)
 
     def _after_turn(self, session: AcpSession) -> None:
         stats = self.server.listener.last_stats.get(session.id)
@@ -121,7 +115,7 @@ class PromptHandlers:
         if result.finish_reason == "error":
             raise RpcError(
                 INTERNAL_ERROR,
-                f"session/prompt: {result.error or 'the turn failed'}",
+                f"{PROMPT}: {result.error or 'the turn failed'}",
                 {"sessionId": result.session_id, "turnId": result.turn_id},
             )
         usage = result.usage
@@ -145,7 +139,7 @@ class PromptHandlers:
 
 def requests(server: AcpServer) -> dict[str, Handler]:
     handlers = PromptHandlers(server)
-    return {"session/prompt": bind("session/prompt", PromptParams, handlers.prompt)}
+    return {PROMPT: bind(PROMPT, PromptParams, handlers.prompt)}
 
 
 def notifications(server: AcpServer) -> dict[str, Handler]:

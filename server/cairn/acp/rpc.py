@@ -8,10 +8,14 @@ notification posted before a response is on the wire before it, which ACP
 relies on (all `session/update`s of a turn precede the `session/prompt`
 answer).
 
-Bad input is answered, never fatal: a line that is not JSON gets a Parse
-error (-32700, id null), a JSON value that is not a request, notification or
-response gets Invalid Request (-32600; a batch array too: ACP has none), an
-over-long line is skipped and answered -32600, an unknown request method
+Bad input is answered, never fatal. Each line goes through the JSON guard
+both front ends share (`cairn.frontends.json_guard`): a line that is not
+UTF-8 JSON, holds NaN or Infinity, or nests deeper than `MAX_JSON_DEPTH` gets
+a Parse error (-32700, id null); a line longer than `max_bytes` (the
+`max_message_bytes` setting, 64 MiB by default, as in the language server)
+is skipped unread and answered Invalid Request (-32600) naming its size and
+the limit. A JSON value that is not a request, notification or response gets
+Invalid Request (a batch array too: ACP has none), an unknown request method
 gets Method not found (-32601); unknown notifications are ignored.
 `$/cancel_request` cancels a running request (answered -32800 unless its
 handler still produces a result). An exception a handler does not expect is
@@ -28,38 +32,22 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from cairn.frontends.codes import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
+)
+from cairn.frontends.faults import RpcError
+from cairn.frontends.json_guard import Refusal, parse_json, too_large
+
 logger = logging.getLogger(__name__)
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-REQUEST_CANCELLED = -32800
-RESOURCE_NOT_FOUND = -32002
 CANCEL_REQUEST = "$/cancel_request"
-# Longest line read; a prompt with embedded files can be large, a runaway client larger.
-MAX_LINE_BYTES = 64 * 1024 * 1024
 JSONRPC_VERSION = "2.0"
 
 Handler = Callable[[Any], Awaitable[Any]]
 RequestId = int | str
-
-
-class RpcError(Exception):
-    """A JSON-RPC error: raised by handlers to answer one, and by `request` when the peer does."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def wire(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
 
 
 def _is_id(value: object) -> bool:
@@ -89,8 +77,10 @@ class Connection:
         writer: asyncio.StreamWriter,
         requests: Mapping[str, Handler],
         notifications: Mapping[str, Handler],
+        max_bytes: int,
     ) -> None:
         self._reader = reader
+        self._max_bytes = max_bytes
         self._writer = writer
         self._requests = requests
         self._notifications = notifications
@@ -148,28 +138,36 @@ class Connection:
             return await self._reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as end:
             return end.partial or None
-        except asyncio.LimitOverrunError:
-            while True:
-                try:
-                    await self._reader.readuntil(b"\n")
-                    break
-                except asyncio.LimitOverrunError as more:
-                    await self._reader.readexactly(more.consumed)
-                except asyncio.IncompleteReadError:
-                    break
-            self._fail(
-                None, RpcError(INVALID_REQUEST, f"message longer than {MAX_LINE_BYTES} bytes")
-            )
+        except asyncio.LimitOverrunError as over:
+            size = await self._skip_line(over.consumed)
+            self._refuse(too_large(size, self._max_bytes))
             return b""
+
+    async def _skip_line(self, consumed: int) -> int:
+        """Drop the rest of an over-long line; its length in bytes (without the newline)."""
+        size = 0
+        while True:
+            try:
+                size += len(await self._reader.readuntil(b"\n")) - 1
+                return size
+            except asyncio.LimitOverrunError as more:
+                consumed = more.consumed
+            except asyncio.IncompleteReadError as end:
+                return size + len(end.partial)
+            await self._reader.readexactly(consumed)
+            size += consumed
+
+    def _refuse(self, refusal: Refusal) -> None:
+        self._fail(refusal.msg_id, RpcError(refusal.code, refusal.message))
 
     def _receive(self, line: bytes) -> None:
         if not line.strip():
             return
-        try:
-            message = json.loads(line)
-        except ValueError as error:
-            self._fail(None, RpcError(PARSE_ERROR, f"Parse error: {error}"))
+        value = parse_json(line.rstrip(b"\r\n"))
+        if isinstance(value, Refusal):
+            self._refuse(value)
             return
+        message: Any = value  # its shape is `message_kind`'s to check
         kind = message_kind(message)
         if kind == "request":
             self._start(message)

@@ -6,7 +6,9 @@ this connection opened (each with its engine, mode and running prompt), the
 engine's listener (`listener.py`) and its editor callbacks served by the
 client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
 `extensions.py`; they only translate. Session methods before `initialize`
-are Invalid Request, as the protocol requires initializing first.
+are Invalid Request, as the protocol requires initializing first. Messages
+are read up to the `max_message_bytes` setting of the folder it starts in
+(64 MiB by default), the language server's limit.
 `serve_stdio` runs it over a pipe pair until the client closes stdin or a
 stop signal arrives (SIGTERM, SIGINT, SIGHUP: `cairn.stop_signals`); the
 turns are recorded and the engines' MCP servers stopped (their processes
@@ -28,17 +30,13 @@ from cairn.acp.client import ClientBridge
 from cairn.acp.engines import Engines
 from cairn.acp.handling import bind
 from cairn.acp.listener import AcpListener
-from cairn.acp.rpc import (
-    INVALID_REQUEST,
-    MAX_LINE_BYTES,
-    RESOURCE_NOT_FOUND,
-    Connection,
-    Handler,
-    RpcError,
-)
+from cairn.acp.rpc import Connection, Handler
 from cairn.acp.schema import ClientCapabilities, InitializeParams
 from cairn.agent.turn.stopping import stop_tasks
-from cairn.errors import CairnError
+from cairn.errors import CairnError, UnknownSessionError
+from cairn.frontends.codes import INVALID_REQUEST
+from cairn.frontends.faults import RpcError
+from cairn.frontends.settings_fallback import settings_with_fallback
 from cairn.stop_signals import exit_code, on_stop_signals
 
 if TYPE_CHECKING:
@@ -115,11 +113,7 @@ class AcpServer:
     def session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise RpcError(
-                RESOURCE_NOT_FOUND,
-                f"unknown session {session_id!r} (create one with session/new, or open it "
-                "with session/load or session/resume)",
-            )
+            raise UnknownSessionError(session_id)  # Invalid params (the error map)
         return session
 
     def locate(self, session_id: str) -> Callable[[str], Path | None]:
@@ -183,13 +177,15 @@ class AcpServer:
         await stop_tasks(set(self.turns))
         serving.cancel()
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one client until it closes its end; then stop the turns (each records its
-        end: `stop_tasks`, bounded) and the engines."""
+    async def serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_bytes: int
+    ) -> None:
+        """Serve one client (messages up to `max_bytes`) until it closes its end; then stop the
+        turns (each records its end: `stop_tasks`, bounded) and the engines."""
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         requests, notifications = self.methods()
-        self.conn = Connection(reader, writer, requests, notifications)
+        self.conn = Connection(reader, writer, requests, notifications, max_bytes)
         try:
             await self.conn.serve()
         finally:
@@ -199,12 +195,18 @@ class AcpServer:
             await self.engines.aclose()
 
 
+def message_limit(root: Path) -> int:
+    """The longest message read: the `max_message_bytes` setting of the folder `cairn acp`
+    starts in (its defaults when its cairn.toml does not validate)."""
+    return settings_with_fallback(root)[0].max_message_bytes
+
+
 async def stdio_streams(
-    stdin: IO[bytes], stdout: IO[bytes]
+    stdin: IO[bytes], stdout: IO[bytes], max_bytes: int
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Asyncio streams over the process's stdin and the protocol's stdout (pipes)."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    reader = asyncio.StreamReader(limit=max_bytes)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
@@ -216,7 +218,8 @@ async def serve_stdio(stdin: IO[bytes], stdout: IO[bytes]) -> int:
     way the turns are recorded and the MCP servers stopped before it returns."""
     task = asyncio.current_task()
     assert task is not None
-    reader, writer = await stdio_streams(stdin, stdout)
+    max_bytes = message_limit(Path.cwd())
+    reader, writer = await stdio_streams(stdin, stdout, max_bytes)
     server = AcpServer()
     stopping: list[asyncio.Future[None]] = []
 
@@ -225,7 +228,7 @@ async def serve_stdio(stdin: IO[bytes], stdout: IO[bytes]) -> int:
 
     with on_stop_signals(asyncio.get_running_loop(), stop) as received:
         try:
-            await server.serve(reader, writer)
+            await server.serve(reader, writer, max_bytes)
         except asyncio.CancelledError:
             if not received:
                 raise

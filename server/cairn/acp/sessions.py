@@ -35,7 +35,7 @@ from cairn.acp.handling import bind
 from cairn.acp.mcp_servers import session_servers
 from cairn.acp.plan import MODES, modes_state, plan_update
 from cairn.acp.replay import replay_updates
-from cairn.acp.rpc import INVALID_PARAMS, Handler, RpcError
+from cairn.acp.rpc import Handler
 from cairn.acp.schema import (
     ListSessionsParams,
     NewSessionParams,
@@ -47,6 +47,8 @@ from cairn.acp.schema import (
 from cairn.acp.server import AcpSession
 from cairn.acp.updates import chunk, usage_update
 from cairn.errors import UnknownSessionError
+from cairn.frontends.codes import INVALID_PARAMS
+from cairn.frontends.faults import RpcError
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer

@@ -33,6 +33,7 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
 from cairn.agent.api import FileEdit
+from cairn.frontends.sentences import compaction_sentence
 from cairn.models.events import CompactionEvent
 from cairn.models.manifest import ContextStats
 from cairn.models.messages import ToolCallPart, ToolResultPart
@@ -314,9 +315,4 @@ def compaction_update(compaction_id: str, event: CompactionEvent) -> dict[str, A
 
 def compaction_message(event: CompactionEvent) -> str:
     """The agent message standing in for `compaction_update` with clients that lack it."""
-    if event.stage == "start":
-        return f"\n\n_Compacting the context ({event.kind}, {event.tokens_before:,} tokens)…_\n\n"
-    if event.stage == "done":
-        after = event.tokens_after if event.tokens_after is not None else event.tokens_before
-        return f"\n\n_Context compacted ({event.kind}): {event.tokens_before:,} → {after:,} tokens._\n\n"
-    return f"\n\n_Compaction ({event.kind}) failed: {event.error or 'no reason given'}._\n\n"
+    return f"\n\n_{compaction_sentence(event)}_\n\n"

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals
+from cairn.frontends.sentences import compaction_sentence
 from cairn.settings import Settings, load_settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
@@ -101,11 +102,7 @@ class TerminalListener:
 
     def on_compaction(self, event: CompactionEvent) -> None:
         self.compactions.append(event)
-        after = f" → {event.tokens_after}" if event.tokens_after is not None else ""
-        error = f" ({event.error})" if event.error else ""
-        self._activity(
-            f"[compaction {event.kind} {event.stage}: {event.tokens_before}{after} tokens{error}]"
-        )
+        self._activity(f"[{compaction_sentence(event)}]")
 
     def on_context_stats(self, stats: ContextStats) -> None:
         return None

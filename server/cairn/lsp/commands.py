@@ -20,10 +20,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from cairn.files.workspace import Workspace
 from cairn.lsp.methods import COMPACT_COMMAND, FIX_COMMAND, FORK_COMMAND
 from cairn.lsp.params import ForkParams, P, SessionParams, wire_diagnostic
-from cairn.lsp.rpc import describe_validation_error, parse_params, translated_errors
+from cairn.lsp.rpc import parse_params, translated_errors
 from cairn.lsp.server import CairnServer
 from cairn.lsp.sessions import fork_session
 from cairn.models.diagnostics import Diagnostic
+from cairn.models.validation import describe_validation_error
 
 SEVERITY_NAMES = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 

@@ -9,7 +9,8 @@ saying why, and document sync keeps working. A failed start is not final: the
 next request tries again (the earlier reason is logged), so a cause fixed in
 the meantime (a permission, a settings file) needs no restart. `aclose` (at
 `shutdown`) cancels a start still under way and stops the engine's MCP
-servers, waiting until their processes are gone.
+servers, waiting until their processes are gone. Loading, warming and closing
+are the steps `cairn acp` takes too (`cairn.frontends.engine_start`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pygls.exceptions import JsonRpcException
 
+from cairn.frontends.codes import REQUEST_FAILED
+from cairn.frontends.engine_start import (
+    ENGINE_MODULE,
+    aclose_engines,
+    close_engines,
+    load_engine_module,
+    warm,
+)
+
 if TYPE_CHECKING:  # pydantic and the core are loaded after the initialize answer
     from cairn.agent.api import EngineApi
     from cairn.files.workspace import Workspace
@@ -31,25 +41,14 @@ if TYPE_CHECKING:  # pydantic and the core are loaded after the initialize answe
 
 logger = logging.getLogger(__name__)
 
-ENGINE_MODULE = "cairn.agent.engine"
-TOKENS_MODULE = "cairn.tokens.counter"
-WARM_UP_TEXT = "cairn"
-REQUEST_FAILED = -32803  # LSP's RequestFailed: well-formed, but it could not be done.
-
 # (folders, settings) → engine; the server binds its listener and editor callbacks.
 EngineBuilder = Callable[[list[Path], "Settings"], "EngineApi"]
 ModuleLoader = Callable[["Settings"], object]
 
 
-def load_engine_module(settings: Settings) -> object:
-    """Import the engine module and load the tokenizer (in a worker thread: ~1.5 s of work
-    that would otherwise stall the first requests on the event loop)."""
-    module = importlib.import_module(ENGINE_MODULE)
-    try:
-        importlib.import_module(TOKENS_MODULE).count_tokens(WARM_UP_TEXT, settings.model or "")
-    except Exception:
-        logger.warning("tokenizer warm-up failed", exc_info=True)
-    return module
+def load_engine(settings: Settings) -> object:
+    """The engine module and the configured model's tokenizer (`engine_start`)."""
+    return load_engine_module(settings.model or "")
 
 
 class EngineHost:
@@ -59,7 +58,7 @@ class EngineHost:
         self,
         build: EngineBuilder,
         prepare: Callable[[], None],
-        loader: ModuleLoader = load_engine_module,
+        loader: ModuleLoader = load_engine,
     ) -> None:
         self._build = build
         self._prepare = prepare
@@ -142,15 +141,9 @@ class EngineHost:
             self.failure = f"{type(exc).__name__}: {exc}"
             logger.exception("the engine could not be started")
             raise
-        try:
-            # Nobody else holds the engine yet: its file listing and repository-map scan
-            # run on a thread, not on the event loop (the editor's state is copied after).
-            await asyncio.to_thread(engine.warm)
-        except asyncio.CancelledError:
-            await engine.aclose()  # shut down while warming: nobody else will close it
-            raise
-        except Exception:
-            logger.exception("warming the engine failed (the first context build does it)")
+        # Nobody else holds the engine yet: its file listing and repository-map scan
+        # run on a thread, not on the event loop (the editor's state is copied after).
+        await warm(engine, ", ".join(map(str, pending.folders)))
         engine.workspace.buffers.update(pending.buffers)
         engine.workspace.diagnostics.update(pending.diagnostics)
         engine.workspace.folders = list(pending.folders)
@@ -174,23 +167,15 @@ class EngineHost:
             task.cancel()
             await asyncio.wait({task})
         engine, self._engine = self._engine, None
-        if engine is not None:
-            try:
-                await engine.aclose()
-            except Exception:
-                logger.exception("closing the engine failed")
+        await aclose_engines([engine] if engine is not None else [])
 
     def close(self) -> None:
         """`aclose` without waiting (the MCP servers are only asked to stop)."""
         self._closed = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
-        if self._engine is not None:
-            try:
-                self._engine.close()
-            except Exception:
-                logger.exception("closing the engine failed")
-            self._engine = None
+        engine, self._engine = self._engine, None
+        close_engines([engine] if engine is not None else [])
 
 
 def _retrieve_failure(task: asyncio.Task[EngineApi]) -> None:

@@ -2,7 +2,8 @@
 
 Pure functions, no I/O. The rules (JSON-RPC 2.0 and LSP's base protocol):
 - the body is UTF-8 and JSON (no NaN/Infinity), nested at most `MAX_JSON_DEPTH`
-  deep; otherwise ParseError (-32700);
+  deep; otherwise ParseError (-32700) (`cairn.frontends.json_guard`, the same
+  guard ACP's reader uses);
 - it is one object (LSP has no batches: an array is refused), with `"jsonrpc":
   "2.0"`, a string `method` for requests and notifications, an integer or string
   `id` for requests (never an object, array, boolean, fraction or null), and
@@ -16,67 +17,12 @@ naming the method.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from cairn.lsp.framing import INVALID_REQUEST, PARSE_ERROR
+from cairn.frontends.codes import INVALID_REQUEST
+from cairn.frontends.json_guard import MsgId, Refusal, parse_json
 
 JSONRPC_VERSION = "2.0"
-# Deepest nesting of objects and arrays accepted (LSP messages nest < 20 deep).
-MAX_JSON_DEPTH = 128
-OPENERS = (b"[", b"{")
-
-MsgId = int | str
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why a body is not a valid message, and whom to tell (`reply`: False for responses)."""
-
-    code: int
-    message: str
-    msg_id: MsgId | None = None
-    reply: bool = True
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def deeper_than(value: object, limit: int) -> bool:
-    """True when `value` nests lists/dicts more than `limit` deep (iterative, stops early)."""
-    if not isinstance(value, dict | list):
-        return False
-    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
-
-
-def may_be_deeper_than(body: bytes, limit: int) -> bool:
-    """False when the body has too few brackets to nest `limit` deep (the common, cheap case)."""
-    return sum(body.count(opener) for opener in OPENERS) > limit
-
-
-def parse_json(body: bytes) -> object | Refusal:
-    """The JSON value of a body, or ParseError naming the problem."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Refusal(PARSE_ERROR, f"the message is not valid UTF-8 (byte {exc.start})")
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        return Refusal(PARSE_ERROR, f"the message nests deeper than {MAX_JSON_DEPTH} levels")
-    except ValueError as exc:  # json.JSONDecodeError is a ValueError
-        return Refusal(PARSE_ERROR, f"the message is not valid JSON: {exc}")
-    if may_be_deeper_than(body, MAX_JSON_DEPTH) and deeper_than(value, MAX_JSON_DEPTH):
-        return Refusal(PARSE_ERROR, f"the message nests deeper than {MAX_JSON_DEPTH} levels")
-    return value
 
 
 def valid_id(value: object) -> bool:

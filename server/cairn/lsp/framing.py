@@ -29,6 +29,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cairn.frontends.codes import PARSE_ERROR
+from cairn.frontends.json_guard import too_large
+
 HEADER_NAME = b"content-length"
 # Longest header line accepted; a longer one (e.g. random bytes without a line break) is garbage.
 MAX_HEADER_LINE = 8 * 1024
@@ -40,8 +43,6 @@ TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 DIGITS = re.compile(rb"[0-9]+")
 # A complete `Content-Length: N` line ending at the search's end position (inside a body).
 HEADER_LINE_AT_END = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?\n\Z", re.IGNORECASE)
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
 EXCERPT_BYTES = 40
 # The buffer drops what was consumed once that is larger than this.
 COMPACT_AFTER = 1 << 16
@@ -92,11 +93,8 @@ def parse_length(value: bytes, limit: int) -> int | FramingProblem:
             f"invalid Content-Length {excerpt(value)}: expected a decimal number of bytes",
         )
     if len(value) > MAX_LENGTH_DIGITS or int(value) > limit:
-        return FramingProblem(
-            INVALID_REQUEST,
-            f"message of {value.decode()} bytes refused: larger than the limit of {limit} bytes "
-            "(setting max_message_bytes)",
-        )
+        refusal = too_large(value.decode(), limit)
+        return FramingProblem(refusal.code, refusal.message)
     return int(value)
 
 

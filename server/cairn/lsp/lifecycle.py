@@ -14,9 +14,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from cairn.lsp.framing import INVALID_REQUEST
+from cairn.frontends.codes import INVALID_REQUEST, SERVER_NOT_INITIALIZED
 
-SERVER_NOT_INITIALIZED = -32002
 INITIALIZE = "initialize"
 SHUTDOWN = "shutdown"
 EXIT = "exit"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from cairn.frontends.sentences import compaction_sentence
 from cairn.lsp.methods import COMPACTION, CONTEXT_STATS_CHANGED, GOAL_TREE_CHANGED, TURN_EVENT
 from cairn.lsp.progress import ProgressBar
 
@@ -23,17 +24,6 @@ if TYPE_CHECKING:
     from cairn.models.manifest import ContextStats
 
 logger = logging.getLogger(__name__)
-
-
-def describe_compaction(event: CompactionEvent) -> str:
-    """One log line for a compaction event."""
-    if event.stage == "start":
-        return f"compaction ({event.kind}) started at {event.tokens_before} tokens"
-    if event.stage == "done":
-        return (
-            f"compaction ({event.kind}) done: {event.tokens_before} → {event.tokens_after} tokens"
-        )
-    return f"compaction ({event.kind}) failed: {event.error}"
 
 
 class LspListener:
@@ -59,7 +49,7 @@ class LspListener:
     def on_compaction(self, event: CompactionEvent) -> None:
         try:
             self._server.send_notification(COMPACTION, event.wire())
-            self._server.log_to_client(f"cairn: {describe_compaction(event)}")
+            self._server.log_to_client(f"cairn: compaction: {compaction_sentence(event)}")
             self._server.call_on_loop(lambda: self._compaction_progress(event))
         except Exception:
             logger.exception("could not forward a compaction event")
@@ -72,7 +62,7 @@ class LspListener:
             return
         bar = self._compaction_bars.pop(key, None)
         if bar is not None:
-            bar.end(describe_compaction(event))
+            bar.end(compaction_sentence(event))
 
     def on_context_stats(self, stats: ContextStats) -> None:
         try:

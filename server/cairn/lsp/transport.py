@@ -26,8 +26,9 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
+from cairn.frontends.codes import INTERNAL_ERROR, PARSE_ERROR
 from cairn.lsp.envelope import Refusal, decode_message
-from cairn.lsp.framing import PARSE_ERROR, Frame, FrameReader, FramingProblem, frame
+from cairn.lsp.framing import Frame, FrameReader, FramingProblem, frame
 from cairn.stop_signals import exit_code, on_stop_signals
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CHUNK_BYTES = 1 << 16
-INTERNAL_ERROR = -32603
 EXIT_OK = 0
 EXIT_CONNECTION_LOST = 1
 

@@ -4,7 +4,8 @@ The turn runs in its own task so that every other request keeps being served
 while it streams (`cairn/turnEvent` notifications come from the listener).
 `$/cancelRequest` for the request (or cancelling its progress bar) cancels
 that task; the request is then answered with finishReason "cancelled" and the
-text streamed so far, not an error. One turn at a time per session. At
+text streamed so far, not an error (`cairn.frontends.turns`, the cancel path
+`cairn acp` shares). One turn at a time per session. At
 `shutdown` every turn is cancelled and waited for (`stop_all`), so its
 records are complete and its request answered before `shutdown` is.
 """
@@ -17,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pygls.exceptions import JsonRpcException
 from pygls.protocol.json_rpc import MsgId
 
 from cairn.agent.turn.stopping import TURN_STOP_TIMEOUT_S, stop_tasks
+from cairn.frontends.turns import await_turn, turn_running
 from cairn.lsp import methods
-from cairn.lsp.engine_host import REQUEST_FAILED
 from cairn.lsp.progress import ProgressBar
+from cairn.lsp.rpc import lsp_errors
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi, FixTarget
@@ -116,9 +117,8 @@ class TurnRegistry:
         engine.check_turn(session_id, model)  # no model or key: fail before a session exists
         sid = session_id or engine.active_session_id
         if sid in self._by_session:
-            raise JsonRpcException(
-                f"{methods.TURN}: a turn is already running in session {sid!r}", code=REQUEST_FAILED
-            )
+            with lsp_errors():
+                raise turn_running(methods.TURN, sid)
         task = asyncio.ensure_future(
             engine.turn(
                 message, session_id=sid, mode=mode, references=references, model=model, fix=fix
@@ -139,21 +139,16 @@ class TurnRegistry:
             on_cancel=task.cancel,
         )
         try:
-            result = await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not task.cancelled() or (current is not None and current.cancelling()):
-                raise
+            result = await await_turn(task)
+        finally:
+            self._unregister(active)
+        if result is None:  # the turn alone was cancelled: answer what it streamed so far
             result = TurnResult(
                 session_id=sid,
                 turn_id=active.turn_id,
                 finish_reason="cancelled",
                 text="".join(active.text),
             )
-        finally:
-            self._unregister(active)
-            if not task.done():
-                task.cancel()
         active.bar.end(result.finish_reason)
         return result
 

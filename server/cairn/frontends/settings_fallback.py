@@ -1,0 +1,56 @@
+"""Settings that do not validate never stop a front end: report, and fall back to defaults.
+
+`settings_with_fallback` loads a root's settings (its `cairn.toml` under the
+front end's overrides). An invalid override is dropped, keeping the valid
+ones; an invalid `cairn.toml` falls back to the defaults. Each problem is one
+line naming the key and ending with `FALLBACK_NOTE`, for the front end to
+show (as jedi-language-server does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cairn.errors import SettingsError
+from cairn.settings import Settings, load_settings, validate_settings
+
+FALLBACK_NOTE = "defaults are used instead"
+
+
+def fallback_problem(problem: object) -> str:
+    """One problem line, ending with the fallback used."""
+    return f"{problem}; {FALLBACK_NOTE}"
+
+
+def _valid_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The overrides whose key and value are valid on their own."""
+    valid: dict[str, Any] = {}
+    for key, value in overrides.items():
+        try:
+            validate_settings({key: value})
+        except SettingsError:
+            continue
+        valid[key] = value
+    return valid
+
+
+def settings_with_fallback(
+    root: Path, overrides: Mapping[str, Any] | None = None
+) -> tuple[Settings, dict[str, Any], list[str]]:
+    """(settings, the overrides kept, problems) of `root` under `overrides`."""
+    given = dict(overrides or {})
+    problems: list[str] = []
+    try:
+        return load_settings(root, given), given, problems
+    except SettingsError as exc:
+        problems.append(fallback_problem(exc))
+    if not given:
+        return validate_settings({}), given, problems
+    kept = _valid_overrides(given)
+    try:
+        return load_settings(root, kept), kept, problems
+    except SettingsError as exc:  # cairn.toml itself is invalid
+        problems.append(fallback_problem(exc))
+    return validate_settings(kept), kept, problems

@@ -1,0 +1,49 @@
+"""`client-vscode/src/sentences.ts`: the sentence templates users read, from `cairn.frontends.sentences`.
+
+The webview fills the same templates as the CLI, the language server and the
+ACP agent (`fillSentence`: each `{name}` slot replaced, the rule of Python's
+`sentences.fill`), so a compaction or an approval reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from cairn.frontends.sentences import (
+    APPROVAL_CHOICES,
+    COMPACTION_SENTENCES,
+    NO_REASON,
+    SLOT,
+)
+from tools.contracts.typescript import literal
+
+
+def _record(name: str, key_type: str, templates: Iterable[tuple[str, str]]) -> str:
+    entries = "\n".join(f"  {key}: {literal(text)}," for key, text in templates)
+    return f"export const {name}: Readonly<Record<{key_type}, string>> = {{\n{entries}\n}};"
+
+
+def sentences_ts(header: str) -> str:
+    """The generated module's text."""
+    stages = " | ".join(literal(key) for key in COMPACTION_SENTENCES)
+    approvals = " | ".join(literal(key) for key in APPROVAL_CHOICES)
+    return f"""{header}
+
+export type CompactionStage = {stages};
+export type ApprovalChoice = {approvals};
+
+/** One sentence per compaction stage; slots: kind, before, after, reason. */
+{_record("COMPACTION_SENTENCES", "CompactionStage", COMPACTION_SENTENCES.items())}
+/** The reason shown when a failed compaction gives none. */
+export const NO_REASON = {literal(NO_REASON)};
+
+/** The answers to an approval request; slot: command. */
+{_record("APPROVAL_CHOICES", "ApprovalChoice", APPROVAL_CHOICES.items())}
+
+const SLOT = new RegExp({literal(SLOT.pattern)}, 'g');
+
+/** `template` with each `{{name}}` slot replaced by `values[name]` (unknown slots are kept). */
+export function fillSentence(template: string, values: Readonly<Record<string, string>>): string {{
+  return template.replace(SLOT, (slot: string, name: string) => values[name] ?? slot);
+}}
+"""
