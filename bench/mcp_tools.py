@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT / "server"), str(ROOT)]
 from tests.fakes.mcp_fixture import fixture_server  # noqa: E402
 
 from cairn.agent.engine import Engine  # noqa: E402
-from cairn.agent.turn.inputs import TurnInputs  # noqa: E402
+from cairn.agent.scope.inputs import TurnInputs  # noqa: E402
 from cairn.mcp import EMPTY_CATALOG, McpCatalog  # noqa: E402
 from cairn.settings import Settings  # noqa: E402
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.turn.contexts import MODE_SWITCH, Contexts, demand_of
-from cairn.agent.turn.scope import TurnScope
+from cairn.agent.scope.contexts import MODE_SWITCH, Contexts, demand_of
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction.cache_policy import (
     BreakCandidate,
     BreakDecision,

@@ -34,9 +34,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cairn.agent.scope.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
-from cairn.agent.turn.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
-from cairn.agent.turn.scope import TurnScope
 from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
 from cairn.context.budget import role_window
