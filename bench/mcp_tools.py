@@ -29,7 +29,7 @@ from bench.harness.machine import current_machine
 from bench.harness.records import Figure
 from bench.harness.writer import record, this_run
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.mcp import EMPTY_CATALOG, McpCatalog
 from cairn.settings import Settings
 

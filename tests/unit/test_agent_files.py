@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.files.buffers import TextChange
 from cairn.models.events import TurnEvent
 from cairn.models.manifest import Source

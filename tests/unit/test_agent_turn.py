@@ -124,7 +124,7 @@ async def test_user_message_records_focused_goal(project: Path) -> None:
 
 async def test_fix_turn_carries_the_diagnostic_its_lines_and_nearer_rules(project: Path) -> None:
     from cairn.agent.api import FixTarget
-    from cairn.agent.turn.inputs import FIX_CONTEXT_LINES
+    from cairn.agent.scope.inputs import FIX_CONTEXT_LINES
     from cairn.models.diagnostics import Diagnostic, Position, Range
 
     sub = project / "pkg"

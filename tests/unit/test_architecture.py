@@ -150,3 +150,98 @@ def test_the_rule_catches_upward_and_confined_imports() -> None:
     ]
     assert violations("files", ast.parse("import litellm\n")) != []
     assert violations("agent", ast.parse("from cairn.context.builder import X\n")) == []
+
+
+AGENT_ROOT = PACKAGE_ROOT / "agent"
+# The rooms of `agent/`, lowest first: a module imports its own room and the rooms below it,
+# never one above (lazy and TYPE_CHECKING imports included).
+AGENT_ROOMS: dict[str, int] = {
+    "contracts": 0,  # api, ids, listener: what the front ends and every room share
+    "sessions": 1,  # sessions at run time: book, recovery, snapshots, transcripts, goal changes
+    "tools": 2,  # the tools, their context and registry, the command process groups
+    "scope": 3,  # a turn's state: inputs, scope, tool offer, context builds, prompt cache
+    "compaction": 4,  # when a session compacts, the compaction call, cache breaks
+    "turn": 5,  # the loop: model calls, tool calls, records, explore, overflow, stopping
+    "facade": 6,  # engine, parts, read_only: what the front ends call
+}
+# The modules at `agent/` itself, by room (the subpackages are rooms of their own name).
+AGENT_ROOT_MODULES: dict[str, str] = {
+    "__init__": "contracts",
+    "api": "contracts",
+    "ids": "contracts",
+    "listener": "contracts",
+    "engine": "facade",
+    "parts": "facade",
+    "read_only": "facade",
+}
+
+
+def agent_room(module: str) -> str | None:
+    """The room of dotted `module` (`cairn.agent.x...`); None outside `agent/` or unplaced."""
+    parts = module.split(".")
+    if parts[:2] != ["cairn", "agent"]:
+        return None
+    if len(parts) == 2:
+        return "contracts"
+    head = parts[2]
+    if head in AGENT_ROOT_MODULES:
+        return AGENT_ROOT_MODULES[head]
+    return head if head in AGENT_ROOMS else None
+
+
+def _agent_module(path: Path) -> str:
+    return ".".join(("cairn", *path.relative_to(PACKAGE_ROOT).with_suffix("").parts))
+
+
+def _agent_modules() -> list[Path]:
+    return sorted(AGENT_ROOT.rglob("*.py"))
+
+
+def room_violations(room: str, tree: ast.AST) -> list[str]:
+    """Every import of `tree` (a module of agent room `room`) of a room above it."""
+    problems: list[str] = []
+    for line, module in _imported_modules(tree):
+        target = agent_room(module)
+        if target is not None and AGENT_ROOMS[target] > AGENT_ROOMS[room]:
+            problems.append(
+                f"line {line}: agent room {room} ({AGENT_ROOMS[room]}) imports"
+                f" {module} (room {target}, {AGENT_ROOMS[target]})"
+            )
+    return problems
+
+
+def test_every_agent_module_has_a_room() -> None:
+    unplaced = [
+        str(path.relative_to(AGENT_ROOT))
+        for path in _agent_modules()
+        if agent_room(_agent_module(path)) is None
+    ]
+    assert unplaced == [], "put the module in a room (AGENT_ROOMS / AGENT_ROOT_MODULES)"
+
+
+@pytest.mark.parametrize("path", _agent_modules(), ids=lambda p: str(p.relative_to(AGENT_ROOT)))
+def test_agent_imports_only_go_down_the_rooms(path: Path) -> None:
+    room = agent_room(_agent_module(path))
+    assert room is not None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert room_violations(room, tree) == []
+
+
+def test_the_room_rule_catches_upward_imports() -> None:
+    type_only = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from cairn.agent.scope.turn_scope import TurnScope\n"
+    )
+    assert room_violations("tools", type_only) == [
+        "line 3: agent room tools (2) imports cairn.agent.scope.turn_scope (room scope, 3)"
+    ]
+    lazy = ast.parse("def f():\n    import cairn.agent.engine\n")
+    assert room_violations("turn", lazy) == [
+        "line 2: agent room turn (5) imports cairn.agent.engine (room facade, 6)"
+    ]
+    assert room_violations("turn", ast.parse("from cairn.agent.turn.loop import X\n")) == []
+    assert room_violations("scope", ast.parse("from cairn.agent.tools import X\n")) == []
+    assert room_violations("contracts", ast.parse("from cairn.context import X\n")) == []
+    assert agent_room("cairn.agent.sessions.session") == "sessions"
+    assert agent_room("cairn.agent.nowhere") is None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.llm import ModelReply
 from cairn.models.messages import FilePart
 from tests.unit.test_agent_support import call, make_engine, reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.compaction.goal_fold import ABANDON_ADVICE
 from cairn.models.messages import CompactionPart, ToolResultPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply

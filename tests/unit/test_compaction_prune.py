@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.compaction.prune import plan_prune
 from cairn.models.messages import CompactionPart, Message, ToolCallPart, ToolResultPart
 from cairn.settings import Settings

@@ -11,7 +11,7 @@ import pytest
 
 from cairn.agent.compaction.call import compaction_request
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import COMPACTION_INSTRUCTION, COMPACTION_SYSTEM_PROMPT
 from cairn.context.sources.summary import SUMMARY_TITLE

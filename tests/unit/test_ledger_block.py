@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.compaction.ledger import CommandRun, build_ledger
 from cairn.compaction.narrative import Narrative
 from cairn.compaction.summary_build import build_summary

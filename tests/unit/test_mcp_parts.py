@@ -9,8 +9,8 @@ from typing import Any
 import mcp_types
 import pytest
 
+from cairn.agent.scope.offer import make_offer, split_by_mode
 from cairn.agent.tools import default_registry
-from cairn.agent.turn.offer import make_offer, split_by_mode
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import SettingsError
 from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus

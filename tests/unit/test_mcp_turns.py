@@ -10,7 +10,7 @@ import pytest
 
 from cairn.agent.api import Approval, ApprovalRequest
 from cairn.agent.engine import Engine
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.context.tool_schemas import schema_text
 from cairn.models.manifest import Manifest, ManifestBlock
 from cairn.models.messages import CompactionPart, ToolResultPart

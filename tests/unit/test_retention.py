@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cairn.agent.turn.inputs import TurnInputs
+from cairn.agent.scope.inputs import TurnInputs
 from cairn.models.messages import CompactionPart
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 

@@ -10,6 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from cairn.agent.listener import SafeListener
+from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.turn_scope import TurnScope, main_scope
 from cairn.agent.sessions.session import Session
 from cairn.agent.tools import (
     READ_ONLY_TOOLS,
@@ -23,8 +25,6 @@ from cairn.agent.tools import (
 from cairn.agent.tools.explore import ExploreArgs
 from cairn.agent.tools.goal import GoalArgs
 from cairn.agent.turn.explore import Explorer
-from cairn.agent.turn.inputs import TurnInputs
-from cairn.agent.turn.scope import TurnScope, main_scope
 from cairn.errors import InvalidRequestError
 from cairn.files.workspace import Workspace
 from cairn.models.diagnostics import Diagnostic, Position, Range

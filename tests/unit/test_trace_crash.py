@@ -32,9 +32,9 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.listener import SafeListener
+from cairn.agent.sessions.goal_ops import change_goal, set_mission
 from cairn.agent.sessions.recovery import recover
 from cairn.agent.sessions.session import Session
-from cairn.agent.turn.goal_ops import change_goal, set_mission
 from cairn.goals import apply_verb
 from cairn.goals.replay import replay_goals
 from cairn.models.base import utc_now

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.turn_scope import offered_tools
 from cairn.agent.tools import READ_ONLY_TOOLS, default_registry
-from cairn.agent.turn.inputs import TurnInputs
-from cairn.agent.turn.scope import offered_tools
 from cairn.models.messages import ToolResultPart
 from cairn.settings import Settings
 from tests.unit.test_agent_support import call, make_engine, reply

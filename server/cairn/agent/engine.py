@@ -42,18 +42,18 @@ from cairn.agent.api import (
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
+from cairn.agent.scope.inputs import TurnInputs, user_parts
+from cairn.agent.scope.offer import make_offer
+from cairn.agent.scope.turn_scope import TurnScope, main_scope
 from cairn.agent.sessions.book import SessionBook
+from cairn.agent.sessions.goal_ops import change_goal
 from cairn.agent.sessions.restore import restore_turn
 from cairn.agent.sessions.session import Session, session_model
 from cairn.agent.sessions.snapshot import TurnPatches, workspace_snapshots
 from cairn.agent.sessions.transcript import build_transcript
+from cairn.agent.tools.processes import ProcessGroups
 from cairn.agent.turn.explore import Explorer
-from cairn.agent.turn.goal_ops import change_goal
-from cairn.agent.turn.inputs import TurnInputs, user_parts
-from cairn.agent.turn.offer import make_offer
-from cairn.agent.turn.processes import ProcessGroups
 from cairn.agent.turn.runner import EditorSide, TurnRunner, session_cursor
-from cairn.agent.turn.scope import TurnScope, main_scope
 from cairn.context.mentions import turn_references
 from cairn.errors import InvalidRequestError, NoModelError
 from cairn.files.workspace import uri_to_path

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.agent.scope.contexts import Contexts
 from cairn.agent.tools import ToolRegistry, default_registry
-from cairn.agent.turn.contexts import Contexts
 from cairn.context.builder import ContextBuilder
 from cairn.files.ignore import IgnoreRules
 from cairn.files.sync import FileSync

@@ -28,10 +28,10 @@ from pathlib import Path
 
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
+from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.offer import make_offer
+from cairn.agent.scope.turn_scope import main_scope
 from cairn.agent.sessions.session import Session, session_model
-from cairn.agent.turn.inputs import TurnInputs
-from cairn.agent.turn.offer import make_offer
-from cairn.agent.turn.scope import main_scope
 from cairn.context.builder import BuiltContext
 from cairn.context.mentions import turn_references
 from cairn.errors import NoModelError

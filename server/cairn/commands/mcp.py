@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-from cairn.agent.turn.offer import model_input_tokens
+from cairn.agent.scope.offer import model_input_tokens
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import InvalidRequestError
 from cairn.mcp import McpHub, McpToolSpec, ServerStatus

@@ -1,1 +1,1 @@
-"""Compaction orchestration: when a session compacts, the compaction call, and the prompt-cache state it weighs."""
+"""Compaction orchestration: when a session compacts, the compaction call, and the cache breaks it weighs."""

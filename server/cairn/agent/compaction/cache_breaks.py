@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.turn.contexts import MODE_SWITCH, Contexts, demand_of
-from cairn.agent.turn.scope import TurnScope
+from cairn.agent.scope.contexts import Contexts, demand_of
+from cairn.agent.scope.prompt_cache import MODE_SWITCH
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction.cache_policy import (
     BreakCandidate,
     BreakDecision,
@@ -72,7 +73,7 @@ def measure(
     before = contexts.assemble(scope, snapshot.with_history(messages))
     after = contexts.assemble(scope, snapshot.with_history(with_markers(messages, changes)))
     freed = demand_of(before).tokens - demand_of(after).tokens
-    previous = contexts.previous(scope.session)
+    previous = contexts.cache.previous(scope.session)
     cached = common_prefix(entries_of(previous), before.prefix).tokens if previous else 0
     shared = common_prefix(before.prefix, after.prefix).tokens
     rewritten = max(0, cached - shared - max(freed, 0))
@@ -85,7 +86,7 @@ def cold_now(contexts: Contexts, scope: TurnScope) -> str | None:
     cache = scope.session.cache
     if cache.mode is not None and cache.mode != scope.inputs.mode:
         return MODE_SWITCH
-    return contexts.cold(scope)
+    return contexts.cache.cold(scope)
 
 
 def decide(

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cairn.agent.compaction.transcript_forms import shorten_for
-from cairn.agent.turn.contexts import Contexts
-from cairn.agent.turn.scope import TurnScope
+from cairn.agent.scope.contexts import Contexts
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import (
     COMPACTION_AGENT,

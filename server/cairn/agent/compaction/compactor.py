@@ -44,9 +44,9 @@ from typing import Literal
 from cairn.agent.compaction.cache_breaks import Change, decide, measure
 from cairn.agent.compaction.call import ask_narrative
 from cairn.agent.compaction.transcript_forms import shorten_for
+from cairn.agent.scope.contexts import Contexts, Demand, demand_of
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import DeferredFold, PendingFold
-from cairn.agent.turn.contexts import Contexts, Demand, demand_of
-from cairn.agent.turn.scope import TurnScope
 from cairn.compaction import policy
 from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger

@@ -29,7 +29,7 @@ from pathlib import Path
 from cairn.agent.api import CallSite, EditApplier
 from cairn.agent.sessions.recovery import fork_session
 from cairn.agent.sessions.session import Session
-from cairn.agent.turn.recorder import current_text
+from cairn.agent.sessions.snapshot import current_text
 from cairn.errors import CairnError, InvalidRequestError
 from cairn.files.patches import (
     FileChange,

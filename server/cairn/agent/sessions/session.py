@@ -23,8 +23,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cairn.agent.compaction.cache_state import SessionCache
 from cairn.agent.ids import message_id
+from cairn.agent.sessions.cache_state import SessionCache
 from cairn.compaction.goal_fold import FoldVerb
 from cairn.goals import render_tree
 from cairn.llm.script import ScriptCursor

@@ -241,3 +241,13 @@ def workspace_snapshots(store_root: Path, workspace: Workspace) -> Snapshots:
         )
 
     return Snapshots(store_root, root, excludes)
+
+
+def current_text(workspace: Workspace, path: Path) -> str | None:
+    """The editor's or the disk's text of `path`; None for a file that does not exist yet."""
+    if path in workspace.buffers or path.is_file():
+        try:
+            return workspace.read_text(path)
+        except OSError:
+            return ""
+    return None

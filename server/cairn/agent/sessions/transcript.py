@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn.agent.sessions.event_text import arguments_text, event_detail, first_line
 from cairn.agent.sessions.session import Session
-from cairn.agent.turn.tooling import arguments_text, event_detail, first_line
 from cairn.errors import CairnError
 from cairn.files.patches import parse_patch
 from cairn.models.events import CompactionEvent, TokenUsage, TurnEvent

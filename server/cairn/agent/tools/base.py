@@ -12,6 +12,7 @@ artifact id and the exact `read_file` call for the lines left out.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -19,15 +20,18 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from cairn.agent.api import Approver, CallSite, CommandRunner, EditApplier, TextReader
-from cairn.agent.turn.processes import ProcessGroups
+from cairn.agent.listener import SafeListener
+from cairn.agent.sessions.session import Session
+from cairn.agent.tools.processes import ProcessGroups
 from cairn.context.excerpt import ExcerptShape, fitting_excerpt
 from cairn.errors import CairnError
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace
+from cairn.mcp import McpCatalog, McpToolSpec
 from cairn.settings import Settings, SettingsRef
 
 if TYPE_CHECKING:
-    from cairn.agent.turn.scope import TurnScope
+    from cairn.agent.tools.explore import ExploreArgs
 
 # Longest tool output (characters) handed to the model inline; longer goes to an artifact.
 MAX_INLINE_OUTPUT_CHARS = 24_000
@@ -45,6 +49,39 @@ class ArtifactStore(Protocol):
 
     def write_artifact(self, content: str | bytes, kind: str = "text") -> str: ...
     def read_artifact(self, artifact_id: str) -> bytes: ...
+
+
+class ToolOfferView(Protocol):
+    """The part of a turn's tool offer tools use: its MCP servers and the deferred tools
+    `tool_search` may reveal (`cairn.agent.scope.offer.ToolOffer` is one)."""
+
+    @property
+    def catalog(self) -> McpCatalog: ...
+    @property
+    def deferred(self) -> Sequence[McpToolSpec]: ...
+    def reveal(self, specs: Iterable[McpToolSpec]) -> None: ...
+
+
+class ToolScope(Protocol):
+    """The part of a turn tools use (`cairn.agent.scope.turn_scope.TurnScope` is one).
+
+    A protocol, so the tools room does not import the rooms above it: the session the
+    call acts on, the listener goal changes go to, whether the turn is read-only, the
+    session the editor knows it by, its tool offer, and its explore runner (None where
+    the turn cannot explore)."""
+
+    @property
+    def session(self) -> Session: ...
+    @property
+    def listener(self) -> SafeListener: ...
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def editor_session_id(self) -> str | None: ...
+    @property
+    def offer(self) -> ToolOfferView: ...
+    @property
+    def explore(self) -> Callable[[ExploreArgs], Awaitable[str]] | None: ...
 
 
 class ToolFailure(CairnError):
@@ -76,7 +113,7 @@ class ToolContext:
     apply_edit: EditApplier | None = None
     read_editor: TextReader | None = None
     run_in_editor: CommandRunner | None = None
-    scope: TurnScope | None = None
+    scope: ToolScope | None = None
     allowed_commands: list[str] = field(default_factory=list)
     interactive: bool = False
     call_id: str | None = None

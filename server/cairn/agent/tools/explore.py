@@ -54,8 +54,8 @@ class Explore(Tool[ExploreArgs]):
     args_model = ExploreArgs
 
     async def run(self, args: ExploreArgs, ctx: ToolContext) -> ToolOutcome:
-        scope = ctx.scope
-        if scope is None or scope.explorer is None:
+        explore = None if ctx.scope is None else ctx.scope.explore
+        if explore is None:
             raise ToolFailure("explore is not available here (branches cannot explore)")
-        conclusions = await scope.explorer.explore(scope, args)
+        conclusions = await explore(args)
         return ToolOutcome(output=conclusions, data={"branches": len(args.branches)})

@@ -2,7 +2,7 @@
 
 `GoalArgs` checks the call once (exactly one verb, strings only, no unknown
 key: the registry turns a failure into the tool error the model reads). The
-tool then applies the verb to its turn's session (`cairn.agent.turn.goal_ops`:
+tool then applies the verb to its turn's session (`cairn.agent.sessions.goal_ops`:
 saved, the editor notified, a finished goal's fold queued for the end of the
 step) and answers with the change and the plan. A verb that cannot apply
 (`GoalError`: no focused goal, unknown id) is a tool error too.
@@ -14,8 +14,8 @@ from typing import ClassVar
 
 from pydantic import Field, PrivateAttr, model_validator
 
+from cairn.agent.sessions.goal_ops import goal_call
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolFailure, ToolOutcome
-from cairn.agent.turn.goal_ops import goal_call
 from cairn.errors import GoalError
 from cairn.goals import GoalVerb, one_verb
 

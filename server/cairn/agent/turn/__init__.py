@@ -1,1 +1,1 @@
-"""The turn: its inputs and scope, the loop, tool calls, explore branches and the turn's context builds."""
+"""The turn loop: model calls, tool calls and their records, explore branches, overflow recovery, stopping."""

@@ -26,13 +26,13 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.offer import make_offer
+from cairn.agent.scope.turn_scope import TurnScope, branch_scope
 from cairn.agent.sessions.session import Session
 from cairn.agent.tools import ToolRegistry
 from cairn.agent.tools.explore import ExploreArgs
-from cairn.agent.turn.inputs import TurnInputs
-from cairn.agent.turn.offer import make_offer
 from cairn.agent.turn.runner import TurnRunner
-from cairn.agent.turn.scope import TurnScope, branch_scope
 from cairn.compaction.ledger import files_read
 from cairn.models.base import utc_now
 from cairn.models.events import TurnResult

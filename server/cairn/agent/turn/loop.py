@@ -30,11 +30,11 @@ from typing import Any
 
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.ids import new_id
+from cairn.agent.scope.contexts import Contexts, demand_of
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
 from cairn.agent.sessions.snapshot import StartSnapshot, TurnPatches
-from cairn.agent.turn.contexts import Contexts, demand_of
 from cairn.agent.turn.overflow import recover
-from cairn.agent.turn.scope import TurnScope
 from cairn.agent.turn.tooling import ToolRunner
 from cairn.context.builder import BuiltContext
 from cairn.errors import BudgetError, CairnError, ContextLengthError, ModelError

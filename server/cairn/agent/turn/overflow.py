@@ -13,7 +13,7 @@ and the returned reason is recorded on the manifest of the one retried call.
 from __future__ import annotations
 
 from cairn.agent.compaction.compactor import Compactor
-from cairn.agent.turn.scope import TurnScope
+from cairn.agent.scope.turn_scope import TurnScope
 from cairn.context.budget import learned_window
 from cairn.context.builder import BuiltContext
 from cairn.errors import ContextLengthError

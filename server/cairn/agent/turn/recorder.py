@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.agent.api import CallSite, EditApplier, FileEdit, TextReader
-from cairn.agent.sessions.snapshot import EditLog
+from cairn.agent.sessions.snapshot import EditLog, current_text
 from cairn.agent.tools import ToolOutcome
 from cairn.files.workspace import Workspace
 from cairn.trace import Trace
@@ -23,16 +23,6 @@ from cairn.trace import Trace
 # Outputs at least this long get an artifact (shorter ones are not worth a prune stub).
 ARTIFACT_MIN_CHARS = 400
 OUTPUT_ARTIFACT_KIND = "tool"
-
-
-def current_text(workspace: Workspace, path: Path) -> str | None:
-    """The editor's or the disk's text of `path`; None for a file that does not exist yet."""
-    if path in workspace.buffers or path.is_file():
-        try:
-            return workspace.read_text(path)
-        except OSError:
-            return ""
-    return None
 
 
 @dataclass

@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from cairn.agent.api import Approver, CommandRunner, EditApplier, TextReader
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.ids import turn_id
+from cairn.agent.scope.contexts import Contexts
+from cairn.agent.scope.turn_scope import TurnScope
+from cairn.agent.sessions.goal_ops import set_mission
 from cairn.agent.sessions.session import Session
 from cairn.agent.sessions.snapshot import TurnPatches
 from cairn.agent.tools import ToolContext, ToolRegistry
-from cairn.agent.turn.contexts import Contexts
-from cairn.agent.turn.goal_ops import set_mission
+from cairn.agent.tools.processes import ProcessGroups
 from cairn.agent.turn.loop import TurnLoop, new_turn, run_loop
-from cairn.agent.turn.processes import ProcessGroups
 from cairn.agent.turn.recorder import EditCapture
-from cairn.agent.turn.scope import TurnScope
 from cairn.agent.turn.tooling import ToolRunner
 from cairn.files.ignore import IgnoreRules
 from cairn.files.workspace import Workspace

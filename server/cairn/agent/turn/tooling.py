@@ -17,21 +17,17 @@ tools).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from cairn.agent.api import ToolCallEvent
+from cairn.agent.scope.turn_scope import TurnScope
+from cairn.agent.sessions.event_text import arguments_text, event_detail, first_line
 from cairn.agent.tools import ToolContext, ToolOutcome
 from cairn.agent.turn.recorder import EditCapture, output_artifact, record_edits
-from cairn.agent.turn.scope import TurnScope
 from cairn.llm import ToolCall
 from cairn.models.events import TurnEvent, TurnEventKind
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
-
-# Tool arguments and outputs sent to the editor in turn events are cut to this length.
-MAX_EVENT_DETAIL_CHARS = 16_000
 
 
 def malformed_outcome(call: ToolCall) -> ToolOutcome:
@@ -40,26 +36,6 @@ def malformed_outcome(call: ToolCall) -> ToolOutcome:
         f"the arguments of {call.name} are not valid JSON ({detail}); you sent: "
         f"{call.raw_arguments!r}. Send the call again with a JSON object of arguments."
     )
-
-
-def first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
-
-
-def arguments_text(arguments: Mapping[str, Any] | None, raw: str = "") -> str | None:
-    """A toolStart event's text: the call's arguments as JSON (shortened when very long);
-    the raw text the model sent when it is not a JSON object."""
-    if arguments is None:
-        return event_detail(raw) if raw else None
-    return event_detail(json.dumps(arguments, ensure_ascii=False))
-
-
-def event_detail(text: str) -> str:
-    """`text`, or its head and a note when longer than `MAX_EVENT_DETAIL_CHARS`."""
-    if len(text) <= MAX_EVENT_DETAIL_CHARS:
-        return text
-    dropped = len(text) - MAX_EVENT_DETAIL_CHARS
-    return f"{text[:MAX_EVENT_DETAIL_CHARS]}\n[… {dropped} more characters in the trace]"
 
 
 def exit_code_of(outcome: ToolOutcome) -> int | None:

@@ -1,7 +1,7 @@
 """Source: the files in play as the editor has them, then a few other open tabs, small.
 
 Each file in play (the active editor file, the turn's edits, the file being
-fixed — `cairn.agent.turn.inputs` decides) is one "code" block at
+fixed — `cairn.agent.scope.inputs` decides) is one "code" block at
 `PRIORITY_BUFFER` (degradable to an outline), read with
 `Workspace.read_text` after the path guard (a refused file — secret,
 binary, too large, outside — becomes an excluded block whose reason says

@@ -21,26 +21,32 @@ nested explore, nothing reported to the editor.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from cairn.agent.listener import SafeListener
+from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.offer import ToolOffer, builtin_offer, offered_tools
 from cairn.agent.sessions.session import Session
 from cairn.agent.sessions.snapshot import EditLog
 from cairn.agent.tools import ToolRegistry
+from cairn.agent.tools.explore import ExploreArgs
 from cairn.agent.tools.tool_search import found_in
-from cairn.agent.turn.inputs import TurnInputs
-from cairn.agent.turn.offer import ToolOffer, builtin_offer, offered_tools
 
-__all__ = ["TurnScope", "branch_scope", "main_scope", "offered_tools"]
-
-if TYPE_CHECKING:
-    from cairn.agent.turn.explore import Explorer
+__all__ = ["BranchExplorer", "TurnScope", "branch_scope", "main_scope", "offered_tools"]
 
 # Files and folders a turn's reads, searches and listings bring into play, at most.
 MAX_SEEN = 200
+
+
+class BranchExplorer(Protocol):
+    """What runs the `explore` tool's branches for a turn (`cairn.agent.turn.explore.Explorer`;
+    a protocol, so the turn's state does not import the loop above it)."""
+
+    async def explore(self, parent: TurnScope, args: ExploreArgs) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ class TurnScope:
     # Whether compaction runs before the turn's model calls.
     compact: bool = True
     # Runs the `explore` tool's branches; None where the turn cannot explore.
-    explorer: Explorer | None = None
+    explorer: BranchExplorer | None = None
     # The session the editor knows the turn by, when not its own (a branch: its parent's).
     editor_session_id: str | None = None
     # Files the turn edited, first edit first (files in play for the next builds).
@@ -79,6 +85,11 @@ class TurnScope:
     def tools(self) -> tuple[str, ...]:
         """The tools offered on the next model call, in the order the model sees them."""
         return self.offer.offered()
+
+    @property
+    def explore(self) -> Callable[[ExploreArgs], Awaitable[str]] | None:
+        """The `explore` tool's runner of branches from this turn; None where it cannot explore."""
+        return None if self.explorer is None else partial(self.explorer.explore, self)
 
     def note_edited(self, paths: Iterable[Path]) -> None:
         """Add files a tool call edited (each once, in the order first edited)."""
@@ -100,7 +111,7 @@ def main_scope(
     inputs: TurnInputs,
     listener: SafeListener,
     tools: ToolOffer | ToolRegistry,
-    explorer: Explorer | None,
+    explorer: BranchExplorer | None,
     edited: Iterable[Path] = (),
 ) -> TurnScope:
     """The scope of a main-agent turn: the offer made for it (or the mode's built-in tools
