@@ -13,6 +13,7 @@ import { TOKENS_PER_K } from '../constants';
 import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
 import { highlight, renderMarkdown } from './markdown';
 import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
+import { visible } from './visible';
 
 /** The part of the VS Code webview API this script uses. */
 interface VsCodeApi {
@@ -396,7 +397,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const verb = entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'call' : 'run';
   card.appendChild(el('div', 'card-title', `Cairn wants to ${verb} (${entry.request.tool}):`));
   const command = el('pre', 'command');
-  command.appendChild(el('code', undefined, entry.request.command));
+  command.appendChild(el('code', undefined, visible(entry.request.command)));
   card.appendChild(command);
   const row = tools.get(entry.request.callId);
   if (entry.state === 'pending') {

@@ -1,7 +1,7 @@
 """The engine's editor callbacks, served by the ACP client: permissions, files, terminals.
 
-- `approve`: `session/request_permission` on the command's tool call with
-  three options — allow once, always allow (the command joins the
+- `approve`: `session/request_permission` on the command's tool call (its
+  title shows the command through `cairn.files.visible`) with three options — allow once, always allow (the command joins the
   session's allowlist), reject. A cancelled outcome, an error or an unknown
   option rejects.
 - `read_text`: `fs/read_text_file` when the client advertises it, so the
@@ -35,6 +35,7 @@ from cairn.acp.schema import (
 )
 from cairn.acp.updates import tool_title
 from cairn.errors import CairnError
+from cairn.files.visible import visible
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer
@@ -56,7 +57,11 @@ def permission_options(command: str) -> list[dict[str, str]]:
     """Once, always (`command`: the command, or an MCP tool's `mcp:server/tool`), reject."""
     return [
         {"optionId": ALLOW_ONCE, "name": "Allow once", "kind": "allow_once"},
-        {"optionId": ALLOW_ALWAYS, "name": f"Always allow `{command}`", "kind": "allow_always"},
+        {
+            "optionId": ALLOW_ALWAYS,
+            "name": f"Always allow `{visible(command)}`",
+            "kind": "allow_always",
+        },
         {"optionId": REJECT, "name": "Reject", "kind": "reject_once"},
     ]
 
@@ -67,13 +72,13 @@ def permission_call(request: ApprovalRequest) -> dict[str, Any]:
     if request.tool is not None:
         return {
             "toolCallId": site.call_id or "",
-            "title": f"Call {command}",
+            "title": f"Call {visible(command)}",
             "kind": "other",
             "status": "pending",
         }
     return {
         "toolCallId": site.call_id or "",
-        "title": tool_title("run_command", {"command": command}),
+        "title": tool_title("run_command", {"command": visible(command)}),
         "kind": "execute",
         "status": "pending",
         "rawInput": {"command": command},
