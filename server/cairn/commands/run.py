@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # imported when used: the first line is printed before them
 APPROVE_ANSWERS = frozenset({"y", "yes"})
 ALWAYS_ANSWERS = frozenset({"a", "always"})
 EXPLORE_TOOL = "explore"
+EMPTY_SESSION = "--session is empty: give a session id (cairn trace list) or leave it out"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 
@@ -275,6 +276,10 @@ def run_turn(
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
     require_workspace(workspace)
+    if session_id is not None and not session_id.strip():
+        from cairn.errors import InvalidRequestError
+
+        raise InvalidRequestError(EMPTY_SESSION)
     settings = run_settings(workspace, mode)
     if session_id is None and likely_model(settings, model, session_id) is None:
         from cairn.errors import NoModelError
