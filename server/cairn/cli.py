@@ -112,7 +112,7 @@ def trace_fork(
 
 @trace_app.command("delete")
 def trace_delete(
-    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    session_id: Annotated[str, typer.Argument(help="Session id (exactly: no prefix).")],
     workspace: WorkspaceOpt = Path("."),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:

@@ -14,6 +14,7 @@ import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult
 import { COMPACTION_SENTENCES, NO_REASON, fillSentence } from '../sentences';
 import { highlight, renderMarkdown } from './markdown';
 import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
+import { visible } from './visible';
 
 /** The part of the VS Code webview API this script uses. */
 interface VsCodeApi {
@@ -421,7 +422,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const verb = entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'call' : 'run';
   card.appendChild(el('div', 'card-title', `Cairn wants to ${verb} (${entry.request.tool}):`));
   const command = el('pre', 'command');
-  command.appendChild(el('code', undefined, entry.request.command));
+  command.appendChild(el('code', undefined, visible(entry.request.command)));
   card.appendChild(command);
   const row = page.tools.get(entry.request.callId);
   if (entry.state === 'pending') {

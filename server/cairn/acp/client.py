@@ -1,7 +1,7 @@
 """The engine's editor callbacks, served by the ACP client: permissions, files, terminals.
 
-- `approve`: `session/request_permission` on the command's tool call with
-  three options — allow once, always allow (the command joins the
+- `approve`: `session/request_permission` on the command's tool call (its
+  title shows the command through `cairn.files.visible`) with three options — allow once, always allow (the command joins the
   session's allowlist), reject. A cancelled outcome, an error or an unknown
   option rejects.
 - `read_text`: `fs/read_text_file` when the client advertises it, so the
@@ -34,6 +34,7 @@ from cairn.acp.schema import (
 )
 from cairn.acp.updates import tool_title
 from cairn.errors import CairnError
+from cairn.files.visible import visible
 from cairn.frontends.codes import INTERNAL_ERROR
 from cairn.frontends.faults import RpcError
 from cairn.frontends.sentences import approval_choice
@@ -60,7 +61,7 @@ def permission_options(command: str) -> list[dict[str, str]]:
         {"optionId": ALLOW_ONCE, "name": approval_choice("once"), "kind": "allow_once"},
         {
             "optionId": ALLOW_ALWAYS,
-            "name": approval_choice("always", command),
+            "name": approval_choice("always", visible(command)),
             "kind": "allow_always",
         },
         {"optionId": REJECT, "name": approval_choice("reject"), "kind": "reject_once"},
@@ -73,13 +74,13 @@ def permission_call(request: ApprovalRequest) -> dict[str, Any]:
     if request.tool is not None:
         return {
             "toolCallId": site.call_id or "",
-            "title": f"Call {command}",
+            "title": f"Call {visible(command)}",
             "kind": "other",
             "status": "pending",
         }
     return {
         "toolCallId": site.call_id or "",
-        "title": tool_title("run_command", {"command": command}),
+        "title": tool_title("run_command", {"command": visible(command)}),
         "kind": "execute",
         "status": "pending",
         "rawInput": {"command": command},

@@ -3,7 +3,9 @@
 The model's text goes to stdout; a first status line (printed before the
 engine is even imported), tool activity, retries, each call's tokens and
 cost, compaction, errors and the final goal tree go to stderr (tool lines
-are shortened to the terminal, errors and retries are shown whole).
+are shortened to the terminal, errors and retries are shown whole; every
+control, escape, bidi and zero-width character is shown as its escape,
+`cairn.files.visible`).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
 when stdin is a TTY (yes, always for this session, or no); `--yes` approves
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals
+from cairn.files.visible import KEEP_LINES, visible
 from cairn.frontends.sentences import compaction_sentence
 from cairn.settings import Settings, load_settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
@@ -51,6 +54,7 @@ if TYPE_CHECKING:  # imported when used: the first line is printed before them
 APPROVE_ANSWERS = frozenset({"y", "yes"})
 ALWAYS_ANSWERS = frozenset({"a", "always"})
 EXPLORE_TOOL = "explore"
+EMPTY_SESSION = "--session is empty: give a session id (cairn trace list) or leave it out"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
 
@@ -71,12 +75,12 @@ class TerminalListener:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
-        self.err.write(line + "\n")
+        self.err.write(visible(line, KEEP_LINES) + "\n")
         self.err.flush()
 
     def on_turn_event(self, event: TurnEvent) -> None:
         if event.kind == "text" and event.text:
-            self.out.write(event.text)
+            self.out.write(visible(event.text, KEEP_LINES))
             self.out.flush()
             self._mid_line = not event.text.endswith("\n")
         elif event.kind == "toolStart":
@@ -159,7 +163,7 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
 
     async def ask(request: ApprovalRequest) -> Approval:
         verb = "Call" if request.tool else "Run"
-        prompt = f"{verb} `{request.command}`? [y]es / [a]lways in this session / [N]o "
+        prompt = f"{verb} `{visible(request.command)}`? [y]es / [a]lways in this session / [N]o "
         answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:
             return "always"
@@ -269,6 +273,10 @@ def run_turn(
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
     require_workspace(workspace)
+    if session_id is not None and not session_id.strip():
+        from cairn.errors import InvalidRequestError
+
+        raise InvalidRequestError(EMPTY_SESSION)
     settings = run_settings(workspace, mode)
     if session_id is None and likely_model(settings, model, session_id) is None:
         from cairn.errors import NoModelError

@@ -195,9 +195,15 @@ def _message_id(trace: Trace, wanted: str) -> str:
 
 
 def delete_trace(workspace: Path, session_id: str, yes: bool) -> None:
-    """Delete a session after asking (a TTY), or at once with `--yes`."""
+    """Delete a session after asking (a TTY), or at once with `--yes`; only by its exact id
+    (a prefix that happens to be unique today could name another session tomorrow)."""
     store = _store(workspace)
     resolved = store.resolve_id(session_id)
+    if resolved != session_id:
+        raise InvalidRequestError(
+            f"not deleting: {session_id!r} is only a prefix of session {resolved};"
+            " delete needs the exact id"
+        )
     meta = store.open(resolved).meta()
     if not yes:
         if not sys.stdin.isatty():

@@ -37,8 +37,11 @@ KEY_EXIT_CODE = "exit_code"
 KEY_IS_TEST = "test"
 KEY_TIMED_OUT = "timed_out"
 
-# A sentence of a user message that asks something (ends with a question mark).
-QUESTION = re.compile(r"[^.!?\n]*\?")
+# Where a sentence of a user message ends; one ended by "?" asks something. Found by a
+# single scan (a pattern like `[^.!?\n]*\?` retried at each position is quadratic on a
+# long line without an end, e.g. a pasted base64 blob).
+SENTENCE_END = re.compile(r"[.!?\n]")
+QUESTION_END = "?"
 # Shorter questions than this ("?", "ok?") are not worth carrying.
 MIN_QUESTION_CHARS = 8
 
@@ -158,7 +161,13 @@ def last_test_status(messages: Iterable[Message]) -> list[TestRecord]:
 
 
 def _questions(text: str) -> list[str]:
-    found = (" ".join(q.split()) for q in QUESTION.findall(text))
+    """The sentences of `text` that end with a question mark (linear in its length)."""
+    found: list[str] = []
+    start = 0
+    for end in SENTENCE_END.finditer(text):
+        if end.group() == QUESTION_END:
+            found.append(" ".join(text[start : end.end()].split()))
+        start = end.end()
     return [q for q in found if len(q) >= MIN_QUESTION_CHARS]
 
 

@@ -28,6 +28,7 @@ may be refused in the manifest):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
@@ -38,7 +39,8 @@ from cairn.files.workspace import Workspace
 
 # Fenced code blocks (``` or ~~~, to the closing fence or the end) and inline code spans.
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+# Backtick runs; an inline code span runs from one to the next run of the same length.
+_BACKTICKS = re.compile(r"`+")
 # `@` at the start or after whitespace or an opening bracket/quote; a quoted or a bare path.
 _MENTION = re.compile(r"""(?:^|(?<=[\s(\[{<'"]))@(?:"([^"\n]+)"|([^\s"'`<>()\[\]{},;|]+))""")
 # Characters that end a sentence or close a bracket, never the end of a mentioned path.
@@ -80,8 +82,44 @@ TEXT_SUFFIXES: frozenset[str] = frozenset(
 
 def _without_code(text: str) -> str:
     """`text` with fenced blocks and inline code spans blanked (offsets are not needed)."""
-    text = _FENCE.sub(" ", text)
-    return _INLINE_CODE.sub(" ", text)
+    return _without_inline_code(_FENCE.sub(" ", text))
+
+
+def _without_inline_code(text: str) -> str:
+    """`text` with each inline code span replaced by a space, in one pass over its backtick runs.
+
+    A span opens at a run of backticks (or, when no later run has its length, at the
+    longest tail of it that a later run matches) and closes at the next run of exactly
+    that length — what the pattern `(`+)(?!`).+?(?<!`)\\1(?!`)` finds, without retrying
+    every position (quadratic on a long line of unmatched runs)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    pieces: list[str] = []
+    kept = 0
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        closer = _closer(by_length, index, end - start)
+        if closer is None:
+            index += 1
+            continue
+        close_index, length = closer
+        pieces += [text[kept : end - length], " "]
+        kept = runs[close_index][1]
+        index = close_index + 1
+    return "".join([*pieces, text[kept:]])
+
+
+def _closer(by_length: dict[int, list[int]], index: int, width: int) -> tuple[int, int] | None:
+    """(the run closing a span opened at run `index`, the span's backtick count), or None."""
+    for length in range(width, 0, -1):
+        later = by_length.get(length, [])
+        position = bisect.bisect_right(later, index)
+        if position < len(later):
+            return later[position], length
+    return None
 
 
 def mentions(text: str) -> list[str]:

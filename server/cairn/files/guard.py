@@ -26,6 +26,7 @@ An open editor buffer counts as existing text even when it is not saved yet;
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -139,6 +140,10 @@ def is_secret(path: Path) -> bool:
     return target is not None and secret_pattern(Path(target.name)) is not None
 
 
+# Byte-order marks of UTF-16 and UTF-32 text (`cairn.files.encoding` reads it).
+WIDE_TEXT_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+
+
 def is_binary(data: bytes | Path) -> bool:
     """True when bytes (or a file's head) look binary: a NUL byte or many suspicious bytes.
 
@@ -148,6 +153,8 @@ def is_binary(data: bytes | Path) -> bool:
         data = read_bytes_bounded(data, BINARY_SNIFF_BYTES, head=True)
     head = data[:BINARY_SNIFF_BYTES]
     if not head:
+        return False
+    if head.startswith(WIDE_TEXT_BOMS):  # UTF-16/32 text is full of NUL bytes
         return False
     if b"\0" in head:
         return True

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
 
+from cairn.files import git
 from cairn.files.reading import kind_name, try_resolve
 
 # Directory names never shown to the agent, wherever they appear in a path.
@@ -68,17 +68,9 @@ class _AboveSpec:
 
 
 def run_git(root: Path, *args: str) -> bytes | None:
-    """stdout of `git -C root args`, or None when git is missing, fails or times out."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """stdout of `git -C root args` (run safely: `cairn.files.git`), or None when git is
+    missing, fails or times out."""
+    return git.run_git(root, *args, timeout=GIT_TIMEOUT_SECONDS)
 
 
 def _git_dirs(root: Path) -> tuple[Path, Path] | None:

@@ -49,8 +49,12 @@ RETRYABLE_KINDS: frozenset[FailureKind] = frozenset(
 MAX_CHAIN = 16
 
 _LITELLM_PREFIX = re.compile(r"^(?:(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s*[:-]\s*)+")
-_NOISE = re.compile(r"\s*ssl:<[^>]*>|\s*Error_str:.*$")
-_ORIGINAL_SUFFIX = re.compile(r"\s*(?:Original exception:|Traceback \(most recent).*$", re.DOTALL)
+# `(?<!\s)`: tried only where a whitespace run starts (else every position of a long run
+# would rescan it: quadratic); the same matches, as `\s*` is greedy.
+_NOISE = re.compile(r"(?<!\s)\s*ssl:<[^>]*>|(?<!\s)\s*Error_str:.*$")
+_ORIGINAL_SUFFIX = re.compile(
+    r"(?<!\s)\s*(?:Original exception:|Traceback \(most recent).*$", re.DOTALL
+)
 _MISSING_KEY = re.compile(
     r"missing credentials|missing \w+ api key|api_key client option must be set"
     r"|no (?:api )?key is set|api key not (?:found|set)|set the \w+_api_key",

@@ -44,6 +44,8 @@ MAX_CONTAINER_LEVEL = 2
 DEFAULT_UNIT = 2
 
 JS_NOISE = re.compile(rb"/(?<![\w\"'*/.:\\]/)(?:/[^\n]*|\*.*?\*/)", re.DOTALL)
+# Its line comments alone (`cairn.repomap.comments.sub_comments`).
+JS_LINE_NOISE = re.compile(rb"/(?<![\w\"'*/.:\\]/)/[^\n]*")
 """Comments, but not a `//` or `/*` right after a word, a quote, `*`, `/`, `.`, `:` or a
 backslash: inside a string (`"/*"`, `"http://..."`, `"src/**/*.ts"`), not a comment,
 which would hide the code up to the next `*/`. Blanked (to one space) before counting

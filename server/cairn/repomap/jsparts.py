@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from cairn.repomap.jsnames import JS_NOISE, javascript_definitions
+from cairn.repomap.comments import sub_comments
+from cairn.repomap.jsnames import JS_LINE_NOISE, JS_NOISE, javascript_definitions
 from cairn.repomap.parts import NameParts, PartSpan
 
 _STATEMENT_START = re.compile(rb"\n(?=[^\s})\]>.,|&?:+\-*/=%^!~`'\"]|/[*/])")
@@ -47,7 +48,7 @@ def js_parts(data: bytes) -> NameParts:
         removed.append(removed[-1] + end - start - 1)
         return b" "
 
-    code = JS_NOISE.sub(blank, data)
+    code = sub_comments(JS_NOISE, JS_LINE_NOISE, blank, data)
     found: dict[str, dict[PartSpan, None]] = {}
     for at, name in javascript_definitions(code):
         offset = at + removed[bisect_right(blanked_at, at)]

@@ -27,7 +27,13 @@ from dataclasses import dataclass, replace
 
 from cairn.code.languages import language_for_path
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
-from cairn.repomap.jsnames import JS_LANGUAGES, JS_NOISE, javascript_defined_names
+from cairn.repomap.comments import sub_comments
+from cairn.repomap.jsnames import (
+    JS_LANGUAGES,
+    JS_LINE_NOISE,
+    JS_NOISE,
+    javascript_defined_names,
+)
 from cairn.repomap.jsparts import js_parts
 from cairn.repomap.parts import (
     LINE_START,
@@ -83,6 +89,7 @@ CODE_NAME_FINDERS: dict[str, Callable[[bytes], list[str]]] = dict.fromkeys(
 """Languages whose defined names are found without parsing, from the bytes with comments
 blanked (`NOISE_PATTERNS`); every other language is parsed at scan time."""
 
+_C_STYLE_LINE_NOISE = re.compile(rb"//[^\n]*")
 _C_STYLE_NOISE = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
     PYTHON: PYTHON_NOISE,
@@ -90,6 +97,23 @@ NOISE_PATTERNS: dict[str, re.Pattern[bytes]] = {
     **dict.fromkeys(("go", "rust", "java", "c", "cpp"), _C_STYLE_NOISE),
 }
 """Comments and docstrings, blanked before counting uses (their prose is not a use)."""
+LINE_NOISE_PATTERNS: dict[re.Pattern[bytes], re.Pattern[bytes]] = {
+    JS_NOISE: JS_LINE_NOISE,
+    _C_STYLE_NOISE: _C_STYLE_LINE_NOISE,
+}
+"""The line-comment part of each `//` + `/* */` pattern (`cairn.repomap.comments`)."""
+
+
+def _blank(match: re.Match[bytes]) -> bytes:
+    return b" "
+
+
+def blank_noise(noise: re.Pattern[bytes], data: bytes) -> bytes:
+    """`data` with each match of `noise` replaced by a space (linear for block comments)."""
+    line_noise = LINE_NOISE_PATTERNS.get(noise)
+    if line_noise is None:
+        return noise.sub(b" ", data)
+    return sub_comments(noise, line_noise, _blank, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +163,7 @@ def scan(data: bytes, language: str, whole_parse: WholeParse = parse_whole) -> F
     """The lexical scan of a file's bytes (parsing it, with `whole_parse`, only when its
     language has no name finder)."""
     noise = NOISE_PATTERNS.get(language)
-    code = noise.sub(b" ", data) if noise is not None else data
+    code = blank_noise(noise, data) if noise is not None else data
     finder = DEFINED_NAME_FINDERS.get(language)
     code_finder = CODE_NAME_FINDERS.get(language)
     definitions: tuple[DefRecord, ...] | None = None

@@ -4,8 +4,16 @@
 git repository of Cairn's, never the user's: its work tree is the workspace
 folder, its index and objects are its own, and git runs with the user's and
 the system's configuration switched off, so no hook, filter, external diff or
-prefix setting applies. It works the same inside and outside a git
-repository; it only needs `git` on PATH.
+prefix setting applies (`cairn.files.git.git_command`: system and global
+config off, fsmonitor, hooks and content drivers neutralised). It works the
+same inside and outside a git repository; it only needs `git` on PATH.
+
+A store is used only when Cairn made it for this user: `init` writes
+`STORE_MARKER`, a stamp with the user's secret (`cairn.files.user_state`)
+over the store's path, and a store whose marker is missing or wrong, or that
+the project's git tracks (a `.cairn/` committed to the repository), is never
+run: snapshots go to a fresh store in the user's state folder instead, and
+`take_notices` says so once (when that store is made).
 
 `take(overlays)` records the workspace as it is now — every file git would
 not ignore (the workspace's `.gitignore` files apply), untracked files
@@ -27,10 +35,17 @@ processes from snapshotting one workspace at once.
 from __future__ import annotations
 
 import fcntl
+import hashlib
+import logging
 import os
 import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+
+from cairn.files.git import git_command, run_git
+from cairn.files.user_state import stamp, stamp_matches, state_dir
+
+logger = logging.getLogger(__name__)
 
 SNAPSHOTS_DIR = "snapshots"
 LOCK_NAME = "cairn.lock"
@@ -40,12 +55,15 @@ MAX_SNAPSHOT_FILE_BYTES = 8 * 1024 * 1024
 # Folders never snapshotted (besides the trace directory and git's own `.git`).
 EXCLUDED_DIRS = ("node_modules", ".venv", "__pycache__")
 REGULAR_MODE = "100644"
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_TERMINAL_PROMPT": "0",
-    "LC_ALL": "C",
-}
+# The file in a store holding Cairn's stamp over the store's path.
+STORE_MARKER = "cairn-store"
+STAMP_PURPOSE = "snapshot-store"
+# The folder of the user's state that holds the stores used instead of foreign ones.
+FALLBACK_DIR = "snapshots"
+FALLBACK_NOTICE = (
+    "{store} was not made by Cairn for you (no valid {marker} marker, or the project's git"
+    " tracks it); it is not used: snapshots go to {fallback}"
+)
 GIT_OPTIONS = (
     "-c",
     "core.autocrlf=false",
@@ -103,26 +121,60 @@ class Snapshots:
     def __init__(
         self, store_root: Path, workspace_root: Path, excludes: Callable[[], list[str]]
     ) -> None:
-        self.git_dir = store_root / SNAPSHOTS_DIR
+        self.preferred_dir = store_root / SNAPSHOTS_DIR
         self.work_tree = workspace_root
         # The exclude lines (`exclude_lines`), asked for before every snapshot.
         self.excludes = excludes
+        self._git_dir: Path | None = None
+        # What the user must be told (the fallback store's notice), until `take_notices`.
+        self.notices: list[str] = []
+
+    @property
+    def git_dir(self) -> Path:
+        """The store in use: the preferred one when Cairn made it, else the fallback."""
+        if self._git_dir is None:
+            preferred = self.preferred_dir
+            foreign = preferred.exists() and not self._made_by_cairn(preferred)
+            self._git_dir = _fallback_dir(preferred) if foreign else preferred
+            if foreign and not (self._git_dir / "HEAD").is_file():
+                notice = FALLBACK_NOTICE.format(
+                    store=preferred, marker=STORE_MARKER, fallback=self._git_dir
+                )
+                logger.warning("%s", notice)
+                self.notices.append(notice)
+        return self._git_dir
+
+    def take_notices(self) -> list[str]:
+        """The notices not yet shown (each is returned once)."""
+        taken, self.notices = self.notices, []
+        return taken
+
+    def _made_by_cairn(self, store: Path) -> bool:
+        try:
+            marker = (store / STORE_MARKER).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return stamp_matches(STAMP_PURPOSE, store, marker) and not self._tracked(store)
+
+    def _tracked(self, store: Path) -> bool:
+        """Whether the project's git tracks anything in `store`."""
+        try:
+            relative = store.resolve().relative_to(self.work_tree.resolve()).as_posix()
+        except (OSError, ValueError):
+            return False
+        listed = run_git(self.work_tree, "ls-files", "-z", "--", relative, timeout=GIT_TIMEOUT_S)
+        return bool(listed)
 
     def _git(self, *args: str, data: bytes | None = None) -> bytes:
-        command = [
-            "git",
-            f"--git-dir={self.git_dir}",
-            f"--work-tree={self.work_tree}",
-            *GIT_OPTIONS,
-            *args,
-        ]
+        location = (f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}")
+        command, env = git_command(location, [*GIT_OPTIONS, *args], own_store=True)
         try:
             done = subprocess.run(
                 command,
                 input=data,
                 capture_output=True,
                 timeout=GIT_TIMEOUT_S,
-                env={**os.environ, **GIT_ENV},
+                env=env,
                 check=False,
             )
         except (OSError, subprocess.SubprocessError) as exc:
@@ -136,6 +188,8 @@ class Snapshots:
         if not (self.git_dir / "HEAD").is_file():
             self.git_dir.parent.mkdir(parents=True, exist_ok=True)
             self._git("init", "--quiet")
+            marker = stamp(STAMP_PURPOSE, self.git_dir)
+            (self.git_dir / STORE_MARKER).write_text(marker + "\n", encoding="utf-8")
 
     def _write_excludes(self, too_large: Iterable[str]) -> None:
         info = self.git_dir / "info"
@@ -198,6 +252,12 @@ class Snapshots:
             "diff", "--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", before, after
         )
         return out.decode("utf-8", "replace")
+
+
+def _fallback_dir(preferred: Path) -> Path:
+    """The store in the user's state folder used instead of `preferred` (one per path)."""
+    key = hashlib.sha256(os.fsencode(os.path.realpath(preferred))).hexdigest()[:32]
+    return state_dir() / FALLBACK_DIR / key
 
 
 class _Locked:

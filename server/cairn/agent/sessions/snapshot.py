@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import xxhash
 
+from cairn.files.git import run_git
 from cairn.files.guard import secret_rule
 from cairn.files.ignore import IgnoreRules, has_always_ignored_part
 from cairn.files.patches import file_patch
@@ -58,16 +58,7 @@ class StartSnapshot:
 
 
 def _git(root: Path, *args: str) -> bytes | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    return run_git(root, *args, timeout=GIT_TIMEOUT_S)
 
 
 def _file_token(path: Path) -> bytes:
@@ -194,6 +185,10 @@ class TurnPatches:
         overlays = buffer_overlays(self.workspace, self.ignore)
         root = self.workspace.root
         return await asyncio.to_thread(take_snapshot, root, self.snapshots, overlays)
+
+    def notices(self) -> list[str]:
+        """What the snapshot store has to tell the user (once), e.g. a foreign store not used."""
+        return [] if self.snapshots is None else self.snapshots.take_notices()
 
     def _end_overlays(self, edit_log: EditLog) -> dict[str, bytes]:
         """The buffers the server knows, and the agent's edits applied in an editor that the

@@ -119,6 +119,9 @@ class ToolContext:
     call_id: str | None = None
     processes: ProcessGroups = field(default_factory=ProcessGroups)
     _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
+    # The content hash of each file (workspace-relative name) as the model last read or
+    # wrote it in this turn (`cairn.agent.tools.file_text`).
+    seen_hashes: dict[str, str] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def settings(self) -> Settings:

@@ -6,13 +6,18 @@ naming the count, so the model re-reads and quotes more context. Without
 `old`, `new` becomes the whole file (creating it, and its folders, when
 needed). The change goes through the editor (`ctx.apply_edit`) when one is
 attached, else it is written to disk with `trace.files.atomic_write` (the
-file's permissions kept). The result is a unified diff
+file's permissions kept) in the file's own encoding (`cairn.files.encoding`:
+BOM, UTF-16, cp1252/Latin-1 kept byte for byte, or the edit refused with the
+reason). Refused: a file whose text changed since the model last read or
+wrote it in this session (`cairn.agent.tools.file_text`: "read it again"), a
+read-only file, a path starting with `~`. The result is a unified diff
 (`cairn.files.patches.file_patch`), also stored as a `patch` artifact for the
 session's ledger.
 """
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,11 +31,15 @@ from cairn.agent.tools.base import (
     ToolOutcome,
     shorten_output,
 )
-from cairn.agent.tools.paths import display, guard, read_current
+from cairn.agent.tools.file_text import check_not_stale, current_text, saw
+from cairn.agent.tools.paths import display, guard
+from cairn.files.encoding import Decoded, EncodingRefusal, encode
 from cairn.files.guard import PathRefusal
 from cairn.files.patches import file_patch
 from cairn.files.text import content_hash
 from cairn.trace.files import atomic_write
+
+HOME_PREFIX = "~"
 
 
 class EditFileArgs(ToolArgs):
@@ -69,10 +78,36 @@ def replace_once(text: str, old: str, new: str, name: str) -> str:
     return text.replace(old, new, 1)
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write `text` (UTF-8, line endings as given) with the one atomic writer, folders created."""
+def write_file(path: Path, text: str, decoded: Decoded | None, name: str) -> None:
+    """Write `text` (in the file's encoding, else UTF-8; line endings as given) with the one
+    atomic writer, folders created; `ToolFailure` when the encoding cannot hold it."""
+    try:
+        data = text.encode("utf-8") if decoded is None else encode(text, decoded, name)
+    except EncodingRefusal as refusal:
+        raise ToolFailure(str(refusal)) from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, data)
+
+
+def check_writable(path: Path, name: str) -> None:
+    """A refusal for a file without write permission (its mode says so, whoever we are)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise ToolFailure(
+            f"{name} is read-only (mode {stat.S_IMODE(mode):04o}); it is left as it is —"
+            " ask the user to make it writable if it should change"
+        )
+
+
+def check_path_text(ref: str) -> None:
+    """Refuse a path the model wrote as a shell would expand it (`~`)."""
+    if ref.startswith(HOME_PREFIX):
+        raise ToolFailure(
+            f"{ref}: `~` is not expanded (no shell here); give the path relative to the workspace"
+        )
 
 
 def _target(ctx: ToolContext, ref: str, *, creating: bool) -> tuple[Path, bool]:
@@ -105,15 +140,20 @@ class EditFile(Tool[EditFileArgs]):
     args_model = EditFileArgs
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutcome:
+        check_path_text(args.path)
         path, exists = _target(ctx, args.path, creating=args.old is None)
         name = display(ctx, path)
-        before = await read_current(ctx, path) if exists else ""
+        before, decoded = await current_text(ctx, path, name) if exists else ("", None)
+        if exists:
+            check_not_stale(ctx, name, before)
+            check_writable(path, name)
         after = args.new if args.old is None else replace_once(before, args.old, args.new, name)
         if exists and after == before:
             raise ToolFailure(f"{name}: the edit changes nothing")
         applied = await ctx.write_in_editor(path, after)
         if not applied:
-            write_file(path, after)
+            write_file(path, after, decoded, name)
+        saw(ctx, name, after)
         if not exists:
             ctx.refresh_files()
         diff = file_patch(name, before if exists else None, after)

@@ -33,8 +33,9 @@ from cairn.agent.tools.base import (
     ToolFailure,
     ToolOutcome,
 )
+from cairn.agent.tools.file_text import current_text, saw
 from cairn.agent.tools.mcp_tool import artifact_store
-from cairn.agent.tools.paths import display, guard, read_current
+from cairn.agent.tools.paths import display, guard
 from cairn.context.excerpt import ARTIFACT_REF_PREFIX, TextLines, fitting_excerpt_of
 from cairn.context.kinds import looks_like_log
 from cairn.context.large_files import large_file_excerpt
@@ -127,8 +128,9 @@ class ReadFile(Tool[ReadFileArgs]):
                     return _streamed(display(ctx, path), path, args)
                 limit = MAX_STREAM_BYTES  # an editor buffer: its text is in memory already
             label = display(ctx, path)
-            text = await read_current(ctx, path, max_bytes=limit)
+            text, _ = await current_text(ctx, path, label, max_bytes=limit)
             data = {"path": label, "hash": content_hash(text)}
+            saw(ctx, label, text)
             return replace(self._view(ctx, label, text, args, data), seen=(path,))
         return self._view(ctx, label, text, args, data)
 

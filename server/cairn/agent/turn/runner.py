@@ -139,6 +139,8 @@ class TurnRunner:
     async def _run_locked(self, scope: TurnScope, user_parts: Sequence[Part]) -> TurnResult:
         session = scope.session
         snapshot = await self.patches.start(scope.read_only)
+        for notice in self.patches.notices():
+            scope.listener.on_log(notice)
         user = session.append("user", user_parts)
         set_mission(session, scope.listener, user)
         turn = new_turn(session, user, snapshot, scope.inputs.model, scope.inputs.mode)

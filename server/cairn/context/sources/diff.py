@@ -1,6 +1,7 @@
 """Source: uncommitted changes, `git diff HEAD` of each workspace folder, one block per file.
 
-Runs git as a subprocess with a timeout (`--relative`: only changes under the
+Runs git as a subprocess with a timeout and repository config that would start
+a program neutralised (`cairn.files.git`; `--relative`: only changes under the
 folder, with paths relative to it, even when the folder is inside a larger repository); a folder outside git, without a
 first commit, or where git fails or times out contributes nothing. The diff
 shows the disk (unsaved editor text is the buffers source's business).
@@ -22,7 +23,6 @@ the tail, re-sent on every call.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -30,13 +30,14 @@ from cairn.compaction.ledger import EDIT_TOOL, KEY_HASH, KEY_PATH
 from cairn.compaction.markers import tool_results
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_DIFF
+from cairn.files.git import run_git
 from cairn.files.guard import secret_rule
 from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message
 
 GIT_DIFF_TIMEOUT_S = 5.0
-GIT_DIFF_COMMAND = ("git", "diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
+GIT_DIFF_ARGS = ("diff", "HEAD", "--relative", "--no-color", "--no-ext-diff", "--")
 _FILE_HEADER = re.compile(r"^diff --git a/(.+?) b/(.+)$", re.MULTILINE)
 DIFF_TITLE = "Uncommitted change: {rel}"
 OWN_CHANGES_TITLE = "Uncommitted changes, all from this session's own edits"
@@ -51,19 +52,8 @@ _INDEX_LINE = re.compile(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", re.MULT
 
 def git_diff(folder: Path, timeout: float = GIT_DIFF_TIMEOUT_S) -> str:
     """`git diff HEAD` of `folder`, or "" when it is not a git work tree or git fails."""
-    try:
-        done = subprocess.run(
-            GIT_DIFF_COMMAND,
-            cwd=folder,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    if done.returncode != 0:
-        return ""
-    return done.stdout.decode("utf-8", errors="replace")
+    out = run_git(folder, *GIT_DIFF_ARGS, timeout=timeout)
+    return "" if out is None else out.decode("utf-8", errors="replace")
 
 
 def split_by_file(diff: str) -> list[tuple[str, str]]:
