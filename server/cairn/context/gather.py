@@ -269,7 +269,13 @@ def _repomap(
     mentioned = mentioned_words(request.user_message)
     try:
         return repomap_candidates(
-            parts.repomap, files, mentioned, request.history, count, available
+            parts.repomap,
+            files,
+            mentioned,
+            request.history,
+            count,
+            available,
+            request.user_message,
         )
     except Exception as error:  # an optional collaborator must not fail the call
         return (failed_candidate("repomap", PRIORITY_REPOMAP, "repomap", error, count),)

@@ -13,6 +13,10 @@ files, and it rides on every call until the preamble is next recomputed
   edited (`covered_share`: the model has seen them itself), and left out
   with a manifest line saying why once less than `REPOMAP_MIN_TOKENS` (or
   than the whole cap, in a window too small for that) would remain.
+With a user message, the map is led by a "Where to look" block: the files
+ranked for the message (`cairn.repomap.where`), each with its best symbols and
+a one-line reason, within WHERE_SHARE of the budget (its manifest line names
+the first reasons); the map then shows those files first, in that order.
 The budget is computed where the preamble is — at a turn's first call and
 after a compaction, never mid-turn (the preamble is frozen for the rest of
 the turn) — so a smaller map never breaks the cached prefix on its own.
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from cairn.compaction.ledger import files_changed, files_read
 from cairn.context.blocks import Candidate, Count, make_block, section
@@ -33,9 +37,18 @@ from cairn.context.priorities import (
     REPOMAP_SHARE,
 )
 from cairn.models.messages import Message
+from cairn.repomap.where import WHERE_TITLE, RankedFile, render_where
 
 REPOMAP_TITLE = "Repository map (outlines of related definitions)"
 REPOMAP_REF = "repomap"
+WHERE_REF = "where-to-look"
+WHERE_MAX_FILES = 10
+"""Files in the "Where to look" block (fewer when its share of the map's budget is less)."""
+WHERE_REASONS = 3
+"""Files whose reasons the manifest line of the block names."""
+WHERE_REASON = "where to look: "
+WHERE_SHARE = 0.3
+"""The block's most of the map's budget; the map gets the rest."""
 COVERED_REASON = "not needed: the session has read {read} of the map's {total} files"
 SMALL_REASON = "left out: the input budget leaves under {min} tokens for a map"
 
@@ -54,6 +67,23 @@ class RepoMapRenderer(Protocol):
     def mapped_files(self) -> frozenset[str]:
         """Root-relative paths of the files the map can outline."""
         ...
+
+
+@runtime_checkable
+class WhereRanker(Protocol):
+    """A map that also ranks files for a message (`RepoMap.where_to_look`) and renders
+    itself in that order."""
+
+    def where_to_look(self, files_in_play: list[Path], message: str) -> list[RankedFile]: ...
+
+    def render(
+        self,
+        files_in_play: list[Path],
+        mentioned: set[str],
+        max_tokens: int,
+        count: Callable[[str], int],
+        order: Sequence[tuple[str, Sequence[str]]] = (),
+    ) -> str: ...
 
 
 def session_files(messages: Iterable[Message]) -> set[str]:
@@ -84,6 +114,42 @@ def _left_out(reason: str, count: Count) -> Candidate:
     return Candidate(block=block, body="")
 
 
+def where_block(ranked: Sequence[RankedFile], budget: int, count: Count) -> str:
+    """The "Where to look" lines: the best files (at most WHERE_MAX_FILES) that fit
+    `budget` tokens, whole lines only."""
+    chosen: list[RankedFile] = []
+    for candidate in ranked[:WHERE_MAX_FILES]:
+        if count(render_where([*chosen, candidate])) > budget:
+            break
+        chosen.append(candidate)
+    return render_where(chosen)
+
+
+def _where_and_map(
+    ranker: WhereRanker,
+    files: Sequence[Path],
+    mentioned: set[str],
+    count: Count,
+    budget: int,
+    message: str,
+) -> tuple[list[Candidate], str]:
+    """The "Where to look" block (none when nothing ranks) and the map in its order,
+    within `budget` together."""
+    ranked = ranker.where_to_look(list(files), message)
+    where = where_block(ranked, int(budget * WHERE_SHARE), count)
+    out: list[Candidate] = []
+    if where:
+        block = section("repomap", PRIORITY_REPOMAP, WHERE_TITLE, where, count=count, ref=WHERE_REF)
+        shown = ranked[: where.count("\n")]
+        block.block.reason = WHERE_REASON + "; ".join(
+            f"{c.rel} ({c.reason})" for c in shown[:WHERE_REASONS]
+        )
+        out.append(block)
+        budget -= count(where)
+    order = [(c.rel, c.symbols) for c in ranked]
+    return out, ranker.render(list(files), mentioned, budget, count, order)
+
+
 def repomap_candidates(
     renderer: RepoMapRenderer,
     files: Sequence[Path],
@@ -91,8 +157,10 @@ def repomap_candidates(
     history: Sequence[Message],
     count: Count,
     available: int,
+    message: str = "",
 ) -> tuple[Candidate, ...]:
-    """The map for its budget now, or one excluded block saying why there is none."""
+    """The where-to-look block and the map in its order, within the map's budget now, or
+    one excluded block saying why there is none."""
     mapped = renderer.mapped_files()
     seen = session_files(history)
     covered = covered_share(mapped, seen)
@@ -105,9 +173,14 @@ def repomap_candidates(
             else SMALL_REASON.format(min=REPOMAP_MIN_TOKENS)
         )
         return (_left_out(reason, count),)
-    text = renderer.render(list(files), mentioned, budget, count)
-    if not text.strip():
-        return ()
-    return (
-        section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF),
-    )
+    out: list[Candidate] = []
+    if isinstance(renderer, WhereRanker) and message.strip():
+        where, text = _where_and_map(renderer, files, mentioned, count, budget, message)
+        out += where
+    else:
+        text = renderer.render(list(files), mentioned, budget, count)
+    if text.strip():
+        out.append(
+            section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF)
+        )
+    return tuple(out)
