@@ -10,8 +10,9 @@ its base commit is materialised once under `bench/.work/localize/<id>`
 (instances whose tree cannot be had are listed, never silently dropped), and
 Cairn's first-call context is built in-process exactly as
 `cairn context --json --model openai/gpt-4.1 --message "<issue text>"`
-builds it (`build_dry_run`, no file open): at the default map budget and with
-the map's budget forced to each of `--budgets`. Per build it records whether
+builds it (`build_dry_run`, no file open): at the default map budget (which
+follows the model's window) and with `repo_map_tokens` set to each of
+`--budgets`. Per build it records whether
 an edited file appears in the context (the text of an included block other
 than the user's own message) and the rank of the first edited file in the
 where-to-look order (the "Where to look" block's files, then the map's files
@@ -40,6 +41,8 @@ from pathlib import Path
 
 from bench.localize_bm25 import bm25_ranking
 from bench.localize_data import TREES, Instance, load, materialise
+
+from cairn.settings import Settings
 
 MODEL = "openai/gpt-4.1"
 DEFAULT_BUDGETS = (1024, 4096, 8192)
@@ -74,18 +77,22 @@ class Outcome:
 
 @contextmanager
 def map_budget(tokens: int | None) -> Iterator[None]:
-    """The repository map's budget forced to `tokens` (None: the default) for a build."""
-    from cairn.context.sources import repomap
+    """Builds with `repo_map_tokens = tokens` (None: the workspace's own settings)."""
+    from cairn.commands import context_dry_run
 
     if tokens is None:
         yield
         return
-    saved = repomap.REPOMAP_MAX_TOKENS
-    repomap.REPOMAP_MAX_TOKENS = tokens
+    load = context_dry_run.load_settings
+
+    def with_budget(workspace: Path) -> Settings:
+        return load(workspace).model_copy(update={"repo_map_tokens": tokens})
+
+    context_dry_run.load_settings = with_budget
     try:
         yield
     finally:
-        repomap.REPOMAP_MAX_TOKENS = saved
+        context_dry_run.load_settings = load
 
 
 def map_files(text: str) -> list[str]:

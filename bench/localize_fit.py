@@ -26,10 +26,9 @@ from cairn.repomap.where import DEFAULT_WEIGHTS, WhereWeights
 
 TOP_K = (1, 5, 10)
 GRID = {
-    "path": (1.5, 3.0, 6.0),
-    "defines": (0.5, 1.0, 2.0, 3.0),
+    "defines": (1.0, 2.0, 3.0),
     "lexical": (0.5, 1.0, 2.0),
-    "prior": (0.0, 0.3, 1.0),
+    "prior": (0.3, 1.0, 2.0),
 }
 
 

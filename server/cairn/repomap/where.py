@@ -44,13 +44,13 @@ class WhereWeights:
     last_frame: float = 1.0
     """Extra for the last traceback frame (where the error was raised), as a share of a
     path mention."""
-    defines: float = 2.0
+    defines: float = 1.0
     """For the message's identifiers the file defines (IDF-weighted, best file = 1)."""
     plain_word: float = 0.1
     """A defined name mentioned only as a plain word counts this share of a code one."""
     stem: float = 1.0
     """For a file whose name (without extension) is an identifier of the message."""
-    lexical: float = 1.0
+    lexical: float = 2.0
     """For the BM25 score (best file = 1)."""
     prior: float = 0.3
     """For the PageRank prior (best file = 1)."""

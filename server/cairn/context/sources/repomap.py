@@ -32,7 +32,11 @@ from cairn.compaction.ledger import files_changed, files_read
 from cairn.context.blocks import Candidate, Count, make_block, section
 from cairn.context.priorities import (
     PRIORITY_REPOMAP,
+    REPOMAP_CACHED_TOKENS,
+    REPOMAP_LARGE_WINDOW,
     REPOMAP_MAX_TOKENS,
+    REPOMAP_MID_TOKENS,
+    REPOMAP_MID_WINDOW,
     REPOMAP_MIN_TOKENS,
     REPOMAP_SHARE,
 )
@@ -51,6 +55,7 @@ WHERE_SHARE = 0.3
 """The block's most of the map's budget; the map gets the rest."""
 COVERED_REASON = "not needed: the session has read {read} of the map's {total} files"
 SMALL_REASON = "left out: the input budget leaves under {min} tokens for a map"
+BUDGET_REASON = "map budget {tokens} tokens ({why})"
 
 
 class RepoMapRenderer(Protocol):
@@ -100,9 +105,23 @@ def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
     return len(set(mapped) & set(seen)) / len(mapped)
 
 
-def repomap_budget(available: int, covered: float) -> int:
+def map_cap(window: int, setting: int | None = None) -> tuple[int, str]:
+    """The map's cap for a window and the `repo_map_tokens` setting (which wins), with
+    why. A window of REPOMAP_LARGE_WINDOW or more is taken to be a hosted model's, whose
+    provider caches the preamble (the context layer does not know the provider's price:
+    `repo_map_tokens` sets the cap for a large uncached one)."""
+    if setting is not None:
+        return setting, f"repo_map_tokens = {setting}"
+    if window >= REPOMAP_LARGE_WINDOW:
+        return REPOMAP_CACHED_TOKENS, f"a {window // 1000}k window, prompt-cached"
+    if window >= REPOMAP_MID_WINDOW:
+        return REPOMAP_MID_TOKENS, f"a {window // 1000}k window"
+    return REPOMAP_MAX_TOKENS, f"a {window // 1000}k window"
+
+
+def repomap_budget(available: int, covered: float, cap: int = REPOMAP_MAX_TOKENS) -> int:
     """The map's tokens for this preamble (see the module docstring); 0: no map."""
-    cap = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE))
+    cap = int(min(cap, available * REPOMAP_SHARE))
     budget = int(cap * (1.0 - covered))
     # A small window's whole cap may be under the minimum: only a shrunk map is left out.
     return budget if budget > 0 and budget >= min(REPOMAP_MIN_TOKENS, cap) else 0
@@ -158,13 +177,14 @@ def repomap_candidates(
     count: Count,
     available: int,
     message: str = "",
+    cap: tuple[int, str] = (REPOMAP_MAX_TOKENS, "the default"),
 ) -> tuple[Candidate, ...]:
     """The where-to-look block and the map in its order, within the map's budget now, or
     one excluded block saying why there is none."""
     mapped = renderer.mapped_files()
     seen = session_files(history)
     covered = covered_share(mapped, seen)
-    budget = repomap_budget(available, covered)
+    budget = repomap_budget(available, covered, cap[0])
     if budget == 0:
         read = len(set(mapped) & seen)
         reason = (
@@ -174,13 +194,16 @@ def repomap_candidates(
         )
         return (_left_out(reason, count),)
     out: list[Candidate] = []
+    budget_total = budget
     if isinstance(renderer, WhereRanker) and message.strip():
         where, text = _where_and_map(renderer, files, mentioned, count, budget, message)
         out += where
     else:
         text = renderer.render(list(files), mentioned, budget, count)
     if text.strip():
-        out.append(
-            section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF)
+        block = section(
+            "repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF
         )
+        block.block.reason = BUDGET_REASON.format(tokens=budget_total, why=cap[1])
+        out.append(block)
     return tuple(out)
