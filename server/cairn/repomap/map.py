@@ -291,6 +291,21 @@ class RepoMap:
         finally:
             self._index.close()
 
+    def symbol_lines(self, rel: str, names: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(name, first line, last line) of each definition of `names` in `rel`, in file
+        order (parsing what it needs)."""
+        current = self._current(rel)
+        if current is None:
+            return []
+        wanted = frozenset(names) & frozenset(current.names)
+        if not wanted:
+            return []
+        try:
+            records = self._with_definitions(rel, wanted).shown_definitions(wanted)
+        finally:
+            self._index.close()
+        return sorted({(r[0], r[1], r[2]) for r in records if r[0] in wanted}, key=lambda r: r[1])
+
     def _symbol_at(self, rel: str, line: int) -> str | None:
         """The innermost definition of `rel` holding `line` (parsing the file's parts)."""
         current = self._current(rel)
