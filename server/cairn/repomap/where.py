@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from cairn.code.languages import language_for_path
@@ -71,6 +72,10 @@ class WhereWeights:
 
 DEFAULT_WEIGHTS = WhereWeights()
 WHERE_TITLE = "Where to look (the files most likely to need the change, best first)"
+DETAILED = 40
+"""Files, best first, given their symbols and reason (the rest only a score: no block, map
+order or search shows that many)."""
+ROLE_CACHE_SIZE = 65_536
 MAX_SYMBOLS = 3
 """Best symbols shown per file."""
 MAX_REASON_WORDS = 4
@@ -341,6 +346,7 @@ _VENDORED_DIRS = frozenset({"vendor", "vendored", "_vendor", "third_party", "nod
 _GENERATED = re.compile(r"(_pb2(_grpc)?\.py|\.min\.js|\.generated\.\w+|_generated\.\w+)$")
 
 
+@lru_cache(maxsize=ROLE_CACHE_SIZE)
 def role_of(rel: str) -> str:
     """The file's role: test, fixture, docs, example, vendored, generated or source."""
     path = PurePosixPath(rel)
@@ -556,7 +562,7 @@ def rank_files(
     top_lexical = max((p.lexical for p in parts.values()), default=0.0) or 1.0
     top_prior = max(prior.values(), default=0.0) or 1.0
     in_play_set = set(in_play)
-    out: list[RankedFile] = []
+    scored: list[tuple[float, str]] = []
     for rel in sorted(set(parts) | in_play_set):
         if rel not in facts:
             continue
@@ -571,10 +577,16 @@ def rank_files(
         )
         if not p.named:
             score *= weights.role_factors.get(role_of(rel), 1.0)
-        if score <= 0.0:
-            continue
-        out.append(RankedFile(rel, score, _symbols(p, facts[rel]), _reason(p, rel in in_play_set)))
-    out.sort(key=lambda c: (-round(c.score, 9), c.rel))
+        if score > 0.0:
+            scored.append((-round(score, 9), rel))
+    scored.sort()
+    out: list[RankedFile] = []
+    for index, (negative, rel) in enumerate(scored):
+        if index < DETAILED:
+            p, in_play_now = part(rel), rel in in_play_set
+            out.append(RankedFile(rel, -negative, _symbols(p, facts[rel]), _reason(p, in_play_now)))
+        else:
+            out.append(RankedFile(rel, -negative, (), ""))
     return out
 
 
