@@ -28,6 +28,7 @@ export const SERVER_SETTING_KEYS = [
   'contextWindow',
   'maxOutputTokens',
   'safetyMargin',
+  'repoMapTokens',
   'compactionThreshold',
   'summaryKeepRecent',
   'pruneMinimum',

@@ -150,6 +150,10 @@ class Settings(BaseModel):
     """Tokens reserved for the model's reply."""
     safety_margin: int = Field(default=DEFAULT_SAFETY_MARGIN, ge=0)
     """Tokens kept free to absorb tokenizer differences."""
+    repo_map_tokens: int | None = Field(default=None, gt=0)
+    """Tokens for the first call's "Where to look" block and repository map together; empty
+    means they follow the window (1k under a 64k window, 2k under 128k, 8k from 128k: a
+    hosted model whose provider caches the preamble)."""
     compaction_threshold: float | None = Field(default=None, gt=0, le=1)
     """Fraction of the available input at which compaction starts (empty: 0.7, or 0.55 with
     a provider that caches no prompt prefix)."""

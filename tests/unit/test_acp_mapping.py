@@ -66,6 +66,7 @@ def test_every_cairn_tool_has_its_kind_and_unknown_tools_are_other() -> None:
         "diagnostics": "read",
         "glob": "search",
         "grep": "search",
+        "find_code": "search",
         "edit_file": "edit",
         "run_command": "execute",
         "goal": "think",

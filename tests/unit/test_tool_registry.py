@@ -38,6 +38,7 @@ DESIGN_TOOLS = {
     "list_dir": (set(), {"path"}),
     "glob": ({"pattern"}, set()),
     "grep": ({"pattern"}, {"path", "glob"}),
+    "find_code": ({"query"}, {"limit"}),
     "edit_file": ({"path", "new"}, {"old"}),
     "run_command": ({"command"}, {"timeout_s"}),
     "diagnostics": (set(), {"path"}),

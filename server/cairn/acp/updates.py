@@ -50,6 +50,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "diagnostics": "read",
     "glob": "search",
     "grep": "search",
+    "find_code": "search",
     "edit_file": "edit",
     "run_command": "execute",
     "goal": "think",

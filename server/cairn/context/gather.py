@@ -38,7 +38,7 @@ from cairn.context.sources.diagnostics import diagnostics_candidates
 from cairn.context.sources.diff import diff_candidates, own_edit_hashes
 from cairn.context.sources.mode import mode_candidate
 from cairn.context.sources.profile import profile_candidate
-from cairn.context.sources.repomap import RepoMapRenderer, repomap_candidates
+from cairn.context.sources.repomap import RepoMapRenderer, map_cap, repomap_candidates
 from cairn.context.sources.system import system_candidate
 from cairn.context.tool_schemas import ToolLine, schema_text
 from cairn.errors import PathRefusedError
@@ -264,15 +264,28 @@ def _buffer_views(
 
 
 def _repomap(
-    parts: Collaborators, request: GatherRequest, files: list[Path], count: Count, available: int
+    parts: Collaborators,
+    request: GatherRequest,
+    files: list[Path],
+    count: Count,
+    available: int,
+    window: int,
 ) -> tuple[Candidate, ...]:
     """The map ranked for `files`, within its budget (`cairn.context.sources.repomap`)."""
     if parts.repomap is None:
         return ()
     mentioned = mentioned_words(request.user_message)
+    cap = map_cap(window, parts.settings.repo_map_tokens)
     try:
         return repomap_candidates(
-            parts.repomap, files, mentioned, request.history, count, available
+            parts.repomap,
+            files,
+            mentioned,
+            request.history,
+            count,
+            available,
+            request.user_message,
+            cap,
         )
     except Exception as error:  # an optional collaborator must not fail the call
         return (failed_candidate("repomap", PRIORITY_REPOMAP, "repomap", error, count),)
@@ -327,7 +340,11 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         system=(system_candidate(count), mode_candidate(request.mode, count)),
         rules=_rules(workspace, files, count),
         profile=_profile(parts, count) if with_preamble else (),
-        repomap=(_repomap(parts, request, files, count, available) if with_preamble else ()),
+        repomap=(
+            _repomap(parts, request, files, count, available, budget.context_window)
+            if with_preamble
+            else ()
+        ),
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
         diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),

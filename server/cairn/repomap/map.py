@@ -30,8 +30,18 @@ from cairn.repomap.rank import Ranking, rank_definitions
 from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
 from cairn.repomap.tags import FileTags, complete_text, scan_text
+from cairn.repomap.where import (
+    DEFAULT_WEIGHTS,
+    FileFacts,
+    Lexicon,
+    RankedFile,
+    WhereWeights,
+    rank_files,
+)
 
 RANK_CACHE_SIZE = 8
+ORDERED_NAMES_PER_FILE = 8
+"""Definitions a where-to-look file shows first in the map (its others follow the ranking)."""
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
 
 
@@ -79,6 +89,9 @@ class RepoMap:
         error), kept so that the next whole parse after an edit is incremental."""
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
+        self._lexicon: Lexicon | None = None
+        """The where-to-look BM25 index of the current tags (rebuilt after a change of
+        a file's names or uses)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -144,6 +157,7 @@ class RepoMap:
         if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
             return
         self._ranks.clear()
+        self._lexicon = None
         if self._graph is not None and (
             old is None or new is None or not self._graph.update_file(rel, new)
         ):
@@ -255,27 +269,108 @@ class RepoMap:
     def _in_play(self, files_in_play: Iterable[Path]) -> frozenset[str]:
         return frozenset(rel for path in files_in_play if (rel := self._relative(path)) is not None)
 
+    def where_to_look(
+        self,
+        files_in_play: Iterable[Path],
+        message: str,
+        weights: WhereWeights = DEFAULT_WEIGHTS,
+    ) -> list[RankedFile]:
+        """The workspace's files ranked for `message` (`repomap_where`), best first; the
+        map's PageRank for these files in play is the structural prior."""
+        in_play = self._in_play(files_in_play)
+        try:
+            self._refresh()
+            tags = self._tags()
+            facts = {rel: FileFacts(t.names, t.references) for rel, t in tags.items()}
+            if self._lexicon is None:
+                self._lexicon = Lexicon(facts)
+            prior = self._ranked(in_play, frozenset()).file_rank()
+            return rank_files(
+                facts, message, prior, in_play, self._symbol_at, weights, self._lexicon
+            )
+        finally:
+            self._index.close()
+
+    def symbol_lines(self, rel: str, names: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(name, first line, last line) of each definition of `names` in `rel`, in file
+        order (parsing what it needs)."""
+        current = self._current(rel)
+        if current is None:
+            return []
+        wanted = frozenset(names) & frozenset(current.names)
+        if not wanted:
+            return []
+        try:
+            records = self._with_definitions(rel, wanted).shown_definitions(wanted)
+        finally:
+            self._index.close()
+        return sorted({(r[0], r[1], r[2]) for r in records if r[0] in wanted}, key=lambda r: r[1])
+
+    def _symbol_at(self, rel: str, line: int) -> str | None:
+        """The innermost definition of `rel` holding `line` (parsing the file's parts)."""
+        current = self._current(rel)
+        if current is None or not current.names:
+            return None
+        names = frozenset(current.names)
+        records = self._with_definitions(rel, names).shown_definitions(names)
+        holding = [r for r in records if r[1] <= line <= r[2]]
+        if not holding:
+            return None
+        return max(holding, key=lambda r: (r[1], -r[2]))[0]
+
     def render(
         self,
         files_in_play: Iterable[Path],
         mentioned: set[str],
         max_tokens: int,
         count: Callable[[str], int],
+        order: Sequence[tuple[str, Sequence[str]]] = (),
     ) -> str:
-        """The map for these files in play and mentioned identifiers, within `max_tokens`."""
+        """The map for these files in play and mentioned identifiers, within `max_tokens`;
+        the files of `order` (a where-to-look ranking: file, best symbols) come first, in
+        that order."""
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
             ranking = self._ranked(in_play, frozenset(mentioned))
-            text, size = fit(ranking.used, self._block, max_tokens, count, self._prepare)
-            if size == len(ranking.used):
-                everything = ranking.used + ranking.unused()
+            used = self._ordered(ranking.used, order, in_play) if order else ranking.used
+            text, size = fit(used, self._block, max_tokens, count, self._prepare)
+            if size == len(used):
+                shown = set(used)
+                everything = used + [p for p in ranking.unused() if p not in shown]
                 text, size = fit(everything, self._block, max_tokens, count, self._prepare)
         finally:
             self._index.close()
         if self._index.dirty:
             self._index.save()
         return text
+
+    def _ordered(
+        self,
+        used: list[tuple[str, str]],
+        order: Sequence[tuple[str, Sequence[str]]],
+        in_play: frozenset[str],
+    ) -> list[tuple[str, str]]:
+        """The ranked definitions with those of `order`'s files first, in `order`: each
+        such file's best symbols, then its used definitions in rank order (at most
+        ORDERED_NAMES_PER_FILE in all)."""
+        position = {rel: i for i, (rel, _) in enumerate(order) if rel not in in_play}
+        best = {rel: list(symbols) for rel, symbols in order if rel in position}
+        first: dict[str, list[tuple[str, str]]] = {rel: [] for rel in position}
+        rest: list[tuple[str, str]] = []
+        for pair in used:
+            (first[pair[0]] if pair[0] in position else rest).append(pair)
+        tags = self._tags()
+        out: list[tuple[str, str]] = []
+        for rel in sorted(position, key=position.__getitem__):
+            names = set(tags[rel].names) if rel in tags else set()
+            chosen = [n for n in best[rel] if n in names]
+            chosen += [n for _, n in first[rel] if n not in chosen]
+            if not chosen:
+                chosen = sorted(names)
+            out += [(rel, n) for n in chosen[:ORDERED_NAMES_PER_FILE]]
+            rest += [(rel, n) for _, n in first[rel] if n not in chosen[:ORDERED_NAMES_PER_FILE]]
+        return out + rest
 
     def _prepare(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Parse, in one batch, what the outlines of these (file, name) pairs need."""

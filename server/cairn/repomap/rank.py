@@ -94,6 +94,10 @@ class Ranking:
             map(graph.pair_labels().__getitem__, order.tolist())
         )
 
+    def file_rank(self) -> dict[str, float]:
+        """Each file's PageRank (its share of the total rank)."""
+        return dict(zip(self._graph.files, self._rank.tolist(), strict=True))
+
     def unused(self) -> list[tuple[str, str]]:
         """Definitions nobody uses, by their file's rank (then path), in name order."""
         if self._unused is None:

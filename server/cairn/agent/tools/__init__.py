@@ -14,6 +14,7 @@ from cairn.agent.tools.base import (
 from cairn.agent.tools.diagnostics import Diagnostics
 from cairn.agent.tools.edit_file import EditFile
 from cairn.agent.tools.explore import Explore
+from cairn.agent.tools.find_code import FindCode
 from cairn.agent.tools.glob_files import Glob
 from cairn.agent.tools.goal import Goal
 from cairn.agent.tools.grep import Grep
@@ -35,6 +36,7 @@ def default_registry() -> ToolRegistry:
             ListDir(),
             Glob(),
             Grep(),
+            FindCode(),
             Diagnostics(),
             EditFile(),
             RunCommand(),

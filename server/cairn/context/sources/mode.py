@@ -13,7 +13,7 @@ from cairn.context.priorities import PRIORITY_MODE
 from cairn.errors import InvalidRequestError
 from cairn.settings import Mode
 
-READ_TOOLS: Final = ["read_file", "list_dir", "glob", "grep", "diagnostics"]
+READ_TOOLS: Final = ["read_file", "list_dir", "glob", "grep", "find_code", "diagnostics"]
 PLAN_TOOLS: Final = ["goal", "explore"]
 WRITE_TOOLS: Final = ["edit_file", "run_command"]
 

@@ -13,6 +13,10 @@ files, and it rides on every call until the preamble is next recomputed
   edited (`covered_share`: the model has seen them itself), and left out
   with a manifest line saying why once less than `REPOMAP_MIN_TOKENS` (or
   than the whole cap, in a window too small for that) would remain.
+With a user message, the map is led by a "Where to look" block: the files
+ranked for the message (`cairn.repomap.where`), each with its best symbols and
+a one-line reason, within WHERE_SHARE of the budget (its manifest line names
+the first reasons); the map then shows those files first, in that order.
 The budget is computed where the preamble is — at a turn's first call and
 after a compaction, never mid-turn (the preamble is frozen for the rest of
 the turn) — so a smaller map never breaks the cached prefix on its own.
@@ -22,22 +26,36 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from cairn.compaction.ledger import files_changed, files_read
 from cairn.context.blocks import Candidate, Count, make_block, section
 from cairn.context.priorities import (
     PRIORITY_REPOMAP,
+    REPOMAP_CACHED_TOKENS,
+    REPOMAP_LARGE_WINDOW,
     REPOMAP_MAX_TOKENS,
+    REPOMAP_MID_TOKENS,
+    REPOMAP_MID_WINDOW,
     REPOMAP_MIN_TOKENS,
     REPOMAP_SHARE,
 )
 from cairn.models.messages import Message
+from cairn.repomap.where import WHERE_TITLE, RankedFile, render_where
 
 REPOMAP_TITLE = "Repository map (outlines of related definitions)"
 REPOMAP_REF = "repomap"
+WHERE_REF = "where-to-look"
+WHERE_MAX_FILES = 10
+"""Files in the "Where to look" block (fewer when its share of the map's budget is less)."""
+WHERE_REASONS = 3
+"""Files whose reasons the manifest line of the block names."""
+WHERE_REASON = "where to look: "
+WHERE_SHARE = 0.3
+"""The block's most of the map's budget; the map gets the rest."""
 COVERED_REASON = "not needed: the session has read {read} of the map's {total} files"
 SMALL_REASON = "left out: the input budget leaves under {min} tokens for a map"
+BUDGET_REASON = "map budget {tokens} tokens ({why})"
 
 
 class RepoMapRenderer(Protocol):
@@ -56,6 +74,23 @@ class RepoMapRenderer(Protocol):
         ...
 
 
+@runtime_checkable
+class WhereRanker(Protocol):
+    """A map that also ranks files for a message (`RepoMap.where_to_look`) and renders
+    itself in that order."""
+
+    def where_to_look(self, files_in_play: list[Path], message: str) -> list[RankedFile]: ...
+
+    def render(
+        self,
+        files_in_play: list[Path],
+        mentioned: set[str],
+        max_tokens: int,
+        count: Callable[[str], int],
+        order: Sequence[tuple[str, Sequence[str]]] = (),
+    ) -> str: ...
+
+
 def session_files(messages: Iterable[Message]) -> set[str]:
     """Workspace-relative paths the session has read or edited (every recorded message,
     folded or summarised or not: the ledger's records)."""
@@ -70,9 +105,23 @@ def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
     return len(set(mapped) & set(seen)) / len(mapped)
 
 
-def repomap_budget(available: int, covered: float) -> int:
+def map_cap(window: int, setting: int | None = None) -> tuple[int, str]:
+    """The map's cap for a window and the `repo_map_tokens` setting (which wins), with
+    why. A window of REPOMAP_LARGE_WINDOW or more is taken to be a hosted model's, whose
+    provider caches the preamble (the context layer does not know the provider's price:
+    `repo_map_tokens` sets the cap for a large uncached one)."""
+    if setting is not None:
+        return setting, f"repo_map_tokens = {setting}"
+    if window >= REPOMAP_LARGE_WINDOW:
+        return REPOMAP_CACHED_TOKENS, f"a {window // 1000}k window, prompt-cached"
+    if window >= REPOMAP_MID_WINDOW:
+        return REPOMAP_MID_TOKENS, f"a {window // 1000}k window"
+    return REPOMAP_MAX_TOKENS, f"a {window // 1000}k window"
+
+
+def repomap_budget(available: int, covered: float, cap: int = REPOMAP_MAX_TOKENS) -> int:
     """The map's tokens for this preamble (see the module docstring); 0: no map."""
-    cap = int(min(REPOMAP_MAX_TOKENS, available * REPOMAP_SHARE))
+    cap = int(min(cap, available * REPOMAP_SHARE))
     budget = int(cap * (1.0 - covered))
     # A small window's whole cap may be under the minimum: only a shrunk map is left out.
     return budget if budget > 0 and budget >= min(REPOMAP_MIN_TOKENS, cap) else 0
@@ -84,6 +133,42 @@ def _left_out(reason: str, count: Count) -> Candidate:
     return Candidate(block=block, body="")
 
 
+def where_block(ranked: Sequence[RankedFile], budget: int, count: Count) -> str:
+    """The "Where to look" lines: the best files (at most WHERE_MAX_FILES) that fit
+    `budget` tokens, whole lines only."""
+    chosen: list[RankedFile] = []
+    for candidate in ranked[:WHERE_MAX_FILES]:
+        if count(render_where([*chosen, candidate])) > budget:
+            break
+        chosen.append(candidate)
+    return render_where(chosen)
+
+
+def _where_and_map(
+    ranker: WhereRanker,
+    files: Sequence[Path],
+    mentioned: set[str],
+    count: Count,
+    budget: int,
+    message: str,
+) -> tuple[list[Candidate], str]:
+    """The "Where to look" block (none when nothing ranks) and the map in its order,
+    within `budget` together."""
+    ranked = ranker.where_to_look(list(files), message)
+    where = where_block(ranked, int(budget * WHERE_SHARE), count)
+    out: list[Candidate] = []
+    if where:
+        block = section("repomap", PRIORITY_REPOMAP, WHERE_TITLE, where, count=count, ref=WHERE_REF)
+        shown = ranked[: where.count("\n")]
+        block.block.reason = WHERE_REASON + "; ".join(
+            f"{c.rel} ({c.reason})" for c in shown[:WHERE_REASONS]
+        )
+        out.append(block)
+        budget -= count(where)
+    order = [(c.rel, c.symbols) for c in ranked]
+    return out, ranker.render(list(files), mentioned, budget, count, order)
+
+
 def repomap_candidates(
     renderer: RepoMapRenderer,
     files: Sequence[Path],
@@ -91,12 +176,15 @@ def repomap_candidates(
     history: Sequence[Message],
     count: Count,
     available: int,
+    message: str = "",
+    cap: tuple[int, str] = (REPOMAP_MAX_TOKENS, "the default"),
 ) -> tuple[Candidate, ...]:
-    """The map for its budget now, or one excluded block saying why there is none."""
+    """The where-to-look block and the map in its order, within the map's budget now, or
+    one excluded block saying why there is none."""
     mapped = renderer.mapped_files()
     seen = session_files(history)
     covered = covered_share(mapped, seen)
-    budget = repomap_budget(available, covered)
+    budget = repomap_budget(available, covered, cap[0])
     if budget == 0:
         read = len(set(mapped) & seen)
         reason = (
@@ -105,9 +193,17 @@ def repomap_candidates(
             else SMALL_REASON.format(min=REPOMAP_MIN_TOKENS)
         )
         return (_left_out(reason, count),)
-    text = renderer.render(list(files), mentioned, budget, count)
-    if not text.strip():
-        return ()
-    return (
-        section("repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF),
-    )
+    out: list[Candidate] = []
+    budget_total = budget
+    if isinstance(renderer, WhereRanker) and message.strip():
+        where, text = _where_and_map(renderer, files, mentioned, count, budget, message)
+        out += where
+    else:
+        text = renderer.render(list(files), mentioned, budget, count)
+    if text.strip():
+        block = section(
+            "repomap", PRIORITY_REPOMAP, REPOMAP_TITLE, text, count=count, ref=REPOMAP_REF
+        )
+        block.block.reason = BUDGET_REASON.format(tokens=budget_total, why=cap[1])
+        out.append(block)
+    return tuple(out)

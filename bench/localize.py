@@ -1,0 +1,266 @@
+"""Does the first call point at the code that has to change? Measured on real issues.
+
+Usage:
+    .venv/bin/python -m bench.localize [--only ID ...] [--budgets 1024,4096,8192]
+        [--repos marshmallow,...] [--label NAME]
+
+For each instance of `bench/data/localize.jsonl` (`bench/localize_data.py`:
+issue text, repository, base commit, the files the fix edited) the tree at
+its base commit is materialised once under `bench/.work/localize/<id>`
+(instances whose tree cannot be had are listed, never silently dropped), and
+Cairn's first-call context is built in-process exactly as
+`cairn context --json --model openai/gpt-4.1 --message "<issue text>"`
+builds it (`build_dry_run`, no file open): at the default map budget (which
+follows the model's window) and with `repo_map_tokens` set to each of
+`--budgets`. Per build it records whether
+an edited file appears in the context (the text of an included block other
+than the user's own message) and the rank of the first edited file in the
+where-to-look order (the "Where to look" block's files, then the map's files
+in map order; the map alone when there is no such block). A BM25 ranking of
+the tree's source files by the issue text (`bench/localize_bm25.py`) is the
+baseline. Aider's map is not measured here (see `bench/README.md`).
+
+Prints the share of instances with an edited file in the first-call context
+(default / each budget), Acc@1/5/10 of the where-to-look order and of BM25,
+per repository and overall, the median build time (cold: the first build of
+a tree, index included; warm: the later ones), and the five worst instances
+with what was shown first instead. Each run's figures are appended as one
+JSON line by `append_result` (to `bench/.work/localize-results.jsonl`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.localize_bm25 import bm25_ranking
+from bench.localize_data import TREES, Instance, load, materialise
+from cairn.settings import Settings
+
+MODEL = "openai/gpt-4.1"
+DEFAULT_BUDGETS = (1024, 4096, 8192)
+TOP_K = (1, 5, 10)
+WORST = 5
+RESULTS = TREES.parent / "localize-results.jsonl"
+WHERE_REF = "where-to-look"
+MAP_REF = "repomap"
+FILE_SUFFIX = ":"
+
+
+@dataclass
+class Outcome:
+    """What one instance's first calls showed."""
+
+    instance: Instance
+    shown: dict[str, bool] = field(default_factory=dict)
+    """Budget label ("default", "1024", ...) → an edited file is in the context."""
+    order: list[str] = field(default_factory=list)
+    """The where-to-look order at the default budget."""
+    bm25: list[str] = field(default_factory=list)
+    cold: float = 0.0
+    warm: list[float] = field(default_factory=list)
+
+    def rank(self, order: Sequence[str]) -> int | None:
+        """1-based rank of the first edited file in `order` (None: absent)."""
+        for index, rel in enumerate(order, start=1):
+            if rel in self.instance.gold:
+                return index
+        return None
+
+
+@contextmanager
+def map_budget(tokens: int | None) -> Iterator[None]:
+    """Builds with `repo_map_tokens = tokens` (None: the workspace's own settings)."""
+    from cairn.commands import context_dry_run
+
+    if tokens is None:
+        yield
+        return
+    load = context_dry_run.load_settings
+
+    def with_budget(workspace: Path) -> Settings:
+        return load(workspace).model_copy(update={"repo_map_tokens": tokens})
+
+    context_dry_run.load_settings = with_budget
+    try:
+        yield
+    finally:
+        context_dry_run.load_settings = load
+
+
+def map_files(text: str) -> list[str]:
+    """The files of a map text, in map order (its unindented `path:` lines)."""
+    return [
+        line[: -len(FILE_SUFFIX)]
+        for line in text.splitlines()
+        if line.endswith(FILE_SUFFIX) and not line.startswith((" ", "\t"))
+    ]
+
+
+def where_files(text: str) -> list[str]:
+    """The files of a "Where to look" block, in its order (lines `N. path — reason`)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        head, dot, rest = line.partition(". ")
+        if dot and head.strip().isdigit():
+            out.append(rest.split(" ", 1)[0])
+    return out
+
+
+def first_call(tree: Path, message: str, tokens: int | None) -> tuple[str, list[str]]:
+    """(the context's text bar the user's message, the where-to-look order) of one build."""
+    from cairn.commands.context_dry_run import build_dry_run
+
+    with map_budget(tokens):
+        built = build_dry_run(tree, [], message, None, MODEL)
+    texts: list[str] = []
+    where: list[str] = []
+    mapped: list[str] = []
+    for block in built.blocks:
+        if not block.included or block.source == "user":
+            continue
+        texts.append(block.text)
+        if block.source == "repomap" and block.ref == WHERE_REF:
+            where = where_files(block.text)
+        elif block.source == "repomap" and block.ref == MAP_REF:
+            mapped = map_files(block.text)
+    order = where + [rel for rel in mapped if rel not in set(where)]
+    return "\n".join(texts), order
+
+
+def measure(instance: Instance, tree: Path, budgets: Sequence[int]) -> Outcome:
+    """Every build of one instance (the default budget first: its time is the cold one)."""
+    outcome = Outcome(instance)
+    for label, tokens in [("default", None), *((str(b), b) for b in budgets)]:
+        start = time.perf_counter()
+        text, order = first_call(tree, instance.text, tokens)
+        elapsed = time.perf_counter() - start
+        if label == "default":
+            outcome.cold, outcome.order = elapsed, order
+        else:
+            outcome.warm.append(elapsed)
+        outcome.shown[label] = any(rel in text for rel in instance.gold)
+    outcome.bm25 = bm25_ranking(tree, instance.text)
+    return outcome
+
+
+def share(values: Sequence[bool]) -> str:
+    return f"{100 * sum(values) / len(values):.1f}%" if values else "-"
+
+
+def accuracy(ranks: Sequence[int | None], k: int) -> float:
+    return sum(1 for r in ranks if r is not None and r <= k) / len(ranks) if ranks else 0.0
+
+
+def summary(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict[str, object]:
+    """The figures of a group of outcomes."""
+    ranks = [o.rank(o.order) for o in outcomes]
+    bm25 = [o.rank(o.bm25) for o in outcomes]
+    return {
+        "instances": len(outcomes),
+        "shown": {label: share([o.shown[label] for o in outcomes]) for label in labels},
+        "acc": {f"@{k}": round(100 * accuracy(ranks, k), 1) for k in TOP_K},
+        "bm25_acc": {f"@{k}": round(100 * accuracy(bm25, k), 1) for k in TOP_K},
+    }
+
+
+def render(outcomes: Sequence[Outcome], labels: Sequence[str], missing: dict[str, str]) -> str:
+    """The report (see the module docstring)."""
+    lines: list[str] = []
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault(o.instance.project, []).append(o)
+    header = ["repository", "n", *(f"shown {label}" for label in labels)]
+    header += [f"Acc@{k}" for k in TOP_K] + [f"BM25@{k}" for k in TOP_K]
+    lines.append(" | ".join(header))
+    for name, group in [*sorted(groups.items()), ("ALL", list(outcomes))]:
+        s = summary(group, labels)
+        shown = s["shown"]
+        acc = s["acc"]
+        bm = s["bm25_acc"]
+        assert isinstance(shown, dict) and isinstance(acc, dict) and isinstance(bm, dict)
+        row = [name, str(len(group)), *(shown[label] for label in labels)]
+        row += [f"{acc[f'@{k}']}%" for k in TOP_K] + [f"{bm[f'@{k}']}%" for k in TOP_K]
+        lines.append(" | ".join(row))
+    if outcomes:
+        cold = statistics.median(o.cold for o in outcomes)
+        warm = statistics.median(t for o in outcomes for t in o.warm) if labels[1:] else 0.0
+        lines.append(f"median build time: cold {cold:.2f} s (index included), warm {warm:.2f} s")
+    worst = sorted(outcomes, key=lambda o: (-(o.rank(o.order) or 10**6), o.instance.id))[:WORST]
+    lines.append("worst instances (rank of the edited file; what came first instead):")
+    for o in worst:
+        rank = o.rank(o.order)
+        instead = ", ".join(o.order[:3]) or "(nothing)"
+        lines.append(
+            f"  {o.instance.id}: gold {', '.join(o.instance.gold)} at "
+            f"{rank if rank is not None else 'absent'}; first: {instead}"
+        )
+    for instance_id, why in sorted(missing.items()):
+        lines.append(f"NOT MATERIALISED {instance_id}: {why}")
+    return "\n".join(lines)
+
+
+def append_result(record: dict[str, object], path: Path = RESULTS) -> None:
+    """Append one run's figures as a JSON line (the one place results are written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--only", nargs="*", default=[], help="instance ids to run")
+    parser.add_argument("--repos", default="", help="comma-separated repository names")
+    parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)))
+    parser.add_argument("--label", default="", help="a name for this run in the results file")
+    args = parser.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",") if b]
+    repos = {r for r in args.repos.split(",") if r}
+    instances = [
+        i
+        for i in load()
+        if (not args.only or i.id in args.only) and (not repos or i.project in repos)
+    ]
+    outcomes: list[Outcome] = []
+    missing: dict[str, str] = {}
+    for instance in instances:
+        tree = materialise(instance)
+        if isinstance(tree, str):
+            missing[instance.id] = tree
+            print(f"{instance.id}: not materialised: {tree}", flush=True)
+            continue
+        outcome = measure(instance, tree, budgets)
+        rank = outcome.rank(outcome.order)
+        print(
+            f"{instance.id}: rank {rank}, bm25 {outcome.rank(outcome.bm25)}, shown "
+            + " ".join(f"{k}={'y' if v else 'n'}" for k, v in outcome.shown.items())
+            + f", {outcome.cold:.1f} s",
+            flush=True,
+        )
+        outcomes.append(outcome)
+    labels = ["default", *map(str, budgets)]
+    print(render(outcomes, labels, missing))
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault(o.instance.project, []).append(o)
+    append_result(
+        {
+            "bench": "localize",
+            "label": args.label,
+            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "all": summary(outcomes, labels),
+            "repositories": {name: summary(g, labels) for name, g in sorted(groups.items())},
+            "not_materialised": missing,
+            "ranks": {o.instance.id: o.rank(o.order) for o in outcomes},
+        }
+    )
+
+
+if __name__ == "__main__":
+    main()
