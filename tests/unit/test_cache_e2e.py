@@ -178,7 +178,7 @@ def test_a_compaction_call_carries_the_sessions_prefix(
             "".join(f"part {index} line {n}: observation about the module\n" for n in range(90))
         )
     # The window leaves the prefix just room for the instruction (the built-in schemas count).
-    engine = engine_on(tmp_path, context_window=9_400, prune_minimum=100_000)
+    engine = engine_on(tmp_path, context_window=9_650, prune_minimum=100_000)
     narrative = json.dumps({"objective": "read every part", "confirmed_facts": ["FACT-31"]})
 
     reads = [Reply(tool_calls=[call("read_file", path=f"part{i}.txt")]) for i in range(6)]

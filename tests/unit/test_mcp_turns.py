@@ -24,6 +24,7 @@ BUILTIN_REFS = [
     "list_dir",
     "glob",
     "grep",
+    "find_code",
     "diagnostics",
     "edit_file",
     "run_command",
