@@ -245,3 +245,28 @@ def test_the_room_rule_catches_upward_imports() -> None:
     assert room_violations("contracts", ast.parse("from cairn.context import X\n")) == []
     assert agent_room("cairn.agent.sessions.session") == "sessions"
     assert agent_room("cairn.agent.nowhere") is None
+
+
+def _table_rows() -> list[list[str]]:
+    """The cells of every three-column table row of docs/ARCHITECTURE.md."""
+    doc = PACKAGE_ROOT.parents[1] / "docs" / "ARCHITECTURE.md"
+    rows = [line.split("|")[1:-1] for line in doc.read_text(encoding="utf-8").splitlines()]
+    return [[cell.strip() for cell in row] for row in rows if len(row) == 3]
+
+
+def test_the_layer_table_is_the_rule() -> None:
+    documented: dict[str, int] = {}
+    for layer, packages, _ in _table_rows():
+        if layer.isdigit():
+            for name in packages.replace("`", "").split(","):
+                documented[name.strip().rstrip("/")] = int(layer)
+    assert documented == LAYERS
+
+
+def test_the_room_table_is_the_rule() -> None:
+    documented: dict[str, int] = {}
+    for room, _, _ in _table_rows():
+        if room[:1].isdigit() and " " in room:
+            number, name = room.split(maxsplit=1)
+            documented[name.strip("`").rstrip("/")] = int(number)
+    assert documented == AGENT_ROOMS
