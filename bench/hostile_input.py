@@ -12,7 +12,7 @@ adds to the same build with a one-character input (the baseline, shown): per
 source, the largest size that adds at most `BUDGET_MS`, and the added time at
 each size.
 
-Run: `.venv/bin/python bench/hostile_input.py [--repeats N] [--max-kb K]`.
+Run: `.venv/bin/python -m bench.hostile_input [--repeats N] [--max-kb K] [--write]`.
 """
 
 from __future__ import annotations
@@ -20,20 +20,19 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "server"))
-
-from cairn.agent.read_only import ReadOnlyEngine  # noqa: E402
-from cairn.commands.context_dry_run import next_context  # noqa: E402
-from cairn.errors import BudgetError  # noqa: E402
-from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart  # noqa: E402
-from cairn.settings import Settings  # noqa: E402
-from cairn.trace import TraceStore  # noqa: E402
+from bench.harness.paths import ROOT
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
+from cairn.agent.read_only import ReadOnlyEngine
+from cairn.commands.context_dry_run import next_context
+from cairn.errors import BudgetError
+from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from cairn.settings import Settings
+from cairn.trace import TraceStore
 
 FIXTURE = ROOT / "tests" / "workspaces" / "context_small"
 BUDGET_MS = 100.0
@@ -99,11 +98,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-kb", type=int, default=4096)
+    parser.add_argument("--write", action="store_true", help="record the run in bench/history")
     args = parser.parse_args()
+    lines: list[str] = []
+    figures: list[Figure] = []
     build_ms(SOURCES[0], BASELINE_CHARS, 1)  # imports, grammars: not part of any build
-    print(f"## Hostile input (≤ {BUDGET_MS:.0f} ms added to a context build)\n")
-    print("| source | baseline build | largest line within budget | added ms by size |")
-    print("| --- | --- | --- | --- |")
+    lines.append(f"## Hostile input (≤ {BUDGET_MS:.0f} ms added to a context build)\n")
+    lines.append("| source | baseline build | largest line within budget | added ms by size |")
+    lines.append("| --- | --- | --- | --- |")
+    print("\n".join(lines), flush=True)
     for source in SOURCES:
         baseline, _ = build_ms(source, BASELINE_CHARS, args.repeats)
         size, largest, shown = START_BYTES, 0, []
@@ -116,7 +119,13 @@ def main() -> None:
                 largest = size
             size *= 2
         best = f"{largest // 1024} KB" if largest else f"< {START_BYTES // 1024} KB"
-        print(f"| {source} | {baseline:.0f} ms | {best} | {'; '.join(shown)} |")
+        row = f"| {source} | {baseline:.0f} ms | {best} | {'; '.join(shown)} |"
+        print(row, flush=True)
+        lines.append(row)
+        name = f"{source}: largest single line adding ≤ {BUDGET_MS:.0f} ms to a build"
+        figures.append(Figure(name, largest / 1024, "KB"))
+    if args.write:
+        record(this_run("hostile_input", figures, "\n".join(lines) + "\n"))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.harness.records import Figure
+from bench.harness.writer import record, this_run
 from bench.localize_bm25 import bm25_ranking
 from bench.localize_data import TREES, Instance, load, materialise
 from cairn.settings import Settings
@@ -219,6 +221,11 @@ def main() -> None:
     parser.add_argument("--repos", default="", help="comma-separated repository names")
     parser.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)))
     parser.add_argument("--label", default="", help="a name for this run in the results file")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="record a whole-set run in bench/history and RESULTS.md",
+    )
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",") if b]
     repos = {r for r in args.repos.split(",") if r}
@@ -249,17 +256,40 @@ def main() -> None:
     groups: dict[str, list[Outcome]] = {}
     for o in outcomes:
         groups.setdefault(o.instance.project, []).append(o)
-    append_result(
-        {
-            "bench": "localize",
-            "label": args.label,
-            "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "all": summary(outcomes, labels),
-            "repositories": {name: summary(g, labels) for name, g in sorted(groups.items())},
-            "not_materialised": missing,
-            "ranks": {o.instance.id: o.rank(o.order) for o in outcomes},
-        }
-    )
+    result: dict[str, object] = {
+        "bench": "localize",
+        "label": args.label,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "all": summary(outcomes, labels),
+        "repositories": {name: summary(g, labels) for name, g in sorted(groups.items())},
+        "not_materialised": missing,
+        "ranks": {o.instance.id: o.rank(o.order) for o in outcomes},
+    }
+    append_result(result)
+    if args.write and not args.only and not repos:
+        record(this_run("localize", figures(result), render(outcomes, labels, missing)))
+
+
+def figures(result: dict[str, object]) -> list[Figure]:
+    """The figures of a whole-set run for the results page (Acc@k against BM25's)."""
+    overall = result["all"]
+    assert isinstance(overall, dict)
+    acc, bm25, shown = overall["acc"], overall["bm25_acc"], overall["shown"]
+    found = [
+        Figure(
+            f"where to look Acc@{k} (higher is better)", acc[f"@{k}"], "%", bm25[f"@{k}"], "BM25"
+        )
+        for k in (1, 5, 10)
+    ]
+    found += [
+        Figure(
+            f"edited file in the first call's context, budget {label}",
+            float(share.rstrip("%")),
+            "%",
+        )
+        for label, share in shown.items()
+    ]
+    return found
 
 
 if __name__ == "__main__":
