@@ -169,6 +169,9 @@ async def test_a_result_in_the_reply_that_finished_a_goal_is_seen_by_the_next_ca
         engine.close()
 
 
+STALLING_WINDOW = 9_400
+
+
 def stalling_engine(root: Path, recorder: Recorder, answer_words: int) -> Engine:
     """A session whose second answer stays verbatim (recent) and whose first is covered,
     summarised by a model that writes far more than the covered part holds."""
@@ -179,7 +182,9 @@ def stalling_engine(root: Path, recorder: Recorder, answer_words: int) -> Engine
         root,
         [reply(answer), reply(recent), narrative(confirmed_facts=facts)],
         recorder,
-        **QUIET,
+        # QUIET's window plus find_code's schema: the summary's room (a share of the input
+        # room) must hold the model's long narrative, so that the narrative frees nothing.
+        **{**QUIET, "context_window": STALLING_WINDOW},
         summary_keep_recent=0.25,  # the second answer is what stays verbatim
     )
 
