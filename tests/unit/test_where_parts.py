@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 
-from cairn.repomap.where import (
-    definition_idf,
+from cairn.repomap.file_roles import role_of
+from cairn.repomap.lexicon import definition_idf
+from cairn.repomap.message_mentions import (
     looks_like_code,
     mentions_in,
     module_paths,
     query_words,
     resolve_path,
-    role_of,
     split_identifier,
 )
 

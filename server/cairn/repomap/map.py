@@ -25,19 +25,13 @@ from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
 from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
+from cairn.repomap.lexicon import FileFacts, Lexicon
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
 from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
 from cairn.repomap.tags import FileTags, complete_text, scan_text
-from cairn.repomap.where import (
-    DEFAULT_WEIGHTS,
-    FileFacts,
-    Lexicon,
-    RankedFile,
-    WhereWeights,
-    rank_files,
-)
+from cairn.repomap.where import DEFAULT_WEIGHTS, RankedFile, WhereWeights, rank_files
 
 RANK_CACHE_SIZE = 8
 ORDERED_NAMES_PER_FILE = 8

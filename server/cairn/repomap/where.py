@@ -23,14 +23,20 @@ bytes.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import PurePosixPath
 
-from cairn.code.languages import language_for_path
+from cairn.repomap.file_roles import role_of
+from cairn.repomap.lexicon import FileFacts, Lexicon, definition_idf
+from cairn.repomap.message_mentions import (
+    Mentions,
+    mentions_in,
+    module_paths,
+    resolve_path,
+    split_identifier,
+)
 
 # ---------------------------------------------------------------------------- settings
 
@@ -75,404 +81,16 @@ WHERE_TITLE = "Where to look (the files most likely to need the change, best fir
 DETAILED = 40
 """Files, best first, given their symbols and reason (the rest only a score: no block, map
 order or search shows that many)."""
-ROLE_CACHE_SIZE = 65_536
 MAX_SYMBOLS = 3
 """Best symbols shown per file."""
 MAX_REASON_WORDS = 4
 """Matched words named in a lexical reason."""
-BM25_K1 = 1.2
-BM25_B = 0.75
-DEFINED_REPEAT = 2
-"""A defined name's parts count this many times in a file's lexical document."""
-PATH_REPEAT = 3
-"""A path part counts this many times in a file's lexical document."""
-MIN_WORD = 3
-"""Shorter word parts are ignored by the lexical score."""
 DOTTED_SHARE = 0.5
 """A dotted name's module counts this share of a path mention."""
 DEFINES_CAP = 2.0
 """The most the specificity part adds, in units of one code name defined in one file."""
 MAX_STEM_FILES = 3
 """A mentioned name matching more file names than this names none of them."""
-MIN_IDENTIFIER = 3
-"""Shorter identifiers never count as mentioned."""
-
-# ---------------------------------------------------------------------------- mentions
-
-_PY_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)')
-_PATH = re.compile(
-    r"(?P<path>(?:[A-Za-z]:)?[\w.@~+-]*(?:[/\\][\w.@+-]+)*\.[A-Za-z][A-Za-z0-9]{0,4})"
-    r"(?:[:(](?P<line>\d+))?"
-)
-# `_PATH` is tried only inside one run of path characters at a time, and only in runs
-# that hold an extension and are no longer than a path can be: tried over a whole
-# paste, it rescans a long run from every position (a 1 MB blob took minutes).
-_PATH_RUN = re.compile(r"(?:[A-Za-z]:)?[\w.@~+/\\-]+(?:[:(]\d+)?")
-_EXTENSION = re.compile(r"\.[A-Za-z]")
-MAX_PATH_CHARS = 1024
-"""A run of path characters longer than this (a blob, a token) names no file."""
-_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BACKQUOTED = re.compile(r"(?<!`)`([^`\n]{1,80})`(?!`)")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b)|[A-Z]?[a-z]+|[A-Z]+|\d+")
-STOP_WORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "not",
-        "but",
-        "with",
-        "this",
-        "that",
-        "from",
-        "have",
-        "has",
-        "was",
-        "were",
-        "are",
-        "you",
-        "your",
-        "our",
-        "its",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "when",
-        "then",
-        "than",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "all",
-        "any",
-        "some",
-        "one",
-        "two",
-        "use",
-        "used",
-        "using",
-        "get",
-        "got",
-        "set",
-        "also",
-        "just",
-        "like",
-        "into",
-        "out",
-        "about",
-        "after",
-        "before",
-        "does",
-        "did",
-        "done",
-        "been",
-        "being",
-        "only",
-        "same",
-        "other",
-        "more",
-        "most",
-        "very",
-        "such",
-        "each",
-        "them",
-        "they",
-        "their",
-        "these",
-        "those",
-        "error",
-        "issue",
-        "bug",
-        "expected",
-        "behaviour",
-        "behavior",
-        "version",
-        "python",
-        "def",
-        "return",
-        "none",
-        "true",
-        "false",
-        "self",
-        "cls",
-        "class",
-        "import",
-        "file",
-        "line",
-    ]
-)
-
-
-@dataclass(frozen=True)
-class PathMention:
-    """A path (or path suffix) named in the message, with the line it names if any."""
-
-    path: str
-    line: int | None
-    frame: bool
-    """Part of a traceback or log line (a line number was given)."""
-
-
-@dataclass(frozen=True)
-class Mentions:
-    """What a message names: paths, dotted names and identifiers."""
-
-    paths: tuple[PathMention, ...]
-    dotted: tuple[str, ...]
-    identifiers: frozenset[str]
-    code: frozenset[str]
-    """The identifiers that read as code: in backquotes, dotted, snake_case, camelCase or
-    with digits (`L060`); the others may be plain words (`rules`, `fix`)."""
-    words: tuple[str, ...]
-    """The message's lexical words (split, lower-cased, stop words out), in order."""
-
-
-def _normal(path: str) -> str:
-    return path.replace("\\", "/").strip("./") if path else path
-
-
-def _paths_in(text: str) -> Iterator[re.Match[str]]:
-    """`_PATH`'s matches in a text, found in linear time: one scan for runs of path
-    characters, `_PATH` searched only inside the short runs that hold an extension."""
-    for run in _PATH_RUN.finditer(text):
-        start, end = run.span()
-        if end - start > MAX_PATH_CHARS or not _EXTENSION.search(text, start, end):
-            continue
-        yield from _PATH.finditer(text, start, end)
-
-
-def mentions_in(text: str) -> Mentions:
-    """The paths, traceback frames, dotted names and identifiers of a message."""
-    seen: set[tuple[str, int | None]] = set()
-    paths: list[PathMention] = []
-    for match in _PY_FRAME.finditer(text):
-        key = (_normal(match["path"]), int(match["line"]))
-        if key not in seen:
-            seen.add(key)
-            paths.append(PathMention(key[0], key[1], True))
-    for match in _paths_in(text):
-        raw = _normal(match["path"])
-        if language_for_path(raw) is None:
-            continue
-        line = int(match["line"]) if match["line"] else None
-        key = (raw, line)
-        if key in seen or (line is None and any(p.path == raw for p in paths)):
-            continue
-        seen.add(key)
-        paths.append(PathMention(raw, line, line is not None))
-    dotted = tuple(dict.fromkeys(m.group(0) for m in _DOTTED.finditer(text)))
-    identifiers = {w for w in _WORD.findall(text) if len(w) >= MIN_IDENTIFIER}
-    code = {w for w in identifiers if looks_like_code(w)}
-    for quoted in _BACKQUOTED.findall(text):
-        code.update(w for w in _WORD.findall(quoted) if len(w) >= MIN_IDENTIFIER)
-    for name in dotted:
-        parts = [part for part in name.split(".") if len(part) >= MIN_IDENTIFIER]
-        identifiers.update(parts)
-        code.update(parts)
-    return Mentions(
-        tuple(paths),
-        dotted,
-        frozenset(identifiers),
-        frozenset(code & identifiers),
-        tuple(query_words(text)),
-    )
-
-
-def looks_like_code(word: str) -> bool:
-    """Whether a word reads as an identifier rather than prose: snake_case, camelCase or
-    PascalCase with an inner capital, or letters with digits."""
-    inner = word.strip("_")
-    if "_" in inner or (word.startswith("_") and inner):
-        return True
-    if any(c.isupper() for c in inner[1:]) and any(c.islower() for c in inner):
-        return True
-    return any(c.isdigit() for c in inner) and any(c.isalpha() for c in inner)
-
-
-def split_identifier(name: str) -> list[str]:
-    """The lower-cased parts of an identifier: snake_case and camelCase split, digits apart
-    (`HTTPServer_error2` → http, server, error, 2)."""
-    parts: list[str] = []
-    for chunk in name.split("_"):
-        parts.extend(p.lower() for p in _CAMEL.findall(chunk))
-    return parts
-
-
-def query_words(text: str) -> list[str]:
-    """The lexical words of a text: identifier parts, lower-cased, without stop words."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        for part in split_identifier(word):
-            if len(part) >= MIN_WORD and part not in STOP_WORDS and not part.isdigit():
-                out.append(part)
-    return out
-
-
-def resolve_path(mention: str, files: Collection[str]) -> list[str]:
-    """The workspace files a mentioned path names: those sharing its longest path suffix
-    (at least the file name), best first by path. `…/site-packages/pkg/io/card.py` names
-    `src/pkg/io/card.py`."""
-    parts = [p for p in mention.split("/") if p and p not in (".", "..")]
-    if not parts:
-        return []
-    best: list[str] = []
-    best_len = 0
-    for rel in files:
-        rel_parts = rel.split("/")
-        common = 0
-        while (
-            common < len(parts)
-            and common < len(rel_parts)
-            and parts[-1 - common] == rel_parts[-1 - common]
-        ):
-            common += 1
-        if common == 0:
-            continue
-        if common > best_len:
-            best, best_len = [rel], common
-        elif common == best_len:
-            best.append(rel)
-    return sorted(best)
-
-
-def module_paths(dotted: str) -> list[str]:
-    """Path suffixes a dotted name may name: `a.b.C.m` → a/b/C/m.py, a/b/C.py, a/b.py,
-    and the same as packages (`…/__init__.py`); two parts at least."""
-    parts = dotted.split(".")
-    out: list[str] = []
-    for end in range(len(parts), 1, -1):
-        stem = "/".join(parts[:end])
-        out += [stem + ".py", stem + "/__init__.py"]
-    return out
-
-
-# ---------------------------------------------------------------------------- roles
-
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
-_FIXTURE_DIRS = frozenset({"fixtures", "fixture", "testdata", "test_data", "snapshots"})
-_DOC_DIRS = frozenset({"doc", "docs", "documentation", "site"})
-_EXAMPLE_DIRS = frozenset({"example", "examples", "demo", "demos", "samples", "sample"})
-_VENDORED_DIRS = frozenset({"vendor", "vendored", "_vendor", "third_party", "node_modules"})
-_GENERATED = re.compile(r"(_pb2(_grpc)?\.py|\.min\.js|\.generated\.\w+|_generated\.\w+)$")
-
-
-@lru_cache(maxsize=ROLE_CACHE_SIZE)
-def role_of(rel: str) -> str:
-    """The file's role: test, fixture, docs, example, vendored, generated or source."""
-    path = PurePosixPath(rel)
-    dirs = {part.lower() for part in path.parts[:-1]}
-    name = path.name.lower()
-    if dirs & _VENDORED_DIRS:
-        return "vendored"
-    if _GENERATED.search(name):
-        return "generated"
-    if dirs & _FIXTURE_DIRS:
-        return "fixture"
-    if (
-        dirs & _TEST_DIRS
-        or name.startswith("test_")
-        or path.stem.lower().endswith(("_test", ".test", ".spec"))
-        or name == "conftest.py"
-    ):
-        return "test"
-    if dirs & _DOC_DIRS:
-        return "docs"
-    if dirs & _EXAMPLE_DIRS:
-        return "example"
-    return "source"
-
-
-# ---------------------------------------------------------------------------- scores
-
-
-def definition_idf(definers: Mapping[str, int], total_files: int) -> Callable[[str], float]:
-    """The specificity of a defined name: log(1 + files / files defining it); 0 for a
-    name nothing defines."""
-
-    def idf(name: str) -> float:
-        count = definers.get(name, 0)
-        return math.log(1.0 + total_files / count) if count else 0.0
-
-    return idf
-
-
-@dataclass(frozen=True)
-class FileFacts:
-    """What the ranking knows of one file (from the map's tag scan)."""
-
-    names: tuple[str, ...]
-    """The names it defines."""
-    references: Mapping[str, int]
-    """The identifiers it uses, with their counts."""
-
-
-class Lexicon:
-    """BM25 over the files' lexical documents (path parts, defined names, used
-    identifiers, split into parts); built once per set of facts."""
-
-    def __init__(self, facts: Mapping[str, FileFacts]) -> None:
-        self.files = sorted(facts)
-        self._docs: list[Counter[str]] = []
-        frequency: Counter[str] = Counter()
-        for rel in self.files:
-            doc = lexical_document(rel, facts[rel])
-            self._docs.append(doc)
-            frequency.update(doc.keys())
-        self._frequency = frequency
-        lengths = [sum(d.values()) for d in self._docs]
-        self._lengths = lengths
-        self._average = (sum(lengths) / len(lengths)) if lengths else 0.0
-
-    def scores(self, words: Sequence[str]) -> dict[str, tuple[float, tuple[str, ...]]]:
-        """Each file with a positive score: (score, the query words it matched)."""
-        terms = sorted(set(words))
-        total = len(self.files)
-        idf = {
-            t: math.log(1.0 + (total - self._frequency[t] + 0.5) / (self._frequency[t] + 0.5))
-            for t in terms
-        }
-        out: dict[str, tuple[float, tuple[str, ...]]] = {}
-        for rel, doc, length in zip(self.files, self._docs, self._lengths, strict=True):
-            norm = (
-                BM25_K1 * (1.0 - BM25_B + BM25_B * length / self._average) if self._average else 0
-            )
-            score = 0.0
-            matched: list[tuple[float, str]] = []
-            for t in terms:
-                tf = doc.get(t, 0)
-                if tf:
-                    part = idf[t] * tf * (BM25_K1 + 1.0) / (tf + norm)
-                    score += part
-                    matched.append((-part, t))
-            if score > 0.0:
-                out[rel] = (score, tuple(t for _, t in sorted(matched)))
-        return out
-
-
-def lexical_document(rel: str, facts: FileFacts) -> Counter[str]:
-    """The word counts BM25 sees for one file."""
-    doc: Counter[str] = Counter()
-    stem = PurePosixPath(rel)
-    for part in [*stem.parts[:-1], stem.stem]:
-        for word in split_identifier(part):
-            if len(word) >= MIN_WORD:
-                doc[word] += PATH_REPEAT
-    for name in facts.names:
-        for word in split_identifier(name):
-            if len(word) >= MIN_WORD:
-                doc[word] += DEFINED_REPEAT
-    for name, uses in facts.references.items():
-        for word in split_identifier(name):
-            if len(word) >= MIN_WORD:
-                doc[word] += min(uses, 3)
-    return doc
 
 
 @dataclass(frozen=True)
@@ -515,10 +133,33 @@ def rank_files(
     mentions = mentions_in(message)
     files = sorted(facts)
     parts: dict[str, _Parts] = {}
+    _path_parts(parts, mentions, files, symbol_at, weights)
+    _stem_parts(parts, mentions, files)
+    _definition_parts(parts, mentions, facts, files, weights)
+    lexical = (lexicon or Lexicon(facts)).scores(mentions.words)
+    for rel, (score, words) in lexical.items():
+        p = parts.setdefault(rel, _Parts())
+        p.lexical, p.words = score, words
+    in_play_set = set(in_play)
+    out: list[RankedFile] = []
+    for index, (negative, rel) in enumerate(_scored(parts, facts, prior, in_play_set, weights)):
+        if index < DETAILED:
+            p, in_play_now = parts.setdefault(rel, _Parts()), rel in in_play_set
+            out.append(RankedFile(rel, -negative, _symbols(p, facts[rel]), _reason(p, in_play_now)))
+        else:
+            out.append(RankedFile(rel, -negative, (), ""))
+    return out
 
-    def part(rel: str) -> _Parts:
-        return parts.setdefault(rel, _Parts())
 
+def _path_parts(
+    parts: dict[str, _Parts],
+    mentions: Mentions,
+    files: list[str],
+    symbol_at: SymbolAt | None,
+    weights: WhereWeights,
+) -> None:
+    """Paths, traceback frames (the last one, where the error was raised, counts more) and
+    the modules of dotted names."""
     frames = [m for m in mentions.paths if m.frame]
     last_frame = frames[-1] if frames else None
     for mention in mentions.paths:
@@ -527,7 +168,7 @@ def rank_files(
             continue
         share = (1.0 + weights.last_frame * (mention is last_frame)) / len(resolved)
         for rel in resolved:
-            p = part(rel)
+            p = parts.setdefault(rel, _Parts())
             p.path = max(p.path, share)  # many frames in one file count as its best one
             p.named = True
             if mention.line is not None:
@@ -540,9 +181,14 @@ def rank_files(
             resolved = [rel for rel in files if rel == suffix or rel.endswith("/" + suffix)]
             if resolved:
                 for rel in resolved:
-                    p = part(rel)
+                    p = parts.setdefault(rel, _Parts())
                     p.path = max(p.path, DOTTED_SHARE / len(resolved))
                 break
+
+
+def _stem_parts(parts: dict[str, _Parts], mentions: Mentions, files: list[str]) -> None:
+    """Files whose name (without extension) is a code name of the message, shared among
+    at most `MAX_STEM_FILES` such files."""
     stems: dict[str, list[str]] = {}
     for rel in files:
         stems.setdefault(PurePosixPath(rel).stem.lower(), []).append(rel)
@@ -552,7 +198,18 @@ def rank_files(
         named = stems.get(name.lower(), [])
         if 0 < len(named) <= MAX_STEM_FILES:
             for rel in named:
-                part(rel).stem += 1.0 / len(named)
+                parts.setdefault(rel, _Parts()).stem += 1.0 / len(named)
+
+
+def _definition_parts(
+    parts: dict[str, _Parts],
+    mentions: Mentions,
+    facts: Mapping[str, FileFacts],
+    files: list[str],
+    weights: WhereWeights,
+) -> None:
+    """The message's identifiers each file defines, weighted by how rare the definition is
+    (plain words count `weights.plain_word` of a code name)."""
     definers: Counter[str] = Counter()
     for rel in files:
         definers.update(set(facts[rel].names))
@@ -566,45 +223,44 @@ def rank_files(
             if name in names
         ]
         if hits:
-            p = part(rel)
+            p = parts.setdefault(rel, _Parts())
             p.defines = sum(score for score, _ in hits)
             p.defined = sorted(hits, key=lambda h: (-h[0], h[1]))
-    lexical = (lexicon or Lexicon(facts)).scores(mentions.words)
-    for rel, (score, words) in lexical.items():
-        p = part(rel)
-        p.lexical, p.words = score, words
+
+
+def _scored(
+    parts: dict[str, _Parts],
+    facts: Mapping[str, FileFacts],
+    prior: Mapping[str, float],
+    in_play: set[str],
+    weights: WhereWeights,
+) -> list[tuple[float, str]]:
+    """(-score, path) of every file with a positive score, sorted: the weighted parts,
+    times the role's factor unless the message names the file."""
     # A code name defined in one file scores about 1 (never more than DEFINES_CAP): plain
     # words alone stay small, whatever the best file has.
-    unique = math.log(1.0 + len(files)) or 1.0
+    unique = math.log(1.0 + len(facts)) or 1.0
     top_lexical = max((p.lexical for p in parts.values()), default=0.0) or 1.0
     top_prior = max(prior.values(), default=0.0) or 1.0
-    in_play_set = set(in_play)
     scored: list[tuple[float, str]] = []
-    for rel in sorted(set(parts) | in_play_set):
+    for rel in sorted(set(parts) | in_play):
         if rel not in facts:
             continue
-        p = part(rel)
+        p = parts.setdefault(rel, _Parts())
         score = (
             weights.path * p.path
             + weights.stem * p.stem
             + weights.defines * min(p.defines / unique, DEFINES_CAP)
             + weights.lexical * p.lexical / top_lexical
             + weights.prior * prior.get(rel, 0.0) / top_prior
-            + (weights.session if rel in in_play_set else 0.0)
+            + (weights.session if rel in in_play else 0.0)
         )
         if not p.named:
             score *= weights.role_factors.get(role_of(rel), 1.0)
         if score > 0.0:
             scored.append((-round(score, 9), rel))
     scored.sort()
-    out: list[RankedFile] = []
-    for index, (negative, rel) in enumerate(scored):
-        if index < DETAILED:
-            p, in_play_now = part(rel), rel in in_play_set
-            out.append(RankedFile(rel, -negative, _symbols(p, facts[rel]), _reason(p, in_play_now)))
-        else:
-            out.append(RankedFile(rel, -negative, (), ""))
-    return out
+    return scored
 
 
 def _symbols(p: _Parts, facts: FileFacts) -> tuple[str, ...]:

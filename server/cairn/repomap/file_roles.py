@@ -1,0 +1,43 @@
+"""The role of a workspace file by its path: source, test, fixture, docs, example,
+vendored or generated (pure; the where-to-look ranking demotes all but source)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+ROLE_CACHE_SIZE = 65_536
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+_FIXTURE_DIRS = frozenset({"fixtures", "fixture", "testdata", "test_data", "snapshots"})
+_DOC_DIRS = frozenset({"doc", "docs", "documentation", "site"})
+_EXAMPLE_DIRS = frozenset({"example", "examples", "demo", "demos", "samples", "sample"})
+_VENDORED_DIRS = frozenset({"vendor", "vendored", "_vendor", "third_party", "node_modules"})
+_GENERATED = re.compile(r"(_pb2(_grpc)?\.py|\.min\.js|\.generated\.\w+|_generated\.\w+)$")
+
+
+@lru_cache(maxsize=ROLE_CACHE_SIZE)
+def role_of(rel: str) -> str:
+    """The file's role: test, fixture, docs, example, vendored, generated or source."""
+    path = PurePosixPath(rel)
+    dirs = {part.lower() for part in path.parts[:-1]}
+    name = path.name.lower()
+    if dirs & _VENDORED_DIRS:
+        return "vendored"
+    if _GENERATED.search(name):
+        return "generated"
+    if dirs & _FIXTURE_DIRS:
+        return "fixture"
+    if (
+        dirs & _TEST_DIRS
+        or name.startswith("test_")
+        or path.stem.lower().endswith(("_test", ".test", ".spec"))
+        or name == "conftest.py"
+    ):
+        return "test"
+    if dirs & _DOC_DIRS:
+        return "docs"
+    if dirs & _EXAMPLE_DIRS:
+        return "example"
+    return "source"
