@@ -39,11 +39,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Literal
 
 from cairn.agent.compaction.cache_breaks import Change, decide, measure
 from cairn.agent.compaction.call import ask_narrative
-from cairn.agent.compaction.transcript_forms import shorten_for
+from cairn.agent.compaction.cut import summary_cut
+from cairn.agent.compaction.events import tell
 from cairn.agent.scope.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import DeferredFold, PendingFold
@@ -54,23 +54,17 @@ from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
 from cairn.compaction.retention import Retention, retention
 from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
-from cairn.compaction.transcript import choose_watermark, covered_tokens
-from cairn.context.budget import role_window
 from cairn.context.builder import BuiltContext
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
 from cairn.llm.cache_hints import model_cache_price
-from cairn.models.events import CompactionEvent, CompactResult
+from cairn.models.events import CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
 from cairn.tokens.counter import counter_for
 
-Stage = Literal["start", "done", "failed"]
-
-# Tokens of the compaction call's input left for its prompt and the previous summary.
-COMPACTION_PROMPT_RESERVE = 2_000
 SUMMARY_BREAK = "summary"
 FORCED = "compaction requested"
 TOKENS_PER_K = 1_000
@@ -95,28 +89,6 @@ class Compactor:
         price = model_cache_price(self.settings, scope.inputs.model)
         return retention(self.settings, window, price)
 
-    # -- events ----------------------------------------------------------------
-
-    def _event(
-        self,
-        scope: TurnScope,
-        stage: Stage,
-        kind: CompactionKind,
-        before: int,
-        after: int | None = None,
-        error: str | None = None,
-    ) -> None:
-        scope.listener.on_compaction(
-            CompactionEvent(
-                session_id=scope.session.id,
-                stage=stage,
-                kind=kind,
-                tokens_before=before,
-                tokens_after=after,
-                error=error,
-            )
-        )
-
     def _snapshot(self, scope: TurnScope) -> ContextSnapshot:
         """The last snapshot a real call gathered (over the current records), else a new one."""
         snapshot = scope.session.cache.snapshot
@@ -135,11 +107,11 @@ class Compactor:
         session = scope.session
         for change in changes:
             kind: CompactionKind = change.part.kind
-            self._event(scope, "start", kind, before)
+            tell(scope, "start", kind, before)
             change.part.tokens_before, change.part.tokens_after = before, after
             session.append_marker(change.part, goal_id=change.goal_id)
             session.cache.note_break(change.label)
-            self._event(scope, "done", kind, before, after)
+            tell(scope, "done", kind, before, after)
 
     def _pending(self, scope: TurnScope, window: int) -> list[Change]:
         """The deferred folds and the prune that would apply now (in a `window`-token
@@ -218,49 +190,11 @@ class Compactor:
 
     # -- summary ---------------------------------------------------------------
 
-    def _transcript_room(self, scope: TurnScope, available: int) -> int:
-        """Input the compaction call may use: the main call's, or less when the compaction
-        model has a smaller window of its own."""
-        model = scope.inputs.model_for("compaction")
-        if model == scope.inputs.model:
-            return available
-        window = role_window(model, scope.inputs.model, self.settings)
-        own = window - self.settings.max_output_tokens - self.settings.safety_margin
-        return min(available, own)
-
-    def _cut(
-        self,
-        scope: TurnScope,
-        messages: Sequence[Message],
-        available: int,
-        window: int,
-        *,
-        replied: bool = False,
-    ) -> tuple[int, int] | None:
-        """The index the next summary would cover up to, and what that part costs now
-        (`replied`: the model has answered the newest step of `messages`)."""
-        state = read_state(messages)
-        count = counter_for(scope.inputs.model)
-        room = self._transcript_room(scope, available)
-        index = choose_watermark(
-            messages,
-            state,
-            count,
-            keep_recent_tokens=policy.keep_recent_tokens(
-                available, self.retention(scope, window).keep_recent
-            ),
-            max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
-            shorten=shorten_for(count),
-            replied=replied,
-        )
-        if index is None:
-            return None
-        return index, covered_tokens(messages, state, count, index)
-
     def worth_it(self, scope: TurnScope, demand: Demand, *, replied: bool = False) -> bool:
         """Whether a summary now could free enough to be worth a model call."""
         messages = scope.session.messages()
-        cut = self._cut(scope, messages, demand.available, demand.window, replied=replied)
+        keep = self.retention(scope, demand.window).keep_recent
+        cut = summary_cut(scope, self.settings, messages, demand.available, keep, replied=replied)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
@@ -274,8 +208,8 @@ class Compactor:
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing
         to cover (`replied`: the model has answered the newest step, see `_cut`)."""
-        window = snapshot.budget.context_window
-        cut = self._cut(scope, messages, available, window, replied=replied)
+        keep = self.retention(scope, snapshot.budget.context_window).keep_recent
+        cut = summary_cut(scope, self.settings, messages, available, keep, replied=replied)
         if cut is None:
             return None
         index = cut[0]
@@ -306,7 +240,7 @@ class Compactor:
         before = self._tokens(scope, snapshot.with_history(messages)).tokens
         session.summarised_at = len(messages)
         if part is None or not moves_watermark(messages, part):
-            self._event(scope, "failed", "summary", before, before, "stalled: nothing to cover")
+            tell(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
         after = self._probe(scope, snapshot, part)
         if policy.is_stalled(before, after):
@@ -316,16 +250,16 @@ class Compactor:
             if policy.is_stalled(before, plain_after):
                 pruned = self.apply_pending(scope, snapshot, force=True)
                 fallback = "; pruned instead" if pruned else "; the ledger block stands alone"
-                self._event(scope, "failed", "summary", before, after, error + fallback)
+                tell(scope, "failed", "summary", before, after, error + fallback)
                 return False
-            self._event(scope, "failed", "summary", before, after, error + LEDGER_ONLY_NOTE)
+            tell(scope, "failed", "summary", before, after, error + LEDGER_ONLY_NOTE)
             part, after = plain, plain_after
         part.tokens_before, part.tokens_after = before, after
         session.append_marker(part)
         session.deferred_folds = []
         session.cache.note_break(SUMMARY_BREAK)
         session.cache.refresh = True
-        self._event(scope, "done", "summary", before, after)
+        tell(scope, "done", "summary", before, after)
         return True
 
     def _probe(self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart) -> int:
@@ -338,7 +272,7 @@ class Compactor:
         snapshot = self._snapshot(scope)
         messages = scope.session.messages()
         before = self._tokens(scope, snapshot)
-        self._event(scope, "start", "summary", before.tokens)
+        tell(scope, "start", "summary", before.tokens)
         part = await self.prepare_summary(scope, snapshot, messages, before.available)
         return self.record_summary(scope, snapshot, part)
 
@@ -358,7 +292,7 @@ class Compactor:
         # Called once the model has replied to the newest step (its reply is in hand).
         if not self.worth_it(scope, demand, replied=True):
             return
-        self._event(scope, "start", "summary", demand.tokens)
+        tell(scope, "start", "summary", demand.tokens)
         session.background = asyncio.create_task(
             self.prepare_summary(
                 scope, self._snapshot(scope), messages, demand.available, replied=True
@@ -376,7 +310,7 @@ class Compactor:
             part = await task
         except CairnError as exc:
             before = self._tokens(scope, self._snapshot(scope)).tokens
-            self._event(scope, "failed", "summary", before, None, str(exc))
+            tell(scope, "failed", "summary", before, None, str(exc))
             return
         self.record_summary(scope, self._snapshot(scope), part)
 
