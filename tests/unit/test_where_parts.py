@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from cairn.repomap.file_roles import role_of
-from cairn.repomap.lexicon import definition_idf
+from cairn.repomap.lexicon import FileFacts, definition_idf
 from cairn.repomap.message_mentions import (
     looks_like_code,
     mentions_in,
@@ -14,6 +15,7 @@ from cairn.repomap.message_mentions import (
     resolve_path,
     split_identifier,
 )
+from cairn.repomap.where import DEFAULT_WEIGHTS, rank_files
 
 PYTHON_TRACEBACK = """Traceback (most recent call last):
   File "test-mm.py", line 8, in <module>
@@ -128,3 +130,34 @@ def test_module_paths_of_a_dotted_name() -> None:
         "pkg/mod.py",
         "pkg/mod/__init__.py",
     ]
+
+
+def _long_body(count: int) -> FileFacts:
+    return FileFacts(names=tuple(f"segment_{n}" for n in range(count)), references={})
+
+
+def test_a_word_of_the_path_ranks_a_long_file_the_body_dilutes() -> None:
+    # A dialect file is long (BM25 divides its matches by its length); its path names
+    # the dialect the issue is about. A short file that mentions it once comes second.
+    facts = {
+        "src/dialects/dialect_snowflake.py": _long_body(400),
+        "src/dialects/dialect_postgres.py": _long_body(400),
+        "src/core/config.py": FileFacts(names=("load",), references={"snowflake": 1}),
+    }
+    message = "Unable to parse the snowflake 'unset comment' command"
+    ranked = [r.rel for r in rank_files(facts, message, prior={})]
+    assert ranked[0] == "src/dialects/dialect_snowflake.py"
+    without = replace(DEFAULT_WEIGHTS, path_words=0.0)
+    assert rank_files(facts, message, {}, weights=without)[0].rel == "src/core/config.py"
+
+
+def test_a_path_word_every_file_has_weighs_less_than_a_rare_one() -> None:
+    facts = {
+        "pkg/io/reader.py": FileFacts(names=(), references={}),
+        "pkg/io/writer.py": FileFacts(names=(), references={}),
+        "pkg/io/card.py": FileFacts(names=(), references={}),
+    }
+    ranked = rank_files(facts, "the pkg io writer drops a card", prior={})
+    # `pkg` and `io` are in every path: `writer` and `card` decide, equally rare.
+    assert {r.rel for r in ranked[:2]} == {"pkg/io/writer.py", "pkg/io/card.py"}
+    assert ranked[2].rel == "pkg/io/reader.py" and ranked[2].score < ranked[0].score

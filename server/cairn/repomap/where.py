@@ -1,6 +1,6 @@
 """Where to look: the workspace's files ranked for one message (pure; no I/O).
 
-A file's score is a weighted sum of five parts, times the factor of its role:
+A file's score is a weighted sum of six parts, times the factor of its role:
 - exact mentions (`mentions_in`): workspace paths and path suffixes anywhere in the
   message, frames of pasted tracebacks (Python `File "…/pkg/mod.py", line N`, pytest and
   compiler `pkg/mod.py:206`, Node/TypeScript `at fn (src/x.ts:12:5)`) and dotted names
@@ -12,6 +12,9 @@ A file's score is a weighted sum of five parts, times the factor of its role:
 - lexical relevance (`Lexicon`): BM25 of the message's words, split into their
   snake/camel parts (`split_identifier`), over each file's path parts, defined names and
   used identifiers (what the map's tag scan already holds);
+- path words (`_path_word_parts`): the message's words among the file's folder and
+  file-name parts, each weighted by how few paths hold it — a long file's path is not
+  diluted by its body as BM25 dilutes it (`dialect_snowflake.py` for a snowflake issue);
 - the structural prior: the file's rank in the map's PageRank, as a share of the best;
 - the session: files in play (read, edited, open).
 Tests, fixtures, docs, examples, vendored and generated files (`role_of`) are demoted
@@ -63,6 +66,10 @@ class WhereWeights:
     """For the PageRank prior (best file = 1)."""
     session: float = 1.5
     """For a file in play."""
+    path_words: float = 1.0
+    """For the message's words in the file's path (folder and file name parts), each
+    weighted by how few paths hold it (best file = 1): a path is not diluted by a long
+    body as BM25 dilutes it."""
     role_factors: Mapping[str, float] = field(
         default_factory=lambda: {
             "source": 1.0,
@@ -114,6 +121,7 @@ class _Parts:
     lexical: float = 0.0
     words: tuple[str, ...] = ()
     line_symbols: list[str] = field(default_factory=list)
+    path_words: float = 0.0
 
 
 SymbolAt = Callable[[str, int], str | None]
@@ -136,6 +144,8 @@ def rank_files(
     _path_parts(parts, mentions, files, symbol_at, weights)
     _stem_parts(parts, mentions, files)
     _definition_parts(parts, mentions, facts, files, weights)
+    if weights.path_words:
+        _path_word_parts(parts, mentions, files)
     lexical = (lexicon or Lexicon(facts)).scores(mentions.words)
     for rel, (score, words) in lexical.items():
         p = parts.setdefault(rel, _Parts())
@@ -228,6 +238,27 @@ def _definition_parts(
             p.defined = sorted(hits, key=lambda h: (-h[0], h[1]))
 
 
+def _path_word_parts(parts: dict[str, _Parts], mentions: Mentions, files: list[str]) -> None:
+    """The message's words found among each file's path words, IDF-weighted over paths."""
+    wanted = set(mentions.words)
+    if not wanted:
+        return
+    words_of: dict[str, set[str]] = {}
+    frequency: Counter[str] = Counter()
+    for rel in files:
+        path = PurePosixPath(rel)
+        words = {
+            w for part in [*path.parts[:-1], path.stem] for w in split_identifier(part)
+        } & wanted
+        if words:
+            words_of[rel] = words
+            frequency.update(words)
+    total = len(files)
+    for rel, words in words_of.items():
+        score = sum(math.log(1.0 + total / frequency[w]) for w in words)
+        parts.setdefault(rel, _Parts()).path_words = score
+
+
 def _scored(
     parts: dict[str, _Parts],
     facts: Mapping[str, FileFacts],
@@ -242,6 +273,7 @@ def _scored(
     unique = math.log(1.0 + len(facts)) or 1.0
     top_lexical = max((p.lexical for p in parts.values()), default=0.0) or 1.0
     top_prior = max(prior.values(), default=0.0) or 1.0
+    top_path_words = max((p.path_words for p in parts.values()), default=0.0) or 1.0
     scored: list[tuple[float, str]] = []
     for rel in sorted(set(parts) | in_play):
         if rel not in facts:
@@ -253,6 +285,7 @@ def _scored(
             + weights.defines * min(p.defines / unique, DEFINES_CAP)
             + weights.lexical * p.lexical / top_lexical
             + weights.prior * prior.get(rel, 0.0) / top_prior
+            + weights.path_words * p.path_words / top_path_words
             + (weights.session if rel in in_play else 0.0)
         )
         if not p.named:
