@@ -146,6 +146,8 @@ async def test_a_silent_squatter_does_not_block_the_client(tcp_server: TcpServer
     client = await server.client(server.token_file.read_text(encoding="utf-8"))
     answer = await client.initialize(server.root)
     assert answer["result"]["serverInfo"]["name"] == "cairn"
+    for reader, _ in (silent, half):  # too late once the session runs: closed, unanswered
+        assert await asyncio.wait_for(reader.read(), READ_TIMEOUT_S) == b""
     late_reader, late_writer = await connect(server.port)  # while the session runs: closed
     assert await asyncio.wait_for(late_reader.read(), READ_TIMEOUT_S) == b""
     late_writer.close()

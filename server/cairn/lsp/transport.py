@@ -235,7 +235,8 @@ async def first_admitted(server: CairnServer, sock: socket.socket, token: ServeT
     """Admit connections concurrently (`cairn.lsp.admission`); serve the first admitted one.
 
     A refused connection is closed without counting; once a session runs, every
-    other connection is closed at once. The exit code is the session's.
+    other connection (still authenticating, or new) is closed. The exit code is
+    the session's.
     """
     finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     waiting: set[asyncio.StreamWriter] = set()
@@ -261,6 +262,8 @@ async def first_admitted(server: CairnServer, sock: socket.socket, token: ServeT
                 logger.warning(SECOND_CONNECTION)
                 return
             session = True
+            for other in list(waiting):  # still authenticating: too late
+                other.close()
             framed = FramedWriter(writer.write, writer.close)
             code = await run_connection(server, ReplaySource(admitted, source), framed)
             if not finished.done():
