@@ -81,6 +81,7 @@ def test_the_right_token_is_removed_from_the_options() -> None:
         ({}, "initializationOptions.token is missing"),
         ({"token": 5}, "initializationOptions.token is not a string"),
         ({"token": "s3cret"}, "wrong initializationOptions.token"),
+        ({"token": "\ud800"}, "wrong initializationOptions.token"),  # a lone surrogate
     ],
 )
 def test_a_missing_or_wrong_token_names_the_fix(options: Any, problem: str) -> None:

@@ -134,7 +134,7 @@ def check_token(message: dict[str, Any], token: ServeToken) -> dict[str, Any] | 
             f"initialize: initializationOptions.{TOKEN_OPTION} is {problem}: {token_fix(token)}"
         )
         return refuse(reply_id, INVALID_PARAMS, reason)
-    if not hmac.compare_digest(seen.encode("utf-8"), token.value.encode("utf-8")):
+    if not hmac.compare_digest(seen.encode("utf-8", "surrogatepass"), token.value.encode()):
         reason = f"initialize: wrong initializationOptions.{TOKEN_OPTION}: {token_fix(token)}"
         return refuse(reply_id, INVALID_PARAMS, reason)
     assert isinstance(params, dict) and isinstance(options, dict)
