@@ -26,7 +26,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-DEFAULT_SERVE_PORT = 2087
 # The exit code of a command stopped by Ctrl-C (128 + SIGINT).
 INTERRUPTED_EXIT = 130
 
@@ -232,13 +231,21 @@ def demo(
 
 @app.command()
 def serve(
-    tcp: Annotated[bool, typer.Option("--tcp", help="Serve over TCP on 127.0.0.1.")] = False,
-    port: Annotated[int, typer.Option("--port", help="TCP port.")] = DEFAULT_SERVE_PORT,
+    tcp: Annotated[
+        bool,
+        typer.Option("--tcp", help="Serve over TCP on 127.0.0.1 (clients must send the token)."),
+    ] = False,
+    port: Annotated[
+        int | None, typer.Option("--port", help="TCP port (default: one the system chooses).")
+    ] = None,
+    socket_path: Annotated[
+        Path | None, typer.Option("--socket", help="Serve on a unix socket at this path.")
+    ] = None,
 ) -> None:
     """Run the language server (stdio by default)."""
     from cairn.commands.serve import serve as _serve
 
-    _serve(tcp=tcp, port=port)
+    _serve(tcp=tcp, port=port, socket_path=socket_path)
 
 
 @app.command()
@@ -250,23 +257,26 @@ def acp() -> None:
 
 
 def _fast_serve(args: list[str]) -> bool:
-    """`cairn serve [--tcp] [--port N]` without typer's parsing (its pydantic adapters cost
-    ~0.1-0.2 s before the editor's `initialize` can be answered). False for anything else
-    (e.g. `--help`), which typer then handles."""
-    tcp, port, rest = False, DEFAULT_SERVE_PORT, list(args)
+    """`cairn serve [--tcp] [--port N] [--socket PATH]` without typer's parsing (its pydantic
+    adapters cost ~0.1-0.2 s before the editor's `initialize` can be answered). False for
+    anything else (e.g. `--help`, `--port -1`), which typer then handles."""
+    tcp, port, socket_path, rest = False, None, None, list(args)
     while rest:
         arg = rest.pop(0)
+        name, equals, value = arg.partition("=")
+        if not equals and name in ("--port", "--socket") and rest:
+            value = rest.pop(0)
         if arg == "--tcp":
             tcp = True
-        elif arg == "--port" and rest and rest[0].isdigit():
-            port = int(rest.pop(0))
-        elif arg.startswith("--port=") and arg[len("--port=") :].isdigit():
-            port = int(arg[len("--port=") :])
+        elif name == "--port" and value.isdigit():
+            port = int(value)
+        elif name == "--socket" and value and not value.startswith("-"):
+            socket_path = Path(value)
         else:
             return False
     from cairn.commands.serve import serve as _serve
 
-    _serve(tcp=tcp, port=port)
+    _serve(tcp=tcp, port=port, socket_path=socket_path)
     return True
 
 
@@ -292,8 +302,8 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
-def run_cli(args: list[str]) -> int:
-    """Run one command; its exit code (every error printed as one line)."""
+def dispatch(args: list[str]) -> object:
+    """Run one command; what click returns (an exit code, or None)."""
     if args[:1] == ["serve"] and _fast_serve(args[1:]):
         return 0
     if args == ["acp"]:  # as `serve`: no typer parsing before the client's first message
@@ -302,9 +312,14 @@ def run_cli(args: list[str]) -> int:
         _acp()
         return 0
     command = typer.main.get_command(app)
+    # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
+    return command.main(args=args, prog_name="cairn", standalone_mode=False)
+
+
+def run_cli(args: list[str]) -> int:
+    """Run one command; its exit code (every error printed as one line)."""
     try:
-        # Without standalone mode, click returns the code of a `typer.Exit` instead of exiting.
-        code = command.main(args=args, prog_name="cairn", standalone_mode=False)
+        code = dispatch(args)
     except typer.Exit as exc:
         return exc.exit_code
     except SystemExit as exc:

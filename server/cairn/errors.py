@@ -85,3 +85,7 @@ class ContextLengthError(ModelError):
         super().__init__(message, kind="context_length", requests=requests, elapsed_s=elapsed_s)
         self.limit = limit
         self.used = used
+
+
+class ServeError(CairnError):
+    """`cairn serve` cannot listen: an invalid port, a port in use, an unsafe socket path."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ STREAM_LIMIT = 1 << 16
 LOCALHOST = "127.0.0.1"
 CONNECT_ATTEMPTS = 200
 CONNECT_PAUSE_S = 0.1
+# The line `cairn serve --tcp` prints once it listens (cairn.lsp.listen.listening_line).
+LISTENING_LINE = re.compile(rb"cairn: listening on 127\.0\.0\.1:([0-9]+); token in (.+)\n")
 
 
 def frame(body: bytes) -> bytes:
@@ -33,9 +36,15 @@ def frame(body: bytes) -> bytes:
 class RawConnection:
     """Framed JSON-RPC over a pair of asyncio streams."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        token: str | None = None,
+    ) -> None:
         self.reader = reader
         self.writer = writer
+        self.token = token  # sent as initializationOptions.token (a TCP server asks for it)
         self.notifications: list[dict[str, Any]] = []
         self._next_id = 0
 
@@ -83,10 +92,14 @@ class RawConnection:
         return await self.response(self._next_id)
 
     async def initialize(self, root: Path) -> dict[str, Any]:
-        answer = await self.request(
-            "initialize",
-            {"processId": os.getpid(), "rootUri": path_to_uri(root), "capabilities": {}},
-        )
+        params: dict[str, Any] = {
+            "processId": os.getpid(),
+            "rootUri": path_to_uri(root),
+            "capabilities": {},
+        }
+        if self.token is not None:
+            params["initializationOptions"] = {"token": self.token}
+        answer = await self.request("initialize", params)
         await self.notify("initialized", {})
         return answer
 
@@ -99,6 +112,32 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((LOCALHOST, 0))
         return probe.getsockname()[1]
+
+
+async def listening_on(process: asyncio.subprocess.Process) -> tuple[int, Path]:
+    """The port and the token file a `cairn serve --tcp` process prints on stdout."""
+    assert process.stdout is not None
+    line = await asyncio.wait_for(process.stdout.readline(), READ_TIMEOUT_S)
+    match = LISTENING_LINE.fullmatch(line)
+    assert match is not None, line
+    return int(match[1]), Path(match[2].decode())
+
+
+async def spawn_tcp(
+    cwd: Path, stderr: Path, state: Path, *args: str, env: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """`cairn serve --tcp ARGS` with its state folder at `state`, stdout piped."""
+    with stderr.open("wb") as sink:
+        return await asyncio.create_subprocess_exec(
+            *SERVER_COMMAND,
+            "--tcp",
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=sink,
+            cwd=cwd,
+            env={**os.environ, **DEBUG_ENV, "XDG_STATE_HOME": str(state), **(env or {})},
+        )
 
 
 async def connect(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -144,25 +183,18 @@ class RawServer(RawConnection):
 
     @classmethod
     async def start_tcp(cls, cwd: Path, stderr: Path) -> RawServer:
-        port = free_port()
-        with stderr.open("wb") as sink:
-            process = await asyncio.create_subprocess_exec(
-                *SERVER_COMMAND,
-                "--tcp",
-                "--port",
-                str(port),
-                stdin=asyncio.subprocess.DEVNULL,
-                stderr=sink,
-                cwd=cwd,
-                env={**os.environ, **DEBUG_ENV},
-            )
+        """`cairn serve --tcp` on a port the system chooses, connected with its token."""
+        process = await spawn_tcp(cwd, stderr, stderr.parent / "state")
         try:
+            port, token_file = await listening_on(process)
             streams = await connect(port)
         except BaseException:
             process.kill()
             await process.wait()
             raise
-        return cls(process, stderr, streams)
+        server = cls(process, stderr, streams)
+        server.token = token_file.read_text(encoding="utf-8")
+        return server
 
     async def stop(self) -> int:
         try:

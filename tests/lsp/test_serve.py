@@ -1,15 +1,21 @@
-"""`cairn serve`: the stdout guard, and `--tcp --port N` on 127.0.0.1."""
+"""`cairn serve`: the stdout guard, and `--tcp --port N` on 127.0.0.1 (its token: test_serve_auth)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.lsp.harness import DEBUG_ENV, SERVER_COMMAND, write_workspace
-from tests.lsp.raw_client import READ_TIMEOUT_S, RawConnection, connect, free_port
+from tests.lsp.harness import write_workspace
+from tests.lsp.raw_client import (
+    READ_TIMEOUT_S,
+    RawConnection,
+    connect,
+    free_port,
+    listening_on,
+    spawn_tcp,
+)
 
 PROC_NET_TCP = Path("/proc/net/tcp")
 TCP_LISTEN = "0A"
@@ -47,19 +53,17 @@ def listening_addresses(port: int) -> set[str]:
 async def test_tcp_serves_one_client_on_localhost(tmp_path: Path) -> None:
     root = write_workspace(tmp_path / "ws")
     port = free_port()
-    process = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND,
-        "--tcp",
-        "--port",
-        str(port),
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, **DEBUG_ENV},
+    process = await spawn_tcp(
+        root, tmp_path / "stderr.log", tmp_path / "state", "--port", str(port)
     )
     try:
+        listening_port, token_file = await listening_on(process)
+        assert listening_port == port
+        assert token_file == tmp_path / "state" / "cairn" / "serve" / f"{port}.token"
         reader, writer = await connect(port)
         if PROC_NET_TCP.exists():
             assert listening_addresses(port) == {LOOPBACK_HEX}
-        connection = RawConnection(reader, writer)
+        connection = RawConnection(reader, writer, token_file.read_text(encoding="utf-8"))
         answer = await connection.initialize(root)
         assert answer["result"]["serverInfo"]["name"] == "cairn"
         tree = await connection.request("cairn/goalTree", {})
@@ -67,6 +71,7 @@ async def test_tcp_serves_one_client_on_localhost(tmp_path: Path) -> None:
         await connection.shutdown()
         writer.close()
         assert await asyncio.wait_for(process.wait(), READ_TIMEOUT_S) == 0
+        assert not token_file.exists()
     finally:
         if process.returncode is None:
             process.kill()

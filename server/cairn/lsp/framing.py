@@ -135,6 +135,10 @@ class FrameReader:
             self._last_body = None
             self._resync = True
 
+    def rest(self) -> bytes:
+        """The bytes received and not consumed (after a `Frame`: the start of what follows it)."""
+        return bytes(self._buffer[self._pos :])
+
     @property
     def buffered(self) -> int:
         """Bytes received and not yet consumed."""

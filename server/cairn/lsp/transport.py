@@ -1,4 +1,4 @@
-"""Serving one client over stdio or TCP: Cairn's reader in front of pygls' protocol.
+"""Serving one client over stdio, TCP or a unix socket: Cairn's reader in front of pygls'.
 
 pygls' own readers trust the stream (an unbounded `Content-Length` is
 allocated, one bad frame desynchronises it for good), so `cairn serve` runs
@@ -15,6 +15,9 @@ When the connection ends without `shutdown` (`exit` alone, the end of the
 stream, or a stop signal: SIGTERM, SIGINT, SIGHUP, `cairn.stop_signals`)
 the server still stops its turns and MCP servers before the process exits
 (bounded, as `shutdown` does); after a signal it exits with 128 + its number.
+On a socket (`serve_listener`), connections are admitted concurrently by
+`cairn.lsp.admission` (the token, no HTTP): the first admitted becomes the
+session, the others are closed, and a silent one never delays the client's.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from cairn.frontends.codes import INTERNAL_ERROR, PARSE_ERROR
+from cairn.lsp.admission import Rejection, ServeToken, admit
 from cairn.lsp.envelope import Refusal, decode_message
 from cairn.lsp.framing import Frame, FrameReader, FramingProblem, frame
 from cairn.stop_signals import exit_code, on_stop_signals
@@ -40,6 +45,7 @@ logger = logging.getLogger(__name__)
 CHUNK_BYTES = 1 << 16
 EXIT_OK = 0
 EXIT_CONNECTION_LOST = 1
+SECOND_CONNECTION = "refusing a second connection: one client at a time"
 
 
 class ByteSource(Protocol):
@@ -56,6 +62,20 @@ class StreamSource:
 
     async def read(self) -> bytes:
         return await self._reader.read(CHUNK_BYTES)
+
+
+class ReplaySource:
+    """`prefix` (what admission already read), then the rest of `source`."""
+
+    def __init__(self, prefix: bytes, source: ByteSource) -> None:
+        self._prefix = prefix
+        self._source = source
+
+    async def read(self) -> bytes:
+        if self._prefix:
+            data, self._prefix = self._prefix, b""
+            return data
+        return await self._source.read()
 
 
 class PipeSource:
@@ -206,29 +226,60 @@ def serve_stdio(server: CairnServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
     return asyncio.run(serving(server, connect))
 
 
-def serve_tcp(server: CairnServer, host: str, port: int) -> int:
-    """Serve the first client to connect to host:port, then stop; the exit code."""
+def serve_listener(server: CairnServer, sock: socket.socket, token: ServeToken | None) -> int:
+    """Serve the first connection admitted on a listening socket, then stop; the exit code."""
+    return asyncio.run(serving(server, lambda: first_admitted(server, sock, token)))
 
-    async def first_client() -> int:
-        finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        connected = False
 
-        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            nonlocal connected
-            if connected:
-                logger.warning("refusing a second connection: one client at a time")
-                writer.close()
+async def first_admitted(server: CairnServer, sock: socket.socket, token: ServeToken | None) -> int:
+    """Admit connections concurrently (`cairn.lsp.admission`); serve the first admitted one.
+
+    A refused connection is closed without counting; once a session runs, every
+    other connection (still authenticating, or new) is closed. The exit code is
+    the session's.
+    """
+    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    waiting: set[asyncio.StreamWriter] = set()
+    session = False
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal session
+        if session:
+            logger.warning(SECOND_CONNECTION)
+            writer.close()
+            return
+        waiting.add(writer)
+        try:
+            source = StreamSource(reader)
+            admitted = await admit(source, token)
+            if isinstance(admitted, Rejection):
+                logger.warning("refused a connection: %s", admitted.reason)
+                if admitted.answer:
+                    writer.write(admitted.answer)  # flushed by close()
                 return
-            connected = True
-            code = await run_connection(
-                server, StreamSource(reader), FramedWriter(writer.write, writer.close)
-            )
+            waiting.discard(writer)
+            if session:
+                logger.warning(SECOND_CONNECTION)
+                return
+            session = True
+            for other in list(waiting):  # still authenticating: too late
+                other.close()
+            framed = FramedWriter(writer.write, writer.close)
+            code = await run_connection(server, ReplaySource(admitted, source), framed)
             if not finished.done():
                 finished.set_result(code)
+        except (ConnectionError, OSError) as exc:
+            logger.warning("a connection was lost before it was served: %s", exc)
+        finally:
+            waiting.discard(writer)
+            writer.close()
 
-        listener = await asyncio.start_server(on_connect, host, port)
-        logger.info("serving on %s:%d", host, port)
+    start = asyncio.start_unix_server if sock.family == socket.AF_UNIX else asyncio.start_server
+    listener = await start(on_connect, sock=sock)
+    logger.info("serving on %s", sock.getsockname())
+    try:
         async with listener:
             return await finished
-
-    return asyncio.run(serving(server, first_client))
+    finally:
+        for writer in waiting:
+            writer.close()
