@@ -42,7 +42,7 @@ from cairn.agent.api import (
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
-from cairn.agent.scope.inputs import TurnInputs, user_parts
+from cairn.agent.scope.inputs import TurnInputs, turn_inputs, user_parts
 from cairn.agent.scope.offer import make_offer
 from cairn.agent.scope.turn_scope import TurnScope, main_scope
 from cairn.agent.sessions.book import SessionBook
@@ -54,13 +54,11 @@ from cairn.agent.sessions.transcript import build_transcript
 from cairn.agent.tools.processes import ProcessGroups
 from cairn.agent.turn.explore import Explorer
 from cairn.agent.turn.runner import EditorSide, TurnRunner, session_cursor
-from cairn.context.mentions import turn_references
-from cairn.errors import InvalidRequestError, NoModelError
+from cairn.errors import InvalidRequestError
 from cairn.files.workspace import uri_to_path
 from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
-from cairn.llm.guide import no_model_message
 from cairn.llm.preflight import check_model
 from cairn.mcp import McpCatalog, McpHub, ServerStatus
 from cairn.models.catalog import ModelCatalog
@@ -192,16 +190,8 @@ class Engine:
         references: Sequence[str] = (),
         fix: FixTarget | None = None,
     ) -> TurnInputs:
-        if model is None:
-            raise NoModelError(no_model_message(self.runtime.env))
-        return TurnInputs(
-            model=model,
-            mode=mode or self.settings.mode,
-            user_message=message,
-            references=turn_references(self.workspace, message, references),
-            fix=fix,
-            compaction_model=self.settings.compaction_model,
-            explore_model=self.settings.explore_model,
+        return turn_inputs(
+            self.settings, self.workspace, self.runtime.env, model, mode, message, references, fix
         )
 
     def _between_turns(

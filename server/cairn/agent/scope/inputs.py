@@ -22,20 +22,22 @@ them, small and last). A fix turn also carries the diagnostic with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.agent.api import FixTarget
 from cairn.context.blocks import make_block
+from cairn.context.mentions import turn_references
 from cairn.context.priorities import PRIORITY_REFERENCE
 from cairn.context.sources.diagnostics import format_diagnostic
-from cairn.errors import CairnError
+from cairn.errors import CairnError, NoModelError
 from cairn.files.text import content_hash
 from cairn.files.workspace import Workspace
+from cairn.llm.guide import no_model_message
 from cairn.models.manifest import ContextBlock
 from cairn.models.messages import FilePart, Part, TextPart
-from cairn.settings import DEFAULT_ACTIVE_BUFFERS, Mode, Role
+from cairn.settings import DEFAULT_ACTIVE_BUFFERS, Mode, Role, Settings
 from cairn.tokens.counter import counter_for
 
 FIX_CONTEXT_LINES = 20
@@ -69,6 +71,32 @@ class TurnInputs:
         if role == "explore":
             return self.explore_model or self.model
         return self.model
+
+
+def turn_inputs(
+    settings: Settings,
+    workspace: Workspace,
+    env: Mapping[str, str],
+    model: str | None,
+    mode: Mode | None = None,
+    message: str = "",
+    references: Sequence[str] = (),
+    fix: FixTarget | None = None,
+) -> TurnInputs:
+    """The inputs of a main-agent turn on `model` (the settings' mode unless `mode`; the
+    message's `@` references joined to `references`); no model is NoModelError with the
+    setup guide for `env`."""
+    if model is None:
+        raise NoModelError(no_model_message(env))
+    return TurnInputs(
+        model=model,
+        mode=mode or settings.mode,
+        user_message=message,
+        references=turn_references(workspace, message, references),
+        fix=fix,
+        compaction_model=settings.compaction_model,
+        explore_model=settings.explore_model,
+    )
 
 
 def referenced_files(workspace: Workspace, references: Sequence[str]) -> list[Path]:
