@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cairn.lsp.documents import register_watchers
-from cairn.lsp.settings import resolve_settings, settings_section, workspace_folders
+from cairn.lsp.settings import editor_trust, resolve_settings, settings_section, workspace_folders
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
@@ -34,7 +34,9 @@ def prepare(ls: CairnServer) -> None:
     if ls.host.configured or params is None:
         return
     folders = workspace_folders(params)
-    settings, overrides, problems = resolve_settings(folders[0], params.initialization_options)
+    options = params.initialization_options
+    ls.host.editor_trust = editor_trust(options)
+    settings, overrides, problems = resolve_settings(folders[0], options, ls.host.editor_trust)
     ls.host.configure(folders, settings, overrides)
     ls.startup_problems = problems
     for problem in problems:
@@ -66,7 +68,8 @@ def did_change_configuration(ls: CairnServer, params: types.DidChangeConfigurati
     section = settings_section(params.settings)
     if section is None:
         return
-    settings, overrides, problems = resolve_settings(ls.host.workspace.root, section)
+    root = ls.host.workspace.root
+    settings, overrides, problems = resolve_settings(root, section, ls.host.editor_trust)
     for problem in problems:
         ls.show_to_user(SETTINGS_PREFIX + problem)
     ls.host.update_settings(settings, overrides)
