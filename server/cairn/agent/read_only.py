@@ -48,7 +48,7 @@ DRY_RUN_SESSION = "(dry run)"
 # and hidden, so no listing of sessions could ever show it.
 DRY_RUN_FOLDER = ".dry-run"
 # Why a configured MCP server offers nothing in a dry run.
-DRY_RUN_REASON = "not started in a dry run (its tools are unknown)"
+DRY_RUN_REASON = "in a dry run, so its tools are unknown"
 
 
 class DryRunSession(Session):
