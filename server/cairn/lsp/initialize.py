@@ -2,7 +2,8 @@
 
 `initialize` itself (in `server.py`) only records its params: the answer must
 be quick, so pydantic, the settings and the core are loaded afterwards.
-`initialized` resolves the folders and the settings, reports invalid settings
+`initialized` resolves the folders, the settings and the folder's trust (the
+editor's `workspaceTrusted`, else the user's record), reports invalid settings
 and a missing model (with how to set one) with `window/showMessage`, asks
 for file watching and starts loading the engine. `shutdown` is answered only
 when the running turns have ended (recorded as cancelled) and the engine's
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from cairn.files.trust import trust_notes
 from cairn.lsp.documents import register_watchers
 from cairn.lsp.settings import editor_trust, resolve_settings, settings_section, workspace_folders
 
@@ -41,6 +43,8 @@ def prepare(ls: CairnServer) -> None:
     ls.startup_problems = problems
     for problem in problems:
         logger.warning("%s", problem)
+    for note in trust_notes(settings, folders[0]):
+        logger.warning("%s", note)
     model = settings.model or "none configured"
     logger.info("serving %s (model: %s)", ", ".join(map(str, folders)), model)
 
