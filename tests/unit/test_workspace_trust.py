@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.turn.runner import allowed_commands
-from cairn.commands.trust import run_trust
+from cairn.commands.trust import run_trust, trust_folder
+from cairn.errors import InvalidRequestError
 from cairn.files.trust import (
     config_hash,
     grant,
@@ -265,3 +266,15 @@ def test_run_trust_flag_grants_the_folder_for_scripts(tmp_path: Path, server: Op
     assert run.returncode == 0, run.stderr
     assert server.requests[0].header("Authorization") == f"Bearer {SECRET}"
     assert starts(marker) == 1 and is_trusted(root)
+
+
+def test_trusting_a_missing_folder_is_an_error_and_an_invalid_record_trusts_nothing(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(InvalidRequestError, match="not a folder"):
+        trust_folder(tmp_path / "missing")
+    (tmp_path / "cairn.toml").write_text('api_base = "http://127.0.0.1:9/v1"\n')
+    trust_path().write_text("not json")
+    assert not is_trusted(tmp_path) and workspace_settings(tmp_path).api_base is None
+    assert trust_folder(tmp_path) == f"trusted {tmp_path.resolve()}: api_base"
+    assert is_trusted(tmp_path)
