@@ -16,9 +16,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +42,8 @@ from cairn.models.profile import ProjectProfile
 from cairn.settings import EXEC_KEYS, Settings, load_settings
 from tests.fakes.mcp_fixture import fixture_server
 from tests.fakes.openai_server import OpenAIServer, Reply
+from tests.unit.test_agent_support import reply, write_script
+from tests.unit.test_visible_approvals import _read_until
 
 TIMEOUT_S = 240
 SECRET = "sk-workspace-secret"
@@ -277,4 +281,31 @@ def test_trusting_a_missing_folder_is_an_error_and_an_invalid_record_trusts_noth
     trust_path().write_text("not json")
     assert not is_trusted(tmp_path) and workspace_settings(tmp_path).api_base is None
     assert trust_folder(tmp_path) == f"trusted {tmp_path.resolve()}: api_base"
+    assert is_trusted(tmp_path)
+
+
+def test_cairn_run_on_a_terminal_asks_once_and_a_yes_trusts_the_folder(tmp_path: Path) -> None:
+    model = write_script(tmp_path, [reply("ok")])
+    (tmp_path / "cairn.toml").write_text('allowed_commands = ["true"]\n')
+    primary, secondary = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "run", "--model", model, "go"],
+        cwd=tmp_path,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+    )
+    os.close(secondary)
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        shown = _read_until(primary, b"[y/N] ", deadline)
+        assert f"Trust {tmp_path.resolve()}? Its cairn.toml sets allowed_commands".encode() in shown
+        os.write(primary, b"y\n")
+        rest = _read_until(primary, b"turn stop", deadline)
+        assert b"turn stop" in rest and b"not trusted" not in rest, rest
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait(timeout=TIMEOUT_S)
+        os.close(primary)
     assert is_trusted(tmp_path)
