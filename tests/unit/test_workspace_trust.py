@@ -207,7 +207,9 @@ def test_run_without_a_terminal_stays_untrusted_and_says_so(tmp_path: Path) -> N
     settings = run_trust(tmp_path, False, can_ask=lambda: False, err=err)
     assert settings.api_key_env is None and not is_trusted(tmp_path)
     assert err.getvalue() == untrusted_notice(["api_key_env"], tmp_path.resolve()) + "\n"
-    assert run_trust(tmp_path, True, can_ask=lambda: False).api_key_env == "SECRET_VAR"
+    said = io.StringIO()
+    assert run_trust(tmp_path, True, can_ask=lambda: False, err=said).api_key_env == "SECRET_VAR"
+    assert said.getvalue() == f"trusted {tmp_path.resolve()}: api_key_env\n"
     assert is_trusted(tmp_path), "--trust records the grant"
 
 
@@ -268,6 +270,7 @@ def test_run_trust_flag_grants_the_folder_for_scripts(tmp_path: Path, server: Op
     server.queue(Reply(text="Scripted trust."))
     run = cairn(root, "run", "--trust", "hello")
     assert run.returncode == 0, run.stderr
+    assert f"trusted {root.resolve()}: api_base, api_key_env, mcp" in run.stderr.splitlines()
     assert server.requests[0].header("Authorization") == f"Bearer {SECRET}"
     assert starts(marker) == 1 and is_trusted(root)
 

@@ -6,7 +6,8 @@
 `--revoke` forgets it; `--list` prints every trusted folder and whether its
 config is still the one trusted.
 
-`cairn run` asks `run_trust`: `--trust` grants the folder first; a folder
+`cairn run` asks `run_trust`: `--trust` grants the folder first (saying so on
+stderr, as `cairn trust` does on stdout); a folder
 already trusted is; otherwise, when its `cairn.toml` has keys an untrusted
 folder ignores and both stdin and stderr are terminals, one prompt asks
 whether to trust it ([y/N]). Without a grant the run goes on untrusted, and
@@ -123,7 +124,7 @@ def run_trust(
     """The settings `cairn run` uses in `workspace` (see the module docstring)."""
     out = err or sys.stderr
     if trust_flag:
-        grant(workspace)
+        out.write(trust_folder(workspace) + "\n")
     if trust_flag or is_trusted(workspace):
         return load_settings(workspace, trusted=True)
     untrusted = load_settings(workspace, trusted=False)
