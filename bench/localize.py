@@ -84,16 +84,16 @@ def map_budget(tokens: int | None) -> Iterator[None]:
     if tokens is None:
         yield
         return
-    load = context_dry_run.load_settings
+    load = context_dry_run.workspace_settings
 
     def with_budget(workspace: Path) -> Settings:
         return load(workspace).model_copy(update={"repo_map_tokens": tokens})
 
-    context_dry_run.load_settings = with_budget
+    context_dry_run.workspace_settings = with_budget
     try:
         yield
     finally:
-        context_dry_run.load_settings = load
+        context_dry_run.workspace_settings = load
 
 
 def map_files(text: str) -> list[str]:

@@ -19,7 +19,7 @@ import { ModelPicker } from './modelPicker';
 import { EditReviews } from './review';
 import { ServerInstaller } from './serverInstall';
 import { SessionsProvider } from './sessions';
-import { watchSettings } from './settingsChanges';
+import { watchSettings, watchTrust } from './settingsChanges';
 import { ContextMeter } from './statusBar';
 import { VirtualDocuments } from './virtualDocs';
 
@@ -49,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
     vscode.commands.registerCommand(Command.showOutput, () => output.show(true)),
     ...registerCommands({ client: cairn, chat, docs, models, installer }),
     watchSettings(cairn, () => chat.load()),
+    watchTrust(cairn),
   );
   const ready = firstStart(cairn, installer, context.globalState, output);
   return { client: cairn, chat, goals, sessions, meter, reviews, approvals, installer, keys, ready };

@@ -2,8 +2,8 @@
  * The vscode-languageclient client for one launch of the server: it shows no
  * error popups of its own (CairnClient shows every user-facing error),
  * declares `capabilities.experimental.cairn.approvals` (it answers
- * `cairn/approval`), sends the user's server settings as
- * `initializationOptions`, watches the workspace's files and runs every
+ * `cairn/approval`), sends the user's server settings and the folder's
+ * Workspace Trust (`workspaceTrusted`) as `initializationOptions`, watches the workspace's files and runs every
  * server command through the extension's interceptor for it, if any.
  */
 import { ChildProcess } from 'child_process';
@@ -63,7 +63,11 @@ class ApprovalsCapability implements StaticFeature {
 export function createLanguageClient(parts: ClientParts): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }],
-    initializationOptions: userServerSettings(parts.config),
+    // Read at each start: the folder's Workspace Trust is the server's word on trust.
+    initializationOptions: () => ({
+      ...userServerSettings(parts.config),
+      workspaceTrusted: vscode.workspace.isTrusted,
+    }),
     outputChannel: parts.output,
     errorHandler: parts.errorHandler,
     initializationFailedHandler: (error) => {

@@ -234,6 +234,7 @@ export interface Manifest {
   at: string | null;
   extras: ExtraCost[];
   stats: ContextStats | null;
+  notes?: string[];
 }
 
 export interface ManifestBlock {

@@ -187,6 +187,9 @@ def run(
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
     mode: Annotated[str, typer.Option("--mode", help="build, plan or review.")] = "build",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command.")] = False,
+    trust: Annotated[
+        bool, typer.Option("--trust", help="Trust the folder first (as `cairn trust` does).")
+    ] = False,
 ) -> None:
     """Run one headless turn, streaming to the terminal; the trace is saved."""
     from cairn.commands.run import run_turn
@@ -199,7 +202,21 @@ def run(
         mode=mode,
         yes=yes,
         files=list(file or []),
+        trust=trust,
     )
+
+
+@app.command()
+def trust(
+    folder: Annotated[Path, typer.Argument(help="The folder (default: this one).")] = Path("."),
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it.")] = False,
+    list_all: Annotated[bool, typer.Option("--list", help="List the trusted folders.")] = False,
+) -> None:
+    """Trust a folder: its cairn.toml may start MCP servers, choose the provider and send
+    keys, pre-approve commands (and its AGENTS.md's), until that config changes."""
+    from cairn.commands.trust import trust_command
+
+    trust_command(folder, revoke, list_all)
 
 
 @app.command()

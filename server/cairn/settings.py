@@ -10,7 +10,9 @@ There is no default model: `model` is None until cairn.toml, the editor or a
 `compaction_model` and `explore_model` default to the main model. The
 provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `settings_origins`
-says where each value came from (default, cairn.toml, editor, flag).
+says where each value came from (default, cairn.toml, editor, flag). The
+file's `EXEC_KEYS` count only for a trusted workspace: the rest are ignored,
+and the settings say which (`ignored_keys`; trust is `cairn.files.trust`).
 
 MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
 `cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
@@ -31,12 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pathspec
-from pydantic import (
-    BaseModel,
-    Field,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, field_validator
 
 from cairn.errors import SettingsError
 from cairn.models.cache_prices import DEFAULT_CACHE_PRICES as DEFAULT_CACHE_PRICES  # re-exported
@@ -44,6 +41,8 @@ from cairn.models.cache_prices import CacheFamily as CacheFamily  # re-exported
 from cairn.models.cache_prices import CachePrice as CachePrice  # re-exported
 from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
 from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
+from cairn.models.mcp_settings import merge_mcp as merge_mcp  # re-exported
+from cairn.models.request_params import RESERVED_REQUEST_PARAMS as RESERVED_REQUEST_PARAMS
 from cairn.models.session import Mode
 from cairn.models.validation import describe_settings_error
 
@@ -88,24 +87,6 @@ DEFAULT_ACTIVE_BUFFERS = 1
 DEFAULT_OPEN_TABS_MAX = 8
 MAX_OPEN_TABS = 200
 
-# Request arguments Cairn sets itself; `extra_params` may not replace them.
-RESERVED_REQUEST_PARAMS: dict[str, str] = {
-    "model": "model",
-    "messages": "the context builder",
-    "tools": "the mode's tools",
-    "stream": "Cairn (always streamed)",
-    "stream_options": "Cairn",
-    "metadata": "Cairn",
-    "timeout": "model_timeout_s",
-    "max_retries": "model_retries",
-    "num_retries": "model_retries",
-    "max_tokens": "max_output_tokens",
-    "api_base": "api_base",
-    "base_url": "api_base",
-    "api_key": "api_key_env",
-    "extra_headers": "extra_headers",
-    "prompt_cache_key": "Cairn (the session id, for OpenAI's prompt cache)",
-}
 # An environment variable's name (what `api_key_env` holds: never the key itself).
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -114,6 +95,12 @@ Origin = Literal["default", "cairn.toml", "editor", "flag"]
 # How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
 OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
+# The `cairn.toml` keys that make Cairn run, send or write something, or show secrets: those
+# of an untrusted workspace are ignored (`cairn.files.trust`, docs/SECURITY.md).
+EXEC_KEYS: tuple[str, ...] = (
+    "mcp", "api_base", "api_key_env", "extra_headers", "extra_params", "allowed_commands",
+    "trace_dir", "redact_secrets", "secret_path_exemptions", "redaction_exemptions",
+)  # fmt: skip
 
 
 class Settings(BaseModel):
@@ -125,6 +112,10 @@ class Settings(BaseModel):
     """
 
     model_config = SETTINGS_MODEL_CONFIG
+    # Set by the load, never by the user: whether the workspace is trusted (a `Settings` built
+    # directly names no workspace) and the `cairn.toml` keys ignored because it is not.
+    _trusted: bool = PrivateAttr(default=True)
+    _ignored_keys: tuple[str, ...] = PrivateAttr(default=())
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
@@ -279,6 +270,21 @@ class Settings(BaseModel):
                 raise ValueError(f"{key!r} is set by {RESERVED_REQUEST_PARAMS[key]}, not here")
         return value
 
+    @property
+    def workspace_trusted(self) -> bool:
+        """Whether the workspace's own files may run or send something (see `EXEC_KEYS`)."""
+        return self._trusted
+
+    @property
+    def ignored_keys(self) -> tuple[str, ...]:
+        """The workspace's `cairn.toml` keys left out because the folder is not trusted."""
+        return self._ignored_keys
+
+    def with_trust(self, trusted: bool, ignored: Iterable[str] = ()) -> Settings:
+        """These settings, marked as those of a trusted or untrusted workspace."""
+        self._trusted, self._ignored_keys = trusted, tuple(ignored)
+        return self
+
     def cache_price(self, family: CacheFamily) -> CachePrice:
         """The prompt-cache prices of a cache family: configured, else the default."""
         return self.cache_prices.get(family) or DEFAULT_CACHE_PRICES[family]
@@ -363,12 +369,25 @@ def with_flags(settings: Settings, flags: Mapping[str, Any]) -> Settings:
     given = {key: value for key, value in flags.items() if value is not None}
     if not given:
         return settings
-    return validate_settings({**settings.model_dump(), **given}, origin="command line")
+    flagged = validate_settings({**settings.model_dump(), **given}, origin="command line")
+    return flagged.with_trust(settings.workspace_trusted, settings.ignored_keys)
 
 
-def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> Settings:
-    """`cairn.toml` of the workspace, then `overrides` (e.g. the editor's) on top."""
-    base = validate_settings(read_settings_file(workspace), origin=str(workspace / SETTINGS_FILE))
+def exec_keys(raw: Mapping[str, Any]) -> list[str]:
+    """The keys of a raw `cairn.toml` mapping that are exec-relevant (`EXEC_KEYS`), by field."""
+    return [name for key in raw if (name := field_name(key)) in EXEC_KEYS]
+
+
+def load_settings(
+    workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
+) -> Settings:
+    """`cairn.toml` of the workspace, then `overrides` (e.g. the editor's) on top; the file's
+    `EXEC_KEYS` only when `trusted` (front ends ask `cairn.files.trust.workspace_settings`)."""
+    raw = read_settings_file(workspace)
+    ignored = [] if trusted else exec_keys(raw)
+    kept = {key: value for key, value in raw.items() if field_name(key) not in ignored}
+    base = validate_settings(kept, origin=str(workspace / SETTINGS_FILE))
+    base.with_trust(trusted, ignored)
     if not overrides:
         return base
     merged = base.model_dump()
@@ -377,11 +396,4 @@ def load_settings(workspace: Path, overrides: dict[str, Any] | None = None) -> S
     if "mcp" in changes:
         changes["mcp"] = merge_mcp(merged["mcp"], changes["mcp"])
     merged.update(changes)
-    return Settings.model_validate(merged)
-
-
-def merge_mcp(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """The `[mcp]` table of `base` with `override` on top: servers joined by name (an
-    overriding server replaces the base's whole entry), other keys replaced."""
-    servers = {**base.get("servers", {}), **override.get("servers", {})}
-    return {**base, **override, "servers": servers}
+    return Settings.model_validate(merged).with_trust(trusted, ignored)

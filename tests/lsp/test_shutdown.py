@@ -18,6 +18,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from cairn.files.trust import grant
 from cairn.trace.store import TraceStore
 from tests.fakes.mcp_fixture import fixture_server
 from tests.lsp.harness import CairnClient, start_client, write_workspace
@@ -37,6 +38,7 @@ def mcp_workspace(tmp_path: Path, *args: str, script: list[dict[str, Any]] = HEL
     table = "".join(f"{key} = {json.dumps(value)}\n" for key, value in server.items())
     with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
         toml.write(f"\n[mcp.servers.fx]\n{table}")
+    grant(root)  # the user trusts it: its cairn.toml may start the server
     return root
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.files.trust import grant
 from cairn.trace import TraceStore
 from tests.fakes.openai_server import OpenAIServer, Reply
 
@@ -63,6 +64,12 @@ def served_workspace(root: Path, server: OpenAIServer, model: str = "openai/mode
     return root
 
 
+def trusted_workspace(root: Path, server: OpenAIServer, model: str = "openai/model-a") -> Path:
+    """`served_workspace`, trusted by the user (its api_base and api_key_env then count)."""
+    grant(served_workspace(root, server, model))
+    return root
+
+
 def test_run_without_a_model_says_how_to_set_one(tmp_path: Path) -> None:
     done = cairn(tmp_path, "run", "-w", str(tmp_path), "hello")
     assert done.returncode == 1
@@ -86,7 +93,7 @@ def test_a_missing_key_is_named_whole_before_any_request(tmp_path: Path) -> None
 def test_session_keeps_its_model_and_retries_and_usage_are_shown(
     tmp_path: Path, server: OpenAIServer
 ) -> None:
-    root = served_workspace(tmp_path, server, model="openai/configured-model")
+    root = trusted_workspace(tmp_path, server, model="openai/configured-model")
     env = clean_env(**{KEY_VARIABLE: "sk-cli"})
     server.queue(Reply.rate_limit(retry_after_s=0.2), Reply(text="First answer."))
     first = cairn(root, "run", "-w", str(root), "--model", "openai/model-a", "one", env=env)
@@ -113,6 +120,7 @@ def test_models_lists_each_role_and_where_its_settings_came_from(
     root = served_workspace(tmp_path, server)
     with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
         toml.write('compaction_model = "deepseek/deepseek-chat"\n')
+    grant(root)
     secret = "sk-cli-secret-value"
     done = cairn(root, "models", "-w", str(root), env=clean_env(**{KEY_VARIABLE: secret}))
     assert done.returncode == 0, done.stderr

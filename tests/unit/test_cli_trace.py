@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cairn.agent.sessions.recovery import fork_session
+from cairn.files.trust import grant
 from cairn.goals import apply_goal
 from cairn.models.goals import GoalTree
 from cairn.models.messages import Message, TextPart, ToolCallPart
@@ -127,8 +128,14 @@ def test_ambiguous_prefix_is_one_line_error(workspace: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="commands/trace.py (the cmds branch's) still loads settings untrusted: it should"
+    " call cairn.files.trust.workspace_settings, as the other commands do",
+)
 def test_trace_dir_setting_is_respected(workspace: Path) -> None:
     (workspace / "cairn.toml").write_text('trace_dir = "state/traces"\n')
+    grant(workspace)  # trace_dir counts in a trusted folder only
     trace = _record(TraceStore(workspace / "state" / "traces"), "custom dir")
     done = _cairn("trace", "list", "-w", str(workspace))
     assert done.returncode == 0, done.stderr
@@ -136,10 +143,10 @@ def test_trace_dir_setting_is_respected(workspace: Path) -> None:
 
 
 def test_bad_settings_are_one_line_error(workspace: Path) -> None:
-    (workspace / "cairn.toml").write_text("trace_dir = [1]\n")
+    (workspace / "cairn.toml").write_text("step_limit = [1]\n")
     done = _cairn("trace", "list", "-w", str(workspace))
     assert done.returncode == 1
-    assert len(done.stderr.splitlines()) == 1 and "trace_dir" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "step_limit" in done.stderr
 
 
 def test_missing_workspace_is_one_line_error(tmp_path: Path) -> None:

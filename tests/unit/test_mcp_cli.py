@@ -1,4 +1,8 @@
-"""`cairn mcp list` and `cairn context` with MCP servers, run as a user runs them (subprocesses)."""
+"""`cairn mcp list` and `cairn context` with MCP servers, run as a user runs them (subprocesses).
+
+The workspaces are trusted by the user (`grant`): an untrusted one starts none
+(tests/unit/test_workspace_trust.py).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.files.trust import grant
 from tests.fakes.mcp_fixture import FIXTURE_ARGS
 
 TIMEOUT_S = 240
@@ -39,6 +44,7 @@ args = {json.dumps(list(FIXTURE_ARGS))}
 command = "no-such-mcp-server-command"
 """
     )
+    grant(tmp_path)  # the user trusts it: its cairn.toml may start these servers
     return tmp_path
 
 
@@ -74,6 +80,7 @@ def test_mcp_list_without_servers_says_how_to_add_one(tmp_path: Path) -> None:
 
 def test_mcp_list_without_a_model_counts_with_the_default_tokenizer(tmp_path: Path) -> None:
     (tmp_path / "cairn.toml").write_text('[mcp.servers.broken]\ncommand = "no-such-mcp-command"\n')
+    grant(tmp_path)
     done = cairn(tmp_path, "mcp", "list")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -81,13 +88,15 @@ def test_mcp_list_without_a_model_counts_with_the_default_tokenizer(tmp_path: Pa
     assert lines[-1].startswith("MCP tool schemas: 0 tokens (o200k_base; no model set")
 
 
-def test_a_dry_run_counts_the_started_servers_schemas(workspace: Path) -> None:
+def test_a_dry_run_starts_no_server_and_says_their_tools_are_unknown(workspace: Path) -> None:
     done = cairn(workspace, "context", "--message", "hi", "--json")
     assert done.returncode == 0, done.stderr
     blocks = {b["ref"]: b for b in json.loads(done.stdout)["blocks"] if b["source"] == "tools"}
-    assert blocks["mcp:fixture/echo"]["included"] and blocks["mcp:fixture/echo"]["tokens"] > 0
-    assert not blocks["mcp:broken"]["included"]
-    assert "cannot start" in blocks["mcp:broken"]["reason"]
+    assert not any(ref.startswith("mcp:fixture/") for ref in blocks)
+    for name in ("fixture", "broken"):
+        block = blocks[f"mcp:{name}"]
+        assert not block["included"]
+        assert block["reason"] == "server not started: in a dry run, so its tools are unknown"
     # Still a dry run: nothing but the repository map's cache is written under .cairn/.
     written = [p for p in (workspace / ".cairn").rglob("*") if p.is_file()]
     kept = {".gitignore"}

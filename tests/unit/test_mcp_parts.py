@@ -237,10 +237,13 @@ def test_editor_servers_join_those_of_cairn_toml_by_name(tmp_path: Path) -> None
         '[mcp.servers.a]\ncommand = "a-server"\n\n[mcp.servers.b]\ncommand = "b-server"\n'
     )
     editor = {"mcp": {"servers": {"b": {"url": "http://127.0.0.1:1/mcp"}, "c": {"command": "c"}}}}
-    servers = load_settings(tmp_path, editor).mcp.servers
+    servers = load_settings(tmp_path, editor, trusted=True).mcp.servers
     assert sorted(servers) == ["a", "b", "c"]
     assert servers["a"].command == "a-server" and servers["b"].url == "http://127.0.0.1:1/mcp"
-    assert load_settings(tmp_path, {"mcp": {"toolSearchShare": 0.2}}).mcp.servers.keys() == {
+    # Untrusted, the file's servers are ignored; the editor's (trusted) still count.
+    assert sorted(load_settings(tmp_path, editor).mcp.servers) == ["b", "c"]
+    share = {"mcp": {"toolSearchShare": 0.2}}
+    assert load_settings(tmp_path, share, trusted=True).mcp.servers.keys() == {
         "a",
         "b",
     }

@@ -106,7 +106,7 @@ def test_provider_settings_load_from_cairn_toml(tmp_path: Path) -> None:
         '[extra_headers]\n"X-Team" = "a"\n[extra_params]\ntemperature = 0.3\n',
         encoding="utf-8",
     )
-    settings = load_settings(tmp_path, {"exploreModel": "openai/qwen-small"})
+    settings = load_settings(tmp_path, {"exploreModel": "openai/qwen-small"}, trusted=True)
     assert settings.api_base == "http://127.0.0.1:8000/v1"
     assert settings.extra_headers == {"X-Team": "a"}
     assert settings.extra_params == {"temperature": 0.3}

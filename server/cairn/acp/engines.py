@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn.files.trust import trust_notes
 from cairn.frontends.engine_start import aclose_engines, close_engines, load_engine_module, warm
 from cairn.frontends.settings_fallback import settings_with_fallback
 from cairn.settings import Settings
@@ -38,9 +39,10 @@ EngineBuilder = Callable[[Path, Settings], "EngineApi"]
 
 
 def root_settings(root: Path) -> tuple[Settings, list[str]]:
-    """The settings of `root` (its `cairn.toml`), or the defaults and the problem."""
+    """The settings of `root` (its `cairn.toml`, under the user's record of trust), or the
+    defaults; and the problems, with the keys an untrusted root's settings ignored."""
     settings, _, problems = settings_with_fallback(root)
-    return settings, problems
+    return settings, [*problems, *trust_notes(settings, root)]
 
 
 class Engines:

@@ -15,15 +15,15 @@ Without a session the build is that of a new session: no history, the
 session id `DRY_RUN_SESSION`. With or without one, the message sets the
 plan's mission when the tree has none, as a real turn does before its first
 call, so the dry run shows the plan block that call gets.
-The configured MCP servers count too: `start_mcp` starts them (their
-schemas are then listed and counted as in a real call), `aclose` stops
-them; without `start_mcp` they are listed as not started.
+The configured MCP servers are never started (a dry run starts no process):
+each is listed as not started in a dry run, its tools unknown.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from cairn.agent.listener import SafeListener
@@ -38,7 +38,7 @@ from cairn.errors import NoModelError
 from cairn.files.workspace import Workspace
 from cairn.goals.replay import mission_of
 from cairn.llm.guide import no_model_message
-from cairn.mcp import McpHub
+from cairn.mcp import McpCatalog, McpHub
 from cairn.models.goals import GoalTree
 from cairn.settings import Mode, Settings, SettingsRef
 from cairn.trace import Trace
@@ -47,6 +47,8 @@ DRY_RUN_SESSION = "(dry run)"
 # Where the new session of a dry run would live: never created (nothing is recorded in it),
 # and hidden, so no listing of sessions could ever show it.
 DRY_RUN_FOLDER = ".dry-run"
+# Why a configured MCP server offers nothing in a dry run.
+DRY_RUN_REASON = "in a dry run, so its tools are unknown"
 
 
 class DryRunSession(Session):
@@ -72,13 +74,14 @@ class ReadOnlyEngine:
         self.parts = context_parts(list(folders), self.config, read_only=True)
         self.mcp = McpHub(self.config, self.parts.workspace.root)
 
-    async def start_mcp(self) -> None:
-        """Start the configured MCP servers (waiting for each one's first attempt)."""
-        await self.mcp.catalog()
-
-    async def aclose(self) -> None:
-        """Stop the MCP servers."""
-        await self.mcp.aclose()
+    def mcp_catalog(self) -> McpCatalog:
+        """The configured servers, none started: each one's reason says its tools are unknown."""
+        catalog = self.mcp.snapshot()
+        servers = tuple(
+            replace(status, reason=DRY_RUN_REASON) if status.state == "not started" else status
+            for status in catalog.servers
+        )
+        return replace(catalog, servers=servers)
 
     @property
     def workspace(self) -> Workspace:
@@ -126,7 +129,7 @@ class ReadOnlyEngine:
         offer = make_offer(
             self.parts.registry,
             inputs.mode,
-            self.mcp.snapshot(),
+            self.mcp_catalog(),
             model=inputs.model,
             settings=settings,
         )

@@ -15,14 +15,14 @@ calibration, the share the provider should serve from its prompt cache
 that call — as the Manifest wire JSON (`--json`), or as the
 exact chat messages (`--text`). It is a dry run:
 no trace, no artifact, no profile document is written; only the repository
-map's index is read and refreshed, so a second run starts warm. Configured
-MCP servers are started for the dry run (their tool schemas are part of the
-call) and stopped afterwards.
+map's index is read and refreshed, so a second run starts warm. It never
+starts a process, trusted folder or not: configured MCP servers are listed
+as not started in a dry run (their tools unknown), and an untrusted
+folder's ignored keys are the manifest's note (`cairn.files.trust`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,8 @@ from cairn.agent.read_only import ReadOnlyEngine
 from cairn.commands.checks import file_reference, parse_mode, require_workspace
 from cairn.context.builder import BuiltContext
 from cairn.errors import InvalidRequestError
-from cairn.settings import Mode, load_settings
+from cairn.files.trust import workspace_settings
+from cairn.settings import Mode
 
 COLUMNS = ("ZONE", "SOURCE", "REF", "TOKENS", "STATUS")
 PERCENT = 100
@@ -68,18 +69,8 @@ def build_dry_run(
 ) -> BuiltContext:
     """The context the next call would get (see the module docstring)."""
     require_workspace(workspace_dir)
-    engine = ReadOnlyEngine([workspace_dir], load_settings(workspace_dir))
-    if not engine.config.current.mcp.servers:
-        return next_context(engine, files, message, session_id, model, mode)
-
-    async def with_servers() -> BuiltContext:
-        try:
-            await engine.start_mcp()
-            return next_context(engine, files, message, session_id, model, mode)
-        finally:
-            await engine.aclose()
-
-    return asyncio.run(with_servers())
+    engine = ReadOnlyEngine([workspace_dir], workspace_settings(workspace_dir))
+    return next_context(engine, files, message, session_id, model, mode)
 
 
 def _short(text: str, width: int) -> str:
@@ -123,6 +114,7 @@ def format_table(built: BuiltContext) -> str:
         + ", ".join(f"{source} {tokens}" for source, tokens in stats.by_source.items()),
         *extra_lines(built),
         *cache_lines(built),
+        *(f"note: {note}" for note in built.manifest.notes),
     ]
     return "\n".join(lines)
 

@@ -114,7 +114,8 @@ def _run(folder: Path) -> bool:
     from cairn.settings import load_settings
 
     command = f"{shlex.quote(sys.executable)} {TEST_ARGS}"
-    settings = load_settings(folder, {"allowedCommands": [command]})
+    # The example is Cairn's own bundled copy, not a folder the user opened: trusted.
+    settings = load_settings(folder, {"allowedCommands": [command]}, trusted=True)
     listener = TerminalListener()
     engine = Engine([folder], settings, listener=listener)
     try:

@@ -10,7 +10,9 @@ the schemas are deferred behind `tool_search`. The servers are stopped
 before the command returns. No model is called; tokens are counted with
 the tokenizer of `--model` (default: the settings' model; with neither, the
 default tokenizer, and no window to compare with). `--json` prints the same
-as data.
+as data. In a folder that is not trusted its `cairn.toml`'s servers are
+not started: the one-line notice says so (`cairn.files.trust`), and with no
+other server it is the error.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ import typer
 from cairn.agent.scope.offer import model_input_tokens
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import InvalidRequestError
+from cairn.files.trust import trust_notes, workspace_settings
 from cairn.mcp import McpHub, McpToolSpec, ServerStatus
-from cairn.settings import Settings, SettingsRef, load_settings
+from cairn.settings import Settings, SettingsRef
 from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
 
 COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
@@ -150,12 +153,13 @@ def list_servers(workspace: Path, model: str | None, as_json: bool) -> None:
     """Print the servers of `workspace` (see the module docstring)."""
     if not workspace.is_dir():
         raise InvalidRequestError(f"workspace not found: {workspace}")
-    settings = load_settings(workspace)
+    settings = workspace_settings(workspace)
+    notes = trust_notes(settings, workspace)
     if not settings.mcp.servers:
-        raise InvalidRequestError(NO_SERVERS)
+        raise InvalidRequestError(notes[0] if notes else NO_SERVERS)
     statuses = asyncio.run(server_statuses(workspace, settings))
     data = report(statuses, settings, model or settings.model)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**data, "notes": notes}, indent=2, ensure_ascii=False))
     else:
-        typer.echo(format_report(data))
+        typer.echo("\n".join([*notes, format_report(data)]))

@@ -7,7 +7,9 @@ the key variable is set (its value is never shown), the context window and
 output limit from litellm's model map, for the main model how its history
 is compacted (the knobs in effect, and whether its provider caches prompt
 prefixes), and whether a call would be possible with the reasons it would
-not. Text, or JSON with `--json`. Exit code 1
+not. In a folder that is not trusted, the main role's notes say which of
+`cairn.toml`'s keys were ignored (`cairn.files.trust`), and their origins
+are the defaults. Text, or JSON with `--json`. Exit code 1
 when the main model cannot be called.
 """
 
@@ -24,9 +26,10 @@ from cairn.agent.sessions.session import session_model
 from cairn.commands.checks import require_workspace
 from cairn.commands.models_report import RoleReport, models_report
 from cairn.compaction.retention import Retention
+from cairn.files.trust import trust_notes, workspace_settings
 from cairn.llm.guide import no_model_message
 from cairn.llm.provider import ProviderSetup
-from cairn.settings import load_settings, read_settings_file, settings_origins, with_flags
+from cairn.settings import field_name, read_settings_file, settings_origins, with_flags
 from cairn.trace import TraceStore
 
 LABEL_WIDTH = 10
@@ -127,14 +130,18 @@ def report_json(report: RoleReport) -> dict[str, Any]:
 def show_models(workspace: Path, model: str | None, session_id: str | None, as_json: bool) -> None:
     """Print the report (see the module docstring); exit 1 when the main model cannot be called."""
     require_workspace(workspace)
-    settings = with_flags(load_settings(workspace), {"model": model})
-    origins = settings_origins(read_settings_file(workspace), (), ["model"] if model else [])
+    settings = with_flags(workspace_settings(workspace), {"model": model})
+    file_keys = [
+        k for k in read_settings_file(workspace) if field_name(k) not in settings.ignored_keys
+    ]
+    origins = settings_origins(file_keys, (), ["model"] if model else [])
     own: str | None = None
     if session_id is not None:
         meta = TraceStore(workspace / settings.trace_dir).open(session_id).meta()
         chosen = session_model(model, settings.model, meta)
         own = chosen if chosen != settings.model else None
     reports = models_report(settings, origins, os.environ, workspace, own)
+    reports[0].notes.extend(trust_notes(settings, workspace))
     if as_json:
         typer.echo(json.dumps([report_json(r) for r in reports], indent=2))
     else:

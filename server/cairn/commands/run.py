@@ -9,7 +9,9 @@ control, escape, bidi and zero-width character is shown as its escape,
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
 when stdin is a TTY (yes, always for this session, or no); `--yes` approves
-them all; without a TTY and without `--yes` they are refused. A real
+them all; without a TTY and without `--yes` they are refused. An untrusted
+folder's exec-relevant settings are ignored unless `--trust` or the prompt
+trusts it (`cairn.commands.trust`). A real
 provider's litellm import starts at once in the background. Ctrl-C, SIGTERM
 and SIGHUP cancel the turn (`cairn.commands.signals`): the running command's
 process group is killed, the turn is recorded `cancelled`, and the line says
@@ -35,7 +37,7 @@ from cairn.commands.checks import checked_references, parse_mode, require_worksp
 from cairn.commands.signals import TurnSignals
 from cairn.files.visible import KEEP_LINES, visible
 from cairn.frontends.sentences import compaction_sentence
-from cairn.settings import Settings, load_settings, with_flags
+from cairn.settings import Settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
 
@@ -186,8 +188,11 @@ def ask_in_background(prompt: str) -> Future[str]:
     return future
 
 
-def run_settings(workspace: Path, mode: str) -> Settings:
-    return with_flags(load_settings(workspace), {"mode": parse_mode(mode)})
+def run_settings(workspace: Path, mode: str, trust: bool = False) -> Settings:
+    """The turn's settings: the workspace's under its trust (`cairn.commands.trust`)."""
+    from cairn.commands.trust import run_trust
+
+    return with_flags(run_trust(workspace, trust), {"mode": parse_mode(mode)})
 
 
 def likely_model(settings: Settings, model: str | None, session_id: str | None) -> str | None:
@@ -266,9 +271,11 @@ def run_turn(
     mode: str,
     yes: bool,
     files: Sequence[Path] = (),
+    trust: bool = False,
 ) -> None:
     """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes;
-    `files` (`--file`) and the message's `@` mentions are referenced.
+    `files` (`--file`) and the message's `@` mentions are referenced; `trust` (`--trust`)
+    trusts the folder first.
 
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
@@ -277,7 +284,7 @@ def run_turn(
         from cairn.errors import InvalidRequestError
 
         raise InvalidRequestError(EMPTY_SESSION)
-    settings = run_settings(workspace, mode)
+    settings = run_settings(workspace, mode, trust)
     if session_id is None and likely_model(settings, model, session_id) is None:
         from cairn.errors import NoModelError
         from cairn.llm.guide import no_model_message

@@ -305,6 +305,7 @@ def assemble(
     )
     stats = _stats(snapshot, view, blocks, history, predicted, manifest.cache_break)
     manifest.extras = extra_costs(blocks)
+    manifest.notes = list(snapshot.notes)
     manifest.stats = stats
     return BuiltContext(
         messages=laid.messages,

@@ -45,6 +45,7 @@ from cairn.errors import PathRefusedError
 from cairn.files.guard import read_text_guarded
 from cairn.files.ignore import IgnoreRules
 from cairn.files.text import content_hash
+from cairn.files.trust import trust_notes
 from cairn.files.workspace import Workspace
 from cairn.models.goals import GoalTree
 from cairn.models.manifest import ContextBlock, Source
@@ -354,4 +355,5 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         has_preamble=with_preamble,
         call_id=request.call_id,
         calibration=request.calibration,
+        notes=tuple(trust_notes(parts.settings, workspace.root)),
     )

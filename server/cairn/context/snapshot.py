@@ -84,6 +84,8 @@ class ContextSnapshot:
     call_id: str | None = None
     # The model's token calibration the budget was made with (shown in the stats).
     calibration: ModelCalibration = field(default_factory=ModelCalibration)
+    # Lines the manifest carries about the call's settings (what an untrusted folder ignored).
+    notes: tuple[str, ...] = ()
 
     @property
     def tool_schemas(self) -> tuple[Mapping[str, Any], ...]:

@@ -6,6 +6,7 @@ says), created mode 0700. It holds `secret`, 32 random bytes (mode 0600)
 made on first use, with which Cairn signs what it creates inside a workspace
 (`stamp`): a workspace cannot forge a stamp, so state it brought along (a
 committed `.cairn/`) is told from state Cairn made for this user at this path.
+It also holds `trusted.json`, the folders the user trusts (`cairn.files.trust`).
 """
 
 from __future__ import annotations

@@ -207,7 +207,10 @@ def notify_engine(ls: CairnServer, paths: list[Path]) -> None:
 
 def reload_settings(ls: CairnServer) -> None:
     """Re-read `cairn.toml` with the editor's overrides on top; report invalid keys."""
-    settings, kept, problems = resolve_settings(ls.host.workspace.root, ls.host.overrides)
+    host = ls.host
+    settings, kept, problems = resolve_settings(
+        host.workspace.root, host.overrides, host.editor_trust
+    )
     for problem in problems:
         ls.show_to_user(f"Cairn settings: {problem}")
     ls.host.update_settings(settings, kept)

@@ -71,6 +71,8 @@ class EngineHost:
         self.attempts = 0
         self.settings: Settings | None = None
         self.overrides: dict[str, Any] = {}
+        # The editor's word on the folder's trust (`workspaceTrusted`), for the server's life.
+        self.editor_trust: bool | None = None
 
     def configure(self, folders: list[Path], settings: Settings, overrides: dict[str, Any]) -> None:
         from cairn.files.workspace import Workspace

@@ -2,7 +2,8 @@
 
 `initialize` itself (in `server.py`) only records its params: the answer must
 be quick, so pydantic, the settings and the core are loaded afterwards.
-`initialized` resolves the folders and the settings, reports invalid settings
+`initialized` resolves the folders, the settings and the folder's trust (the
+editor's `workspaceTrusted`, else the user's record), reports invalid settings
 and a missing model (with how to set one) with `window/showMessage`, asks
 for file watching and starts loading the engine. `shutdown` is answered only
 when the running turns have ended (recorded as cancelled) and the engine's
@@ -17,8 +18,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from cairn.files.trust import trust_notes
 from cairn.lsp.documents import register_watchers
-from cairn.lsp.settings import resolve_settings, settings_section, workspace_folders
+from cairn.lsp.settings import editor_trust, resolve_settings, settings_section, workspace_folders
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
@@ -34,11 +36,15 @@ def prepare(ls: CairnServer) -> None:
     if ls.host.configured or params is None:
         return
     folders = workspace_folders(params)
-    settings, overrides, problems = resolve_settings(folders[0], params.initialization_options)
+    options = params.initialization_options
+    ls.host.editor_trust = editor_trust(options)
+    settings, overrides, problems = resolve_settings(folders[0], options, ls.host.editor_trust)
     ls.host.configure(folders, settings, overrides)
     ls.startup_problems = problems
     for problem in problems:
         logger.warning("%s", problem)
+    for note in trust_notes(settings, folders[0]):
+        logger.warning("%s", note)
     model = settings.model or "none configured"
     logger.info("serving %s (model: %s)", ", ".join(map(str, folders)), model)
 
@@ -66,7 +72,8 @@ def did_change_configuration(ls: CairnServer, params: types.DidChangeConfigurati
     section = settings_section(params.settings)
     if section is None:
         return
-    settings, overrides, problems = resolve_settings(ls.host.workspace.root, section)
+    root = ls.host.workspace.root
+    settings, overrides, problems = resolve_settings(root, section, ls.host.editor_trust)
     for problem in problems:
         ls.show_to_user(SETTINGS_PREFIX + problem)
     ls.host.update_settings(settings, overrides)

@@ -68,6 +68,10 @@ def _absent(value: object) -> bool:
     return value is None
 
 
+def _none_said(value: list[str]) -> bool:
+    return not value
+
+
 class ContextBlock(WireModel):
     """One whole block of context. `version` is the content hash."""
 
@@ -146,6 +150,9 @@ class Manifest(WireModel):
     extras: list[ExtraCost] = Field(default_factory=list)
     # The call's context statistics (what the meter showed for it).
     stats: ContextStats | None = None
+    # What the call's settings left out and why (an untrusted folder's ignored keys); absent
+    # on the wire when there is nothing to say.
+    notes: list[str] = Field(default_factory=list, exclude_if=_none_said)
 
 
 class CompactionStats(WireModel):

@@ -13,7 +13,7 @@ settings model).
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -90,3 +90,10 @@ class McpSettings(BaseModel):
             if not MCP_SERVER_NAME.match(name):
                 raise ValueError(f"server name {name!r}: use 1-32 letters, digits, '-' or '_'")
         return servers
+
+
+def merge_mcp(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """The `[mcp]` table of `base` with `override` on top: servers joined by name (an
+    overriding server replaces the base's whole entry), other keys replaced."""
+    servers = {**base.get("servers", {}), **override.get("servers", {})}
+    return {**base, **override, "servers": servers}

@@ -6,7 +6,8 @@ already is: explore branches share their parent session's cursor),
 snapshots the workspace, records the user message (with the focused goal;
 the session's first one sets its mission), builds the turn's `ToolContext`
 (the scope, the edit capture, the editor's callbacks, the command
-allowlist: the configured one plus what the user allowed for the session)
+allowlist: the configured one — else the profile's test commands, in a
+trusted workspace only — plus what the user allowed for the session)
 and runs the `TurnLoop`. Explore branches come through the same
 path with a `branch_scope`: read-only tools and no edit capture, their own
 model lane, no compaction. The runner knows nothing of explore: a scope
@@ -45,12 +46,15 @@ from cairn.settings import Settings, SettingsRef
 def allowed_commands(
     settings: Settings, profile: ProjectProfile, session_allowed: Sequence[str] = ()
 ) -> list[str]:
-    """Commands run without asking: the configured list (else the profile's test commands),
-    plus those the user allowed for the session."""
+    """Commands run without asking: the configured list (else, in a trusted workspace, the
+    profile's test commands, which its AGENTS.md may name), plus those the user allowed for
+    the session."""
     if settings.allowed_commands is not None:
         base = list(settings.allowed_commands)
-    else:
+    elif settings.workspace_trusted:
         base = list(profile.test_suites.values())
+    else:
+        base = []
     return base + [command for command in session_allowed if command not in base]
 
 
