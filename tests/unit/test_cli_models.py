@@ -133,7 +133,9 @@ def test_models_lists_each_role_and_where_its_settings_came_from(
         "  history   summary at 70% of the input, keeping 25%; old tool output pruned past"
         " 6,400 tokens once 3,200 can go (the provider caches prompt prefixes)"
     ) in lines
+    assert "  map       up to 1,024 tokens (a 32k window)" in lines  # the first call's map cap
     compaction = lines[lines.index(next(x for x in lines if x.startswith("compaction"))) :]
+    assert not any(x.startswith("  map ") for x in compaction)
     assert "  key       DEEPSEEK_API_KEY is NOT set (the provider's variable)" in compaction
     assert "  window    131,072 tokens (litellm's model map)" in compaction
     assert secret not in done.stdout
@@ -147,6 +149,7 @@ def test_models_lists_each_role_and_where_its_settings_came_from(
         "promptCache": True,
     }
     assert report[1]["compaction"] is None
+    assert (report[0]["repoMapTokens"], report[1]["repoMapTokens"]) == (1_024, None)
     assert report[0]["possible"] is False
     assert report[0]["problems"] == [
         f"{KEY_VARIABLE} is not set (api_key_env names it): export it with your openai API key"

@@ -88,6 +88,8 @@ def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
         lines.append(_row("output", f"{limit}{reserved}{origins['max_output_tokens']})"))
     if report.retention is not None:
         lines.append(_row("history", _retention_line(report.retention)))
+    if report.map_tokens is not None:
+        lines.append(_row("map", f"up to {report.map_tokens:,} tokens ({report.map_source})"))
     lines += [_row("note", note) for note in report.notes]
     if report.possible:
         lines.append(_row("call", "possible"))
@@ -115,6 +117,8 @@ def report_json(report: RoleReport) -> dict[str, Any]:
         "possible": report.possible,
         "problems": report.problems,
         "notes": report.notes,
+        "repoMapTokens": report.map_tokens,
+        "repoMapSource": report.map_source or None,
         "compaction": None
         if knobs is None
         else {

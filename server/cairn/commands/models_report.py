@@ -19,6 +19,7 @@ from pathlib import Path
 
 from cairn.compaction.retention import Retention, retention
 from cairn.context.budget import role_window
+from cairn.context.sources.repomap import map_cap
 from cairn.errors import BudgetError
 from cairn.llm.cache_hints import model_cache_price
 from cairn.llm.provider import ProviderSetup, provider_setup
@@ -52,6 +53,10 @@ class RoleReport:
     notes: list[str] = field(default_factory=list)
     # The main role's compaction knobs (None for the other roles, or without a window).
     retention: Retention | None = None
+    # The main role's repository-map cap and why (None for the other roles, or without a
+    # window): `map_cap`, as the first call's map is budgeted.
+    map_tokens: int | None = None
+    map_source: str = ""
 
     @property
     def possible(self) -> bool:
@@ -130,11 +135,24 @@ def role_report(
             f"no room for input: window {window:,} - max_output_tokens {reserved:,}"
             f" - safety_margin {settings.safety_margin:,} <= 0"
         )
-    knobs = None
+    knobs, map_tokens, map_source = None, None, ""
     if role == "main" and window is not None:
         knobs = retention(settings, window, model_cache_price(settings, model))
+        map_tokens, map_source = map_cap(window, settings.repo_map_tokens)
     return RoleReport(
-        role, model, origin, setup, window, source, limit, reserved, problems, notes, knobs
+        role,
+        model,
+        origin,
+        setup,
+        window,
+        source,
+        limit,
+        reserved,
+        problems,
+        notes,
+        knobs,
+        map_tokens,
+        map_source,
     )
 
 

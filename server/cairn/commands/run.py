@@ -262,6 +262,25 @@ async def _turn(
             return Interrupted(signals.received)
 
 
+def _checked_settings(
+    workspace: Path, model: str | None, session_id: str | None, mode: str, trust: bool
+) -> Settings:
+    """The run's settings, once the workspace, the session id and (for a new session) the
+    model are known to be usable: errors before any line is printed or a session exists."""
+    require_workspace(workspace)
+    if session_id is not None and not session_id.strip():
+        from cairn.errors import InvalidRequestError
+
+        raise InvalidRequestError(EMPTY_SESSION)
+    settings = run_settings(workspace, mode, trust)
+    if session_id is None and likely_model(settings, model, session_id) is None:
+        from cairn.errors import NoModelError
+        from cairn.llm.guide import no_model_message
+
+        raise NoModelError(no_model_message(os.environ))
+    return settings
+
+
 def run_turn(
     *,
     message: str,
@@ -279,17 +298,7 @@ def run_turn(
 
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
-    require_workspace(workspace)
-    if session_id is not None and not session_id.strip():
-        from cairn.errors import InvalidRequestError
-
-        raise InvalidRequestError(EMPTY_SESSION)
-    settings = run_settings(workspace, mode, trust)
-    if session_id is None and likely_model(settings, model, session_id) is None:
-        from cairn.errors import NoModelError
-        from cairn.llm.guide import no_model_message
-
-        raise NoModelError(no_model_message(os.environ))  # before any line or session
+    settings = _checked_settings(workspace, model, session_id, mode, trust)
     _say(status_line(settings, model, session_id))
     likely = likely_model(settings, model, session_id) or settings.model
     if likely and not is_scripted_model(likely):
