@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agent.api import Approval, ApprovalRequest
+from cairn.acp.client import permission_call
+from cairn.agent.api import Approval, ApprovalRequest, CallSite
 from cairn.agent.engine import Engine
 from cairn.agent.tools.approval import is_allowlisted, judge_command
 from cairn.files.commands import markdown_test_commands
@@ -196,3 +197,13 @@ async def test_the_approver_is_told_why_an_allowlisted_command_asks(tmp_path: Pa
         assert "'--junitxml=../report.xml' points outside the workspace" in request.reason
     finally:
         engine.close()
+
+
+def test_the_acp_permission_title_says_why_it_asks() -> None:
+    reason = "'--basetemp=/tmp/x' points outside the workspace (/tmp/x)"
+    request = ApprovalRequest(CallSite("s", "c"), "pytest --basetemp=/tmp/x", reason=reason)
+    call_ = permission_call(request)
+    assert call_["title"].endswith(f"(asked because {reason})")
+    assert call_["rawInput"] == {"command": "pytest --basetemp=/tmp/x"}
+    plain = permission_call(ApprovalRequest(CallSite("s", "c"), "touch x"))
+    assert "asked because" not in plain["title"]
