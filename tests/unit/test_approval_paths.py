@@ -17,7 +17,16 @@ from cairn.models.shell_words import entry_problem
 from cairn.settings import Settings
 from tests.unit.test_agent_support import call, make_engine, reply, write_script
 
-ALLOWED = ["pytest", "python -m pytest", "python3 -m unittest", "npm test", "cat", "ls"]
+ALLOWED = [
+    "pytest",
+    "python -m pytest",
+    "python3 -m unittest",
+    "uv run pytest",
+    "uv run",
+    "npm test",
+    "cat",
+    "ls",
+]
 
 
 @pytest.fixture
@@ -55,6 +64,8 @@ def folders(tmp_path: Path) -> list[Path]:
         "pytest *",
         "pytest tests/.?/.?/x",
         "python -m pytest --basetemp=/tmp/outside",
+        "uv run pytest -p evil",
+        "uv run --with evil pytest",
         "python3 -m unittest discover -s /tmp/x",
         "python3 -m unittest discover -t ..",
         "npm test -- --watch",
@@ -81,6 +92,7 @@ def test_an_allowlisted_command_with_a_path_outside_asks(folders: list[Path], co
         "pytest 'tests/test_x.py::test_a[1-2]'",
         "pytest tests/test_*.py",
         "python -m pytest -x tests",
+        "uv run pytest -q tests",
         "python3 -m unittest discover -s tests -t .",
         "npm test",
         "cat README.md",

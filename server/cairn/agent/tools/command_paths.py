@@ -18,7 +18,9 @@ glob (`*`, `?`, `[`) that could match `..` or produce an option (one not
 after a `/`, or in a part starting with `.`).
 
 The tools understood beyond that:
-- pytest (`pytest`, `py.test`, `python -m pytest`): `-p NAME` loads code, so it
+- pytest (`pytest`, `py.test`, `python -m pytest`, and any of them after `uv run`,
+  `poetry run`, `pipenv run`, `pdm run`, `hatch run` or `rye run`; an option of
+  the wrapper itself, such as `uv run --with`, asks): `-p NAME` loads code, so it
   always asks (`-p no:NAME`, which turns a plugin off, does not); `-o addopts=`
   / `--override-ini addopts=` adds options nobody checked, so it asks; a
   `--basetemp` that is a workspace folder itself asks (pytest empties it).
@@ -48,23 +50,30 @@ VALUE_SEPARATORS = re.compile(r"[=:,\s]")
 # Folders inside a workspace folder that a command must not write through an argument.
 PRIVATE_FOLDERS = (".git", ".cairn")
 PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn"})
+# `<wrapper> run <program> ...` runs the program in the project's environment.
+RUNNER_WRAPPERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 PACKAGE_TEST_SCRIPTS = (("test",), ("t",), ("run", "test"), ("run-script", "test"))
 # pytest's short options that take a value (the rest of the word, or the next word).
 PYTEST_VALUE_SHORTS = frozenset("cmkoprWn")
 
 
-def program_of(argv: Sequence[str]) -> tuple[str, int]:
+def program_of(argv: Sequence[str], start: int = 0) -> tuple[str, int]:
     """The tool a command runs (`pytest`, `unittest`, `npm`, ..., else its program's name)
-    and the index of its first own argument."""
-    name = argv[0].rsplit("/", 1)[-1]
-    if PYTHON.fullmatch(name) and len(argv) >= 3 and argv[1] == "-m":
-        module = argv[2]
+    and the index of its first own argument; `uv run pytest` and the like run pytest."""
+    name = argv[start].rsplit("/", 1)[-1]
+    rest = argv[start + 1 :]
+    if name in RUNNER_WRAPPERS and len(rest) >= 2 and rest[0] == "run":
+        if rest[1].startswith("-"):
+            return f"{name} run", start + 2
+        return program_of(argv, start + 2)
+    if PYTHON.fullmatch(name) and len(rest) >= 2 and rest[0] == "-m":
+        module = rest[1]
         if module in ("pytest", "unittest"):
-            return module, 3
-        return name, 1
+            return module, start + 3
+        return name, start + 1
     if name == "py.test":
-        return "pytest", 1
-    return name, 1
+        return "pytest", start + 1
+    return name, start + 1
 
 
 def _candidates(value: str) -> Iterator[str]:
@@ -171,8 +180,10 @@ def path_problems(command: CommandWords, folders: Sequence[Path]) -> list[str]:
         judge.cwd = judge.resolve(command.folder)
     argv = command.argv
     tool, start = program_of(argv)
+    if tool.endswith(" run"):
+        return [f"the options of `{tool}` ({argv[start]}) are not checked"]
     if tool in PACKAGE_MANAGERS:
-        rest = tuple(argv[1:])
+        rest = tuple(argv[start:])
         script = next((s for s in PACKAGE_TEST_SCRIPTS if rest[: len(s)] == s), None)
         if script is not None and len(rest) > len(script):
             extra = " ".join(rest[len(script) :])
