@@ -24,6 +24,7 @@ ALLOWED = [
     "uv run pytest",
     "uv run",
     "npm test",
+    "bun run test",
     "cat",
     "ls",
 ]
@@ -69,6 +70,7 @@ def folders(tmp_path: Path) -> list[Path]:
         "python3 -m unittest discover -s /tmp/x",
         "python3 -m unittest discover -t ..",
         "npm test -- --watch",
+        "bun run test --preload ./evil.ts",
         "cat /etc/passwd",
         "ls ../..",
     ],

@@ -29,7 +29,7 @@ The tools understood beyond that:
   `--log-file`, `--resultlog`, `--cov-report=TYPE:DEST`) and its test paths are
   candidates like any word, in both `--opt=value` and `--opt value` forms.
 - `python -m unittest`: its test names and `-s`/`-t` folders are candidates.
-- npm, pnpm and yarn `test` (`test`, `t`, `run test`, `run-script test`): any
+- npm, pnpm, yarn and bun `test` (`test`, `t`, `run test`, `run-script test`): any
   further argument asks, as the arguments go to a script nobody checked.
 Any other program: its arguments are candidates as above, so one that names
 a path outside the workspace asks.
@@ -49,7 +49,7 @@ PYTHON = re.compile(r"python[0-9.]*")
 VALUE_SEPARATORS = re.compile(r"[=:,\s]")
 # Folders inside a workspace folder that a command must not write through an argument.
 PRIVATE_FOLDERS = (".git", ".cairn")
-PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn"})
+PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 # `<wrapper> run <program> ...` runs the program in the project's environment.
 RUNNER_WRAPPERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
 PACKAGE_TEST_SCRIPTS = (("test",), ("t",), ("run", "test"), ("run-script", "test"))
