@@ -66,6 +66,7 @@ export interface ApprovalParams {
   callId: string;
   tool: string;
   command: string;
+  reason: string;
 }
 
 /**

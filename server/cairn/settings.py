@@ -44,6 +44,7 @@ from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # 
 from cairn.models.mcp_settings import merge_mcp as merge_mcp  # re-exported
 from cairn.models.request_params import RESERVED_REQUEST_PARAMS as RESERVED_REQUEST_PARAMS
 from cairn.models.session import Mode
+from cairn.models.shell_words import entry_problem
 from cairn.models.validation import describe_settings_error
 
 SETTINGS_FILE = "cairn.toml"
@@ -233,6 +234,14 @@ class Settings(BaseModel):
         except (ValueError, TypeError) as error:
             raise ValueError(f"invalid gitignore-style pattern: {error}") from None
         return patterns
+
+    @field_validator("allowed_commands")
+    @classmethod
+    def _argv_patterns(cls, entries: list[str] | None) -> list[str] | None:
+        for entry in entries or ():
+            if problem := entry_problem(entry):
+                raise ValueError(problem)
+        return entries
 
     @field_validator("secret_value_patterns")
     @classmethod

@@ -128,11 +128,6 @@ def test_ambiguous_prefix_is_one_line_error(workspace: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="commands/trace.py (the cmds branch's) still loads settings untrusted: it should"
-    " call cairn.files.trust.workspace_settings, as the other commands do",
-)
 def test_trace_dir_setting_is_respected(workspace: Path) -> None:
     (workspace / "cairn.toml").write_text('trace_dir = "state/traces"\n')
     grant(workspace)  # trace_dir counts in a trusted folder only

@@ -176,7 +176,7 @@ async def test_allowlisted_command_does_not_ask(ctx: ToolContext) -> None:
 
 async def test_nonzero_exit_code_is_reported(ctx: ToolContext) -> None:
     command = "sh -c 'echo failing >&2; exit 3'"
-    ctx.allowed_commands.append(command)
+    ctx.allow_always(command)  # exactly this text, operators and all
     outcome = await run(ctx, command=command)
     assert outcome.ok
     assert outcome.data["exit_code"] == 3
@@ -186,7 +186,7 @@ async def test_nonzero_exit_code_is_reported(ctx: ToolContext) -> None:
 
 async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, root: Path) -> None:
     command = f"sleep {LONG_SLEEP_S} & echo $! > child.pid; wait"
-    ctx.allowed_commands.append(command)
+    ctx.allow_always(command)  # exactly this text, operators and all
     outcome = await run(ctx, command=command, timeout_s=SHORT_TIMEOUT_S)
     assert not outcome.ok
     assert outcome.data["timed_out"] is True
@@ -202,7 +202,7 @@ async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, root: Pat
 
 async def test_cancelling_the_call_kills_the_command(ctx: ToolContext, root: Path) -> None:
     command = f"echo $$ > shell.pid; sleep {LONG_SLEEP_S}"
-    ctx.allowed_commands.append(command)
+    ctx.allow_always(command)  # exactly this text, operators and all
     task = asyncio.create_task(run(ctx, command=command))
     while not (root / "shell.pid").exists() or not (root / "shell.pid").read_text().strip():
         await asyncio.sleep(0.05)

@@ -424,6 +424,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const command = el('pre', 'command');
   command.appendChild(el('code', undefined, visible(entry.request.command)));
   card.appendChild(command);
+  if (entry.request.reason) card.appendChild(el('div', 'card-reason', `Asked because ${visible(entry.request.reason)}`));
   const row = page.tools.get(entry.request.callId);
   if (entry.state === 'pending') {
     const actions = el('div', 'actions');

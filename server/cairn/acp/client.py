@@ -80,7 +80,8 @@ def permission_call(request: ApprovalRequest) -> dict[str, Any]:
         }
     return {
         "toolCallId": site.call_id or "",
-        "title": tool_title("run_command", {"command": visible(command)}),
+        "title": tool_title("run_command", {"command": visible(command)})
+        + (f" (asked because {visible(request.reason)})" if request.reason else ""),
         "kind": "execute",
         "status": "pending",
         "rawInput": {"command": command},

@@ -96,12 +96,14 @@ Approval = ApprovalDecision
 class ApprovalRequest:
     """What is asked: a shell command, or (`tool` set: `mcp:server/tool`) an MCP tool call,
     `command` then saying the tool and its arguments; "always" allows the whole tool.
-    `turn_id`: the turn the call (`site`) belongs to."""
+    `turn_id`: the turn the call (`site`) belongs to. `reason`: why a command that
+    matched the allowlist still asks (an argument pointing outside the workspace), else ""."""
 
     site: CallSite
     command: str
     tool: str | None = None
     turn_id: str = ""
+    reason: str = ""
 
 
 # Asked before running a shell command that is not allow-listed, or an MCP tool call.

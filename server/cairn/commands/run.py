@@ -165,7 +165,10 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
 
     async def ask(request: ApprovalRequest) -> Approval:
         verb = "Call" if request.tool else "Run"
-        prompt = f"{verb} `{visible(request.command)}`? [y]es / [a]lways in this session / [N]o "
+        why = f" (asked because {visible(request.reason)})" if request.reason else ""
+        prompt = (
+            f"{verb} `{visible(request.command)}`{why}? [y]es / [a]lways in this session / [N]o "
+        )
         answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:
             return "always"

@@ -1,6 +1,7 @@
 """`cairn trace list|show|fork|delete|repair`: recorded sessions from the command line.
 
-`list` and `show` only read: a damaged or crashed session is shown as
+`list` and `show` only read (`show` streams: memory does not grow with
+the size of `messages.jsonl`, see `cairn.commands.trace_view`): a damaged or crashed session is shown as
 `cairn trace repair` would leave it (with a warning saying what is wrong),
 but nothing is written. `fork` copies a session up to a message with the
 goal tree of that moment; `delete` removes one after a confirmation (or
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import typer
@@ -24,11 +26,12 @@ from cairn.commands.trace_view import (
     goal_lines,
     overview_lines,
     selected_data,
+    slim_message,
     turn_lines,
 )
 from cairn.errors import InvalidRequestError
+from cairn.files.trust import workspace_settings
 from cairn.models.session import SessionMeta
-from cairn.settings import load_settings
 from cairn.trace import Trace, TraceStore
 
 TIME_FORMAT = "%Y-%m-%d %H:%M"
@@ -42,7 +45,7 @@ CONFIRM_ANSWERS = frozenset({"y", "yes"})
 
 def _store(workspace: Path) -> TraceStore:
     require_workspace(workspace)
-    return TraceStore(workspace / load_settings(workspace).trace_dir)
+    return TraceStore(workspace / workspace_settings(workspace).trace_dir)
 
 
 def _title(meta: SessionMeta) -> str:
@@ -105,7 +108,10 @@ def _warn_skipped(trace: Trace) -> None:
 
 
 def _session_data(trace: Trace) -> SessionData:
-    """The trace as `cairn trace repair` would leave it, read without writing anything."""
+    """The trace as `cairn trace repair` would leave it, read without writing anything: a
+    bounded copy of each message in memory (`slim_message`), the whole ones read again from
+    disk when printed (`SessionData.stream`)."""
+    trace.keep_message = slim_message
     _warn_skipped(trace)
     notes = recover(trace, write=False)
     for note in notes:
@@ -124,7 +130,8 @@ def _session_data(trace: Trace) -> SessionData:
     branches: list[tuple[str, int]] = []
     for name in trace.branches():
         branch = trace.existing_branch(name)
-        branches.append((name, len(branch.messages()) if branch is not None else 0))
+        count = sum(1 for _ in branch.iter_messages()) if branch is not None else 0
+        branches.append((name, count))
     return SessionData(
         meta=meta,
         tree=tree,
@@ -132,6 +139,7 @@ def _session_data(trace: Trace) -> SessionData:
         manifests=trace.manifests(),
         branches=branches,
         patches=patches,
+        reread=trace.iter_messages,
     )
 
 
@@ -154,14 +162,15 @@ def show_trace(
         typer.echo(json.dumps(chosen, indent=2, ensure_ascii=False))
         return
     if turn is not None:
-        lines = turn_lines(data, turn, full)
+        lines: Iterable[str] = turn_lines(data, turn, full)
     elif call is not None:
         lines = call_lines(data, call)
     elif goal is not None:
         lines = goal_lines(data, goal, full)
     else:
         lines = overview_lines(data)
-    typer.echo("\n".join(lines))
+    for line in lines:  # printed as they are made: a turn's messages are read as they go
+        typer.echo(line)
 
 
 def fork_trace(workspace: Path, session_id: str, at_message: str | None) -> None:

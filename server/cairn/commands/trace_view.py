@@ -9,28 +9,89 @@ model call (`call_lines`: its manifest, block by block) or a goal
 (`goal_lines`: its steps and sub-goals, even when finished). `full` shows
 whole texts and tool outputs instead of one-line summaries. `view_data` is
 the same as JSON-able data for `--json`. Pure: the caller reads the trace.
+
+Memory does not grow with the size of `messages.jsonl`: the views hold a
+bounded copy of each message (`slim_message`: long texts, outputs and
+arguments cut, which changes none of the one-line summaries), and whatever
+prints messages whole (`--full`, a turn's user message, `--json` of a turn or
+goal) reads them again from disk one at a time (`SessionData.stream`), the
+text views yielding their lines as they go. (`--json` of the whole session
+with `--full` still builds one document.)
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.errors import InvalidRequestError
 from cairn.goals import find_goal, iter_goals, render_trace_view, trace_view_data
-from cairn.goals.brief import brief_line, describe_part, shorten
+from cairn.goals.brief import (
+    ARGS_PREVIEW_CHARS,
+    OUTPUT_CHARS_KEY,
+    TEXT_PREVIEW_CHARS,
+    brief_line,
+    describe_part,
+    shorten,
+)
 from cairn.goals.render import INDENT, goal_line
 from cairn.goals.view import format_duration
 from cairn.models.goals import Goal, GoalTree
 from cairn.models.manifest import Manifest
-from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
+from cairn.models.messages import (
+    FilePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
 from cairn.models.session import SessionMeta, Turn
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 MESSAGE_PREVIEW_CHARS = 60
 NO_COST = "-"
 OPEN_TURN = "running"
+# The most of one text, output or argument string a view keeps in memory.
+SLIM_CHARS = 4 * max(TEXT_PREVIEW_CHARS, ARGS_PREVIEW_CHARS)
+
+
+def _slim_text(text: str) -> str:
+    """A bounded stand-in for `text` with the same one-line summary (`shorten`)."""
+    if len(text) <= SLIM_CHARS:
+        return text
+    flat = " ".join(text[: SLIM_CHARS * 64].split())[:SLIM_CHARS]
+    return (" " if text[:1].isspace() else "") + flat + (" " if text[-1:].isspace() else "")
+
+
+def _slim_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= SLIM_CHARS else value[:SLIM_CHARS]
+    if isinstance(value, dict):
+        return {k: _slim_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_slim_value(v) for v in value]
+    return value
+
+
+def slim_message(message: Message) -> Message:
+    """A copy of `message` whose long texts, tool outputs and argument strings are cut to
+    `SLIM_CHARS` (a tool result's whole length kept in its data), for the views' summaries."""
+    parts: list[Any] = []
+    for part in message.parts:
+        if isinstance(part, TextPart | ReasoningPart) and len(part.text) > SLIM_CHARS:
+            part = part.model_copy(update={"text": _slim_text(part.text)})
+        elif isinstance(part, ToolResultPart) and len(part.output) > SLIM_CHARS:
+            data = {**(part.data or {}), OUTPUT_CHARS_KEY: len(part.output)}
+            part = part.model_copy(update={"output": part.output[:SLIM_CHARS], "data": data})
+        elif isinstance(part, ToolCallPart):
+            part = part.model_copy(update={"arguments": _slim_value(part.arguments)})
+        elif isinstance(part, FilePart) and part.text is not None and len(part.text) > SLIM_CHARS:
+            part = part.model_copy(update={"text": part.text[:SLIM_CHARS]})
+        parts.append(part)
+    return message.model_copy(update={"parts": parts})
 
 
 @dataclass(frozen=True)
@@ -44,6 +105,16 @@ class SessionData:
     branches: list[tuple[str, int]]
     # The patch text of each turn that has one (turn id → unified diff).
     patches: dict[str, str]
+    # The messages again, whole, one at a time from disk (default: `messages`).
+    reread: Callable[[], Iterable[Message]] | None = field(default=None, compare=False)
+
+    def stream(self) -> Iterator[Message]:
+        """Every message whole, in order, without holding them all."""
+        yield from self.reread() if self.reread is not None else self.messages
+
+    def whole(self, message_id: str) -> Message | None:
+        """One message, whole."""
+        return next((m for m in self.stream() if m.id == message_id), None)
 
 
 def cost_text(cost: float | None) -> str:
@@ -180,10 +251,15 @@ def _patch_lines(data: SessionData, turn: Turn, full: bool) -> list[str]:
     return lines
 
 
-def turn_lines(data: SessionData, number: int, full: bool) -> list[str]:
-    """One turn in detail: message, model, times, end, usage, snapshot, patch, calls, messages."""
+def turn_lines(data: SessionData, number: int, full: bool) -> Iterator[str]:
+    """One turn in detail: message, model, times, end, usage, snapshot, patch, calls, messages
+    (the turn is checked before the first line; its messages are read as they are printed)."""
     turn = _pick_turn(data, number)
-    user = _message(data.messages, turn.user_message_id)
+    return _turn_lines(data, number, turn, full)
+
+
+def _turn_lines(data: SessionData, number: int, turn: Turn, full: bool) -> Iterator[str]:
+    user = data.whole(turn.user_message_id)
     ended = turn.ended_at.strftime(TIME_FORMAT) if turn.ended_at else "-"
     lines = [f"Turn #{number}  {turn.id}  (session {data.meta.id})"]
     lines.append(f"message: {user.text() if user is not None else '?'}")
@@ -203,11 +279,12 @@ def turn_lines(data: SessionData, number: int, full: bool) -> list[str]:
     calls = turn_calls(data, turn)
     listed = " ".join(f"#{n}" for n in calls) or "none"
     lines.append(f"model calls: {listed}" + (" (expand one with --call N)" if calls else ""))
-    mine = [m for m in data.messages if m.turn_id == turn.id]
-    lines.append(f"messages ({len(mine)}):")
-    for message in mine:
-        lines += message_lines(message, full)
-    return lines
+    count = sum(1 for m in data.messages if m.turn_id == turn.id)
+    lines.append(f"messages ({count}):")
+    yield from lines
+    for message in data.stream() if full else data.messages:
+        if message.turn_id == turn.id:
+            yield from message_lines(message, full)
 
 
 def call_lines(data: SessionData, number: int) -> list[str]:
@@ -236,22 +313,33 @@ def call_lines(data: SessionData, number: int) -> list[str]:
     return lines
 
 
-def _expanded_goal(goal: Goal, data: SessionData, depth: int, full: bool) -> list[str]:
-    lines = [goal_line(goal, data.tree.current_id, depth)]
-    for message in (m for m in data.messages if m.goal_id == goal.id):
-        lines += message_lines(message, full, depth + 2)
+def _expanded_goal(goal: Goal, data: SessionData, depth: int, full: bool) -> Iterator[str]:
+    yield goal_line(goal, data.tree.current_id, depth)
+    for message in data.stream() if full else data.messages:
+        if message.goal_id == goal.id:
+            yield from message_lines(message, full, depth + 2)
     for child in goal.children:
-        lines += _expanded_goal(child, data, depth + 1, full)
-    return lines
+        yield from _expanded_goal(child, data, depth + 1, full)
 
 
-def goal_lines(data: SessionData, goal_id: str, full: bool) -> list[str]:
-    """One goal with every step and sub-goal, finished or not."""
+def goal_lines(data: SessionData, goal_id: str, full: bool) -> Iterator[str]:
+    """One goal with every step and sub-goal, finished or not (the id is checked before the
+    first line; messages are read as they are printed)."""
+    goal = _pick_goal(data, goal_id)
+    return _goal_view(data, goal, full)
+
+
+def _pick_goal(data: SessionData, goal_id: str) -> Goal:
     goal = find_goal(data.tree, goal_id.strip())
     if goal is None:
         known = ", ".join(g.id for g in iter_goals(data.tree.goals)) or "none"
         raise InvalidRequestError(f"no goal {goal_id!r} in session {data.meta.id} (goals: {known})")
-    return [f"Goal {goal.id} of session {data.meta.id}", *_expanded_goal(goal, data, 0, full)]
+    return goal
+
+
+def _goal_view(data: SessionData, goal: Goal, full: bool) -> Iterator[str]:
+    yield f"Goal {goal.id} of session {data.meta.id}"
+    yield from _expanded_goal(goal, data, 0, full)
 
 
 def _turn_data(data: SessionData, number: int, turn: Turn, full: bool) -> dict[str, Any]:
@@ -259,7 +347,7 @@ def _turn_data(data: SessionData, number: int, turn: Turn, full: bool) -> dict[s
     item["durationS"] = (turn.ended_at - turn.started_at).total_seconds() if turn.ended_at else None
     item["calls"] = turn_calls(data, turn)
     if full:
-        item["messages"] = [m.wire() for m in data.messages if m.turn_id == turn.id]
+        item["messages"] = [m.wire() for m in data.stream() if m.turn_id == turn.id]
         item["patch"] = data.patches.get(turn.id)
     return item
 
@@ -297,12 +385,11 @@ def selected_data(
         call_lines(data, call)  # checks the number
         return {"number": call, **data.manifests[call - 1].wire()}
     if goal is not None:
-        goal_lines(data, goal, full)  # checks the id
-        found = find_goal(data.tree, goal.strip())
-        assert found is not None
+        found = _pick_goal(data, goal)
+        ids = _subtree_ids(found)
         return {
             "goal": found.wire(),
-            "messages": [m.wire() for m in data.messages if m.goal_id in _subtree_ids(found)],
+            "messages": [m.wire() for m in data.stream() if m.goal_id in ids],
         }
     return view_data(data, full)
 

@@ -5,7 +5,9 @@ command, or one starting with a test runner of `TEST_RUNNERS`); the summary's
 ledger records test runs with it. `markdown_test_commands` finds the test
 commands a rules file (`AGENTS.md`) tells the agent to run — in code spans
 and fenced blocks — so the profile lists the same commands the agent is told
-to use, and the default allowlist runs them without asking.
+to use, and the default allowlist runs them without asking. A command with a
+shell operator (`pytest -q; touch X`) is not listed: an allowlist entry is
+an argv pattern (`cairn.models.shell_words`), and such a command is none.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import shlex
 from collections.abc import Collection
 
 from markdown_it import MarkdownIt
+
+from cairn.models.shell_words import entry_problem
 
 # A shell prompt in front of a command in a fenced block ("$ pytest -q").
 PROMPT = re.compile(r"^\s*[$>]\s+")
@@ -69,10 +73,16 @@ def _code_texts(text: str) -> list[str]:
 
 
 def markdown_test_commands(text: str) -> list[str]:
-    """The test commands of a Markdown document, in order, each once."""
+    """The test commands of a Markdown document, in order, each once (those that are no
+    argv pattern, such as one with a shell operator, left out)."""
     commands: list[str] = []
     for line in _code_texts(text):
         command = PROMPT.sub("", line).strip()
-        if command and not command.startswith("#") and is_test_command(command):
+        if (
+            command
+            and not command.startswith("#")
+            and is_test_command(command)
+            and entry_problem(command) is None
+        ):
             commands.append(command)
     return list(dict.fromkeys(commands))

@@ -70,6 +70,7 @@ Reason = Literal[
     "too_large",
     "binary",
     "unreadable",
+    "nul_byte",
 ]
 
 # How an empty reference is named in its refusal.
@@ -86,6 +87,7 @@ _REASON_TEXT: dict[Reason, str] = {
     "too_large": "too large",
     "binary": "binary file",
     "unreadable": "cannot be read",
+    "nul_byte": "a path cannot contain a NUL byte",
 }
 
 
@@ -226,6 +228,8 @@ def guard_path(
     ref = str(ref)
     if not ref.strip():
         raise PathRefusal(EMPTY_REF_LABEL, "not_found")
+    if "\x00" in ref:
+        raise PathRefusal(ref.replace("\x00", "\\x00"), "nul_byte")
     try:
         resolved = workspace.resolve(ref)
     except LinkLoopError as error:

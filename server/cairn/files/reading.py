@@ -39,6 +39,8 @@ from cairn.files.sampling import LineSample, LineSampler, SampleShape
 
 # Largest file (bytes) handed to the model whole, and the default bound of every read.
 MAX_FILE_BYTES = 1024 * 1024
+# The most of one line `stream_lines` holds at a time.
+STREAM_PIECE_BYTES = 1024 * 1024
 # Bytes read per system call while reading a file.
 READ_CHUNK_BYTES = 256 * 1024
 # Most bytes of one file streamed into a sample (the rest is said to be unread).
@@ -272,3 +274,19 @@ def read_lines_bounded(
     if length:
         found.add("".join(partial), length)
     return found
+
+
+def stream_lines(path: Path, piece_bytes: int = STREAM_PIECE_BYTES) -> Iterator[tuple[int, str]]:
+    """`(line number, text)` for each line of the regular file `path`, read as they come
+    (UTF-8, errors replaced, line ending dropped), whatever the file's size: memory stays
+    under `piece_bytes` per step, a longer line coming in pieces that share its number.
+    Never blocks on a FIFO or device."""
+    fd = _open_regular(path)
+    with os.fdopen(fd, "rb") as stream:
+        number = 1
+        while piece := stream.readline(piece_bytes):
+            ends = piece.endswith(b"\n")
+            text = piece.decode("utf-8", errors="replace")
+            yield number, text.rstrip("\r\n") if ends else text
+            if ends:
+                number += 1

@@ -93,6 +93,9 @@ class Workspace:
         )
         if not str(raw).strip():
             raise PathRefusedError("empty path")
+        if "\x00" in str(raw):
+            shown = str(ref).replace("\x00", "\\x00")
+            raise PathRefusedError(f"{shown}: a path cannot contain a NUL byte")
         candidates, fallback = self._candidates(raw)
         for candidate in candidates:
             resolved = self._resolved(candidate, ref)

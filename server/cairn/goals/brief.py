@@ -22,6 +22,8 @@ from cairn.models.messages import (
 )
 
 TEXT_PREVIEW_CHARS = 100
+# In a bounded copy of a tool result (`cairn trace show`): its whole output's length.
+OUTPUT_CHARS_KEY = "outputChars"
 ARGS_PREVIEW_CHARS = 60
 ELLIPSIS = "…"
 
@@ -40,7 +42,8 @@ def describe_part(part: Part) -> str | None:
     if isinstance(part, ToolResultPart):
         status = "ok" if part.ok else "failed"
         artifact = f", artifact {part.artifact_id}" if part.artifact_id else ""
-        return f"← {part.name} {status}: {len(part.output)} chars{artifact}"
+        chars = (part.data or {}).get(OUTPUT_CHARS_KEY, len(part.output))
+        return f"← {part.name} {status}: {chars} chars{artifact}"
     if isinstance(part, CompactionPart):
         return f"[compaction: {part.kind}, {part.tokens_before}→{part.tokens_after} tokens]"
     if isinstance(part, SubtaskPart):

@@ -195,6 +195,7 @@ class EditorBridge:
             call_id=request.site.call_id or "",
             tool=request.tool or COMMAND_TOOL,
             command=request.command,
+            reason=request.reason,
         )
         try:
             if self._answers_approvals():
@@ -209,7 +210,8 @@ class EditorBridge:
         choice = await self._server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}",
+                message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}"
+                + (f" (asked because {request.reason})" if request.reason else ""),
                 actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
             )
         )

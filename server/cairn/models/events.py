@@ -150,6 +150,9 @@ class ApprovalParams(WireModel):
     call_id: str
     tool: str
     command: str
+    reason: str = ""
+    """Why an allowlisted command still asks (an argument pointing outside the
+    workspace), else empty."""
 
 
 class ApprovalResult(WireModel):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -150,27 +151,34 @@ class LineReport:
         return self.corrupt + self.duplicates
 
 
+def iter_jsonl(path: Path, adapter: TypeAdapter[T], report: LineReport) -> Iterator[T]:
+    """Each valid record of a JSONL file, in order, read line by line (memory holds one line
+    at a time, whatever the file's size); `report` counts what was loaded and skipped."""
+    try:
+        stream = path.open("rb")
+    except FileNotFoundError:
+        return
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = adapter.validate_json(line)
+            except ValidationError as exc:
+                report.corrupt += 1
+                last = not line.endswith(NEWLINE)
+                report.torn_tail = report.torn_tail or last
+                kind = "torn last line" if last else "corrupt line"
+                logger.warning("%s:%d: %s skipped (%s)", path, number, kind, exc.errors()[0]["msg"])
+                continue
+            report.loaded += 1
+            yield record
+
+
 def read_jsonl(path: Path, adapter: TypeAdapter[T]) -> tuple[list[T], LineReport]:
     """Every valid record of a JSONL file, in order, and a report of skipped lines."""
     report = LineReport(file=path.name)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return [], report
-    lines = data.split(NEWLINE)
-    records: list[T] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(adapter.validate_json(line))
-        except ValidationError as exc:
-            report.corrupt += 1
-            last = number == len(lines)
-            report.torn_tail = report.torn_tail or last
-            kind = "torn last line" if last else "corrupt line"
-            logger.warning("%s:%d: %s skipped (%s)", path, number, kind, exc.errors()[0]["msg"])
-    report.loaded = len(records)
+    records = list(iter_jsonl(path, adapter, report))
     return records, report
 
 

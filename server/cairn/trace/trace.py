@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +42,7 @@ from cairn.trace.files import (
     LineReport,
     LoadReport,
     atomic_write,
+    iter_jsonl,
     read_jsonl,
     remove_stale_temps,
 )
@@ -79,6 +80,9 @@ class Trace:
         # Documents found unreadable (file name → why), rebuilt in memory until saved.
         self.damaged: dict[str, str] = {}
         self._messages: list[Message] | None = None
+        # What is kept in memory of each message loaded (`cairn trace show` keeps a bounded
+        # copy; a read-only view only: a trace that keeps less must never be written).
+        self.keep_message: Callable[[Message], Message] | None = None
         self._message_ids: set[str] = set()
         self._messages_report = LineReport(file=records.MESSAGES_FILE)
         self._manifests: list[Manifest] | None = None
@@ -135,15 +139,16 @@ class Trace:
 
     def _load_messages(self) -> list[Message]:
         if self._messages is None:
-            loaded, report = read_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER)
+            report = LineReport(file=records.MESSAGES_FILE)
+            keep = self.keep_message
             unique: list[Message] = []
-            for message in loaded:
+            for message in iter_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER, report):
                 if message.id in self._message_ids:
                     report.duplicates += 1
                     logger.warning("%s: duplicate message id %r skipped", self.dir, message.id)
                     continue
                 self._message_ids.add(message.id)
-                unique.append(message)
+                unique.append(message if keep is None else keep(message))
             report.loaded = len(unique)
             self._messages, self._messages_report = unique, report
         return self._messages
@@ -152,6 +157,16 @@ class Trace:
         """Every message, in append order (a copy of the in-memory list)."""
         with self._mutex:
             return list(self._load_messages())
+
+    def iter_messages(self) -> Iterator[Message]:
+        """Every recorded message, whole, read from disk one line at a time (nothing kept;
+        duplicate ids skipped as `messages` skips them)."""
+        seen: set[str] = set()
+        report = LineReport(file=records.MESSAGES_FILE)
+        for message in iter_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER, report):
+            if message.id not in seen:
+                seen.add(message.id)
+                yield message
 
     def append_message(self, message: Message) -> None:
         """Append one message durably; InvalidRequestError if its id is already used."""

@@ -1,12 +1,20 @@
 """Whether a shell command may run: the allowlist, then the user.
 
-A command is allowed without asking when it equals an `allowed_commands`
-entry, or starts with an entry followed by a space and arguments that
-contain no shell operators (`;`, `&`, `|`, backquote, `$(`, `>`, `<`,
-newline) — so "pytest" allows "pytest -q tests/test_x.py" but not
-"pytest; rm -rf ~". Anything else needs `ctx.approve` (the editor's prompt,
-or `--yes` on the CLI); without an approver it is refused. An "always"
-answer runs the command and adds it to the session's allowlist.
+Allowlist entries are argv patterns (`cairn.models.shell_words`): an entry
+with a shell operator (`;`, `&`, `|`, backquote, `$(`, `>`, `<`, newline) is
+no entry (settings refuse it when they load; a rules file's is not listed).
+A command matches an entry when its words start with the entry's words and
+it has no shell operator at all — so "pytest" allows "pytest -q
+tests/test_x.py" but not "pytest; rm -rf ~", and no command with an operator
+runs without asking (`cd <folder> && <command>`, the form Cairn writes for a
+suite in a subfolder, excepted). A matching command still asks when one of
+its arguments points outside the workspace (`command_paths`: pytest's
+`--basetemp`, `--junitxml`, `-p` plugins, ...); the reason goes into the
+approval request. A command the user answered "always" to runs again
+without asking when it is exactly that text (they saw it whole).
+Anything else needs `ctx.approve` (the editor's prompt, or `--yes` on the
+CLI); without an approver it is refused. An "always" answer runs the command
+and adds it to the session's allowlist.
 MCP tools that their server does not mark read-only (and the user did not
 allow) go through the same approver (`check_tool_call`); "always" allows
 that tool for the rest of the session.
@@ -14,27 +22,69 @@ that tool for the rest of the session.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from cairn.agent.api import ApprovalRequest
 from cairn.agent.tools.base import ToolContext, ToolFailure
+from cairn.agent.tools.command_paths import path_problems
+from cairn.models.shell_words import CommandWords, entry_problem, split_command
 
-_SHELL_OPERATORS = re.compile(r"[;&|`<>\n\r]|\$\(")
+
+@dataclass(frozen=True)
+class CommandVerdict:
+    """Whether a command runs without asking; when it matched an entry but must still
+    ask, `reason` says why."""
+
+    allowed: bool
+    reason: str = ""
+
+
+def _same_folder(a: str, b: str) -> bool:
+    return Path(a or ".") == Path(b or ".")
+
+
+def matching_entry(command: str, allowed: Iterable[str]) -> CommandWords | None:
+    """`command`'s words when they start with an allowlist entry's words and it has no
+    shell operator; None otherwise (entries that are no argv pattern never match)."""
+    try:
+        words = split_command(command)
+    except ValueError:
+        return None
+    for entry in allowed:
+        if not entry.strip() or entry_problem(entry) is not None:
+            continue
+        pattern = split_command(entry)
+        if (
+            _same_folder(pattern.folder, words.folder)
+            and words.argv[: len(pattern.argv)] == pattern.argv
+            and not any(w.expands or w.globs for w in words.words[: len(pattern.argv)])
+        ):
+            return words
+    return None
 
 
 def is_allowlisted(command: str, allowed: Iterable[str]) -> bool:
-    """Exact match, or an allowed prefix plus operator-free arguments."""
-    command = command.strip()
-    for entry in (a.strip() for a in allowed):
-        if not entry:
-            continue
-        if command == entry:
-            return True
-        rest = command[len(entry) :]
-        if command.startswith(entry) and rest[:1] == " " and not _SHELL_OPERATORS.search(rest):
-            return True
-    return False
+    """True when `command` matches an allowlist entry (see `matching_entry`)."""
+    return matching_entry(command, allowed) is not None
+
+
+def judge_command(
+    command: str,
+    allowed: Iterable[str],
+    folders: Sequence[Path],
+    approved: Collection[str] = (),
+) -> CommandVerdict:
+    """Whether `command` runs without asking: exactly a command the user approved
+    "always" (`approved`), or an entry's match whose paths all stay in `folders`."""
+    if command.strip() in {a.strip() for a in approved}:
+        return CommandVerdict(True)
+    words = matching_entry(command, allowed)
+    if words is None:
+        return CommandVerdict(False)
+    problems = path_problems(words, folders)
+    return CommandVerdict(not problems, "; ".join(problems))
 
 
 def _turn_id(ctx: ToolContext) -> str:
@@ -44,13 +94,20 @@ def _turn_id(ctx: ToolContext) -> str:
 
 async def check_command(ctx: ToolContext, command: str) -> None:
     """Return when `command` may run; raise `ToolFailure` saying why not otherwise."""
-    if is_allowlisted(command, ctx.allowed_commands):
+    approved = list(ctx.approved_commands)
+    if ctx.scope is not None:
+        approved += ctx.scope.session.meta().allowed_commands
+    verdict = judge_command(command, ctx.allowed_commands, ctx.workspace.folders, approved)
+    if verdict.allowed:
         return
     if ctx.approve is None:
+        if verdict.reason:
+            raise ToolFailure(f"command not allowed without approval: {command} ({verdict.reason})")
         raise ToolFailure(
             f"command not allowed: {command} (add it to allowed_commands or approve it)"
         )
-    answer = await ctx.approve(ApprovalRequest(ctx.site, command, turn_id=_turn_id(ctx)))
+    request = ApprovalRequest(ctx.site, command, turn_id=_turn_id(ctx), reason=verdict.reason)
+    answer = await ctx.approve(request)
     if answer == "reject":
         raise ToolFailure(f"command not approved by the user: {command}")
     if answer == "always":

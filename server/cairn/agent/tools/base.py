@@ -118,6 +118,8 @@ class ToolContext:
     interactive: bool = False
     call_id: str | None = None
     processes: ProcessGroups = field(default_factory=ProcessGroups)
+    # Commands the user answered "always" to: they run again as exactly that text.
+    approved_commands: list[str] = field(default_factory=list)
     _folder_rules: dict[Path, IgnoreRules] = field(default_factory=dict, init=False, repr=False)
     # The content hash of each file (workspace-relative name) as the model last read or
     # wrote it in this turn (`cairn.agent.tools.file_text`).
@@ -149,6 +151,8 @@ class ToolContext:
         """The user allowed `command` for the rest of the session (kept in its record)."""
         if command not in self.allowed_commands:
             self.allowed_commands.append(command)
+        if command not in self.approved_commands:
+            self.approved_commands.append(command)
         if self.scope is not None:
             self.scope.session.allow_command(command)
 

@@ -10,13 +10,16 @@ file's permissions kept) in the file's own encoding (`cairn.files.encoding`:
 BOM, UTF-16, cp1252/Latin-1 kept byte for byte, or the edit refused with the
 reason). Refused: a file whose text changed since the model last read or
 wrote it in this session (`cairn.agent.tools.file_text`: "read it again"), a
-read-only file, a path starting with `~`. The result is a unified diff
+read-only file, a path starting with `~` or holding a NUL byte. A write the
+system refuses (EACCES, ENOSPC, ...) is a one-line failure; the file is left
+as it was. The result is a unified diff
 (`cairn.files.patches.file_patch`), also stored as a `patch` artifact for the
 session's ledger.
 """
 
 from __future__ import annotations
 
+import errno
 import stat
 from pathlib import Path
 from typing import ClassVar
@@ -85,8 +88,18 @@ def write_file(path: Path, text: str, decoded: Decoded | None, name: str) -> Non
         data = text.encode("utf-8") if decoded is None else encode(text, decoded, name)
     except EncodingRefusal as refusal:
         raise ToolFailure(str(refusal)) from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+    except OSError as error:
+        raise ToolFailure(write_refusal(name, error)) from None
+
+
+def write_refusal(name: str, error: OSError) -> str:
+    """One line saying why `name` could not be written (the file is left as it was)."""
+    code = errno.errorcode.get(error.errno or 0, "")
+    why = error.strerror or str(error)
+    return f"{name}: cannot be written: {why}{f' ({code})' if code else ''}; it is left as it was"
 
 
 def check_writable(path: Path, name: str) -> None:

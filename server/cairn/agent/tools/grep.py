@@ -1,17 +1,20 @@
 """`grep(pattern, path?, glob?)`: a regular expression over the workspace's text files.
 
 Searches non-ignored files (under `path` when given, filtered by the `glob`
-pattern), skipping secrets, binary and oversized files, with the editor's
-unsaved text winning over the disk. Only regular files are opened (a FIFO
-or device in the tree is skipped, never read). Prints ripgrep-style `path:line: text`
-lines, capped at `MAX_GREP_MATCHES`.
+pattern), skipping secrets and binary files, with the editor's unsaved text
+winning over the disk. A file over the read limit (`MAX_FILE_BYTES`) is
+searched by streaming it line by line (`cairn.files.reading.stream_lines`),
+up to `MAX_STREAM_BYTES`; a larger or unreadable file is skipped and the
+output names it with the reason (never a silent "no matches"). Only regular
+files are opened (a FIFO or device in the tree is skipped, never read).
+Prints ripgrep-style `path:line: text` lines, capped at `MAX_GREP_MATCHES`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -29,9 +32,13 @@ from cairn.agent.tools.base import (
 from cairn.agent.tools.glob_files import compile_pattern
 from cairn.agent.tools.paths import display, guard, visible_files
 from cairn.files.guard import MAX_FILE_BYTES, is_binary, secret_rule
-from cairn.files.reading import regular_file_size
+from cairn.files.reading import regular_file_size, stream_lines
 
 MAX_GREP_MATCHES = 200
+# The largest file searched (streamed past MAX_FILE_BYTES); larger ones are skipped, and named.
+MAX_STREAM_BYTES = 256 * 1024 * 1024
+# Skipped files named in the output at most (the rest are counted).
+MAX_SKIPPED_SHOWN = 10
 # Longest matching line shown; longer lines are cut (with an ellipsis).
 MAX_GREP_LINE_CHARS = 300
 
@@ -55,43 +62,77 @@ class _Search:
     files: list[Path]
 
 
-def _searchable(ctx: ToolContext, path: Path) -> bool:
-    """A regular file (checked before it is opened) of at most `MAX_FILE_BYTES`, not secret
-    and not binary."""
-    try:
-        if regular_file_size(path) > MAX_FILE_BYTES:
-            return False
-        return secret_rule(ctx.workspace, path) is None and not is_binary(path)
-    except OSError:  # missing, unreadable, a FIFO or device, a symlink loop
-        return False
+@dataclass
+class _Found:
+    shown: list[str]
+    total: int
+    files: list[Path]
+    skipped: list[str]
 
 
-def _matches(ctx: ToolContext, search: _Search) -> tuple[list[str], int, list[Path]]:
-    """The formatted matching lines (up to the cap), the total number of matches and the
-    files whose matches are shown."""
+def _size_if_searchable(ctx: ToolContext, path: Path) -> int | None:
+    """The size of a regular file (checked before it is opened) that is not secret and not
+    binary, else None (skipped unsaid: secrets are never hinted at, binaries are no text).
+    Raises OSError for a file that cannot be looked at (missing, a FIFO or device, a loop)."""
+    size = regular_file_size(path)
+    if secret_rule(ctx.workspace, path) is not None or is_binary(path):
+        return None
+    return size
+
+
+def _lines(ctx: ToolContext, path: Path, size: int) -> Iterator[tuple[int, str]]:
+    if path in ctx.workspace.buffers or size <= MAX_FILE_BYTES:
+        yield from enumerate(ctx.workspace.read_text(path).splitlines(), start=1)
+    else:
+        yield from stream_lines(path)
+
+
+def _matches(ctx: ToolContext, search: _Search) -> _Found:
+    """The formatted matching lines (up to the cap), the total number of matches, the
+    files whose matches are shown and the files skipped (with why)."""
     shown: list[str] = []
     files: list[Path] = []
+    skipped: list[str] = []
     total = 0
     for path in search.files:
-        if path not in ctx.workspace.buffers and not _searchable(ctx, path):
-            continue
-        try:
-            text = ctx.workspace.read_text(path)
-        except OSError:
-            continue
         name = display(ctx, path)
-        for number, line in enumerate(text.splitlines(), start=1):
-            if search.regex.search(line) is None:
+        size = 0
+        if path not in ctx.workspace.buffers:
+            try:
+                found = _size_if_searchable(ctx, path)
+            except FileNotFoundError:
+                continue  # deleted since it was listed
+            except OSError as error:
+                skipped.append(f"{name} ({error.strerror or error})")
                 continue
-            total += 1
-            if len(shown) < MAX_GREP_MATCHES:
-                if not files or files[-1] != path:
-                    files.append(path)
-                body = (
-                    line if len(line) <= MAX_GREP_LINE_CHARS else line[:MAX_GREP_LINE_CHARS] + "…"
-                )
-                shown.append(f"{name}:{number}: {body}")
-    return shown, total, files
+            if found is None:
+                continue
+            if found > MAX_STREAM_BYTES:
+                skipped.append(f"{name} ({found} bytes > the {MAX_STREAM_BYTES}-byte limit)")
+                continue
+            size = found
+        try:
+            for number, line in _lines(ctx, path, size):
+                if search.regex.search(line) is None:
+                    continue
+                total += 1
+                if len(shown) < MAX_GREP_MATCHES:
+                    if not files or files[-1] != path:
+                        files.append(path)
+                    cut = line[:MAX_GREP_LINE_CHARS] + "…"
+                    shown.append(
+                        f"{name}:{number}: {line if len(line) <= MAX_GREP_LINE_CHARS else cut}"
+                    )
+        except OSError as error:
+            skipped.append(f"{name} ({error.strerror or error})")
+    return _Found(shown, total, files, skipped)
+
+
+def _skipped_note(skipped: list[str]) -> str:
+    named = "; ".join(skipped[:MAX_SKIPPED_SHOWN])
+    more = len(skipped) - MAX_SKIPPED_SHOWN
+    rest = f"; and {more} more" if more > 0 else ""
+    return f"[not searched: {named}{rest}]"
 
 
 def _filter(ctx: ToolContext, files: Iterable[Path], pattern: str | None) -> list[Path]:
@@ -114,14 +155,26 @@ class Grep(Tool[GrepArgs]):
             regex = re.compile(args.pattern)
         except re.error as exc:
             raise ToolFailure(f"invalid regular expression {args.pattern!r}: {exc}") from None
-        under = guard(ctx, args.path, allow_dir=True) if args.path else None
+        under = (
+            guard(ctx, args.path, allow_dir=True, max_bytes=MAX_STREAM_BYTES) if args.path else None
+        )
         candidates = [under] if under is not None and under.is_file() else visible_files(ctx, under)
         search = _Search(regex, _filter(ctx, candidates, args.glob))
-        shown, total, files = await asyncio.to_thread(_matches, ctx, search)
-        data = {"matches": total, "files_searched": len(search.files)}
+        found = await asyncio.to_thread(_matches, ctx, search)
+        shown, total, files = found.shown, found.total, found.files
+        data = {
+            "matches": total,
+            "files_searched": len(search.files) - len(found.skipped),
+            "skipped": found.skipped,
+        }
         if not shown:
-            return ToolOutcome(output=f"no matches for {args.pattern!r}", data=data)
-        if total > len(shown):
+            output = f"no matches for {args.pattern!r}"
+            if found.skipped:
+                output += f" in the files searched\n{_skipped_note(found.skipped)}"
+            return ToolOutcome(output=output, data=data)
+        if found.skipped:
+            shown.append(_skipped_note(found.skipped))
+        if total > len(shown) - bool(found.skipped):
             shown.append(
                 f"[... {total - len(shown)} more matches not shown; narrow the pattern, path or glob]"
             )
