@@ -14,13 +14,9 @@ says where each value came from (default, cairn.toml, editor, flag). The
 file's `EXEC_KEYS` count only for a trusted workspace: the rest are ignored,
 and the settings say which (`ignored_keys`; trust is `cairn.files.trust`).
 
-MCP servers are `[mcp.servers.NAME]` tables (`McpServerSettings`, in
-`cairn.models.mcp_settings` and re-exported here): `command`, `args`, `env`,
-`cwd` for a server started over stdio, or `url` and `headers` for streamable
-HTTP. The editor's servers join those of `cairn.toml` by name (an editor
-entry replaces the file's entry of the same name). The prompt-cache prices
-(`cache_prices`: `CachePrice` per `CacheFamily`, and their defaults) are in
-`cairn.models.cache_prices`, also re-exported here.
+MCP servers (`[mcp.servers.NAME]`, `McpServerSettings`; the editor's replace the
+file's of the same name) and the prompt-cache prices (`cache_prices`) are defined
+in `cairn.models.mcp_settings` and `cairn.models.cache_prices`, re-exported here.
 """
 
 from __future__ import annotations
@@ -45,28 +41,13 @@ from cairn.models.mcp_settings import merge_mcp as merge_mcp  # re-exported
 from cairn.models.request_params import RESERVED_REQUEST_PARAMS as RESERVED_REQUEST_PARAMS
 from cairn.models.session import Mode
 from cairn.models.shell_words import entry_problem
+from cairn.models.trace_location import trace_dir_problem
 from cairn.models.validation import describe_settings_error
 
 SETTINGS_FILE = "cairn.toml"
 
 DEFAULT_MAX_OUTPUT_TOKENS = 4_096
 DEFAULT_SAFETY_MARGIN = 2_048
-# The compaction policy's knobs when unset (`cairn.compaction.retention`): with a provider
-# that serves a repeated prefix from its cache (OpenCode's numbers, its prune thresholds
-# set for a 200k window and capped at these shares of a smaller one) ...
-DEFAULT_COMPACTION_THRESHOLD = 0.7
-DEFAULT_SUMMARY_KEEP_RECENT = 0.25
-DEFAULT_PRUNE_MINIMUM = 20_000
-DEFAULT_PRUNE_PROTECT = 40_000
-DEFAULT_PRUNE_PROTECT_SHARE = 0.2
-DEFAULT_PRUNE_MINIMUM_SHARE = 0.1
-# ... and with one that caches nothing, where every token kept costs its full price on
-# every later call: summaries sooner and shorter, old tool output pruned down to a few
-# percent of the window.
-UNCACHED_COMPACTION_THRESHOLD = 0.55
-UNCACHED_SUMMARY_KEEP_RECENT = 0.1
-UNCACHED_PRUNE_PROTECT_SHARE = 0.03
-UNCACHED_PRUNE_MINIMUM_SHARE = 0.015
 DEFAULT_PROTECTED_TOOLS: tuple[str, ...] = ("goal",)
 DEFAULT_EXPLORE_CONCURRENCY = 3
 DEFAULT_STEP_LIMIT = 50
@@ -169,7 +150,7 @@ class Settings(BaseModel):
     step_limit: int = Field(default=DEFAULT_STEP_LIMIT, ge=1)
     """The most model calls one turn may make."""
     trace_dir: str = DEFAULT_TRACE_DIR
-    """Where sessions, manifests and artifacts are stored, relative to the workspace folder."""
+    """Where sessions, manifests and artifacts are stored: a folder in the workspace's `.cairn/`."""
     model_timeout_s: float = Field(default=DEFAULT_MODEL_TIMEOUT_S, gt=0)
     """Seconds one request may wait for the provider's first byte, and a stream may stay
     silent, before it counts as timed out."""
@@ -242,6 +223,13 @@ class Settings(BaseModel):
             if problem := entry_problem(entry):
                 raise ValueError(problem)
         return entries
+
+    @field_validator("trace_dir")
+    @classmethod
+    def _inside_state_folder(cls, value: str) -> str:
+        if problem := trace_dir_problem(value):
+            raise ValueError(problem)
+        return value
 
     @field_validator("secret_value_patterns")
     @classmethod
@@ -337,12 +325,16 @@ def validate_settings(data: dict[str, Any], origin: str = "settings") -> Setting
 def read_settings_file(workspace: Path) -> dict[str, Any]:
     """The raw contents of `<workspace>/cairn.toml`, or {} when there is none."""
     path = workspace / SETTINGS_FILE
-    if not path.is_file():
+    if not path.exists():
         return {}
+    if not path.is_file():  # a folder, FIFO or device: never opened (a FIFO would block)
+        raise SettingsError(f"{path}: not a regular file; remove it or make it a TOML file")
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot be read: {exc.strerror}") from None
 
 
 def field_name(key: str) -> str | None:

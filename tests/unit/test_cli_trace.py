@@ -129,9 +129,9 @@ def test_ambiguous_prefix_is_one_line_error(workspace: Path) -> None:
 
 
 def test_trace_dir_setting_is_respected(workspace: Path) -> None:
-    (workspace / "cairn.toml").write_text('trace_dir = "state/traces"\n')
+    (workspace / "cairn.toml").write_text('trace_dir = ".cairn/custom"\n')
     grant(workspace)  # trace_dir counts in a trusted folder only
-    trace = _record(TraceStore(workspace / "state" / "traces"), "custom dir")
+    trace = _record(TraceStore(workspace / ".cairn" / "custom"), "custom dir")
     done = _cairn("trace", "list", "-w", str(workspace))
     assert done.returncode == 0, done.stderr
     assert trace.id in done.stdout

@@ -14,7 +14,7 @@ model's file exists; the environment is passed in.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cairn.compaction.retention import Retention, retention
@@ -135,25 +135,20 @@ def role_report(
             f"no room for input: window {window:,} - max_output_tokens {reserved:,}"
             f" - safety_margin {settings.safety_margin:,} <= 0"
         )
-    knobs, map_tokens, map_source = None, None, ""
-    if role == "main" and window is not None:
-        knobs = retention(settings, window, model_cache_price(settings, model))
-        map_tokens, map_source = map_cap(window, settings.repo_map_tokens)
-    return RoleReport(
-        role,
-        model,
-        origin,
-        setup,
-        window,
-        source,
-        limit,
-        reserved,
-        problems,
-        notes,
-        knobs,
-        map_tokens,
-        map_source,
+    report = RoleReport(
+        role, model, origin, setup, window, source, limit, reserved, problems, notes
     )
+    return _with_main_budget(report, settings) if role == "main" else report
+
+
+def _with_main_budget(report: RoleReport, settings: Settings) -> RoleReport:
+    """The main role's report with its compaction knobs and repository-map cap."""
+    if report.window is None or report.model is None:
+        return report
+    price = model_cache_price(settings, report.model)
+    tokens, why = map_cap(report.window, settings.repo_map_tokens)
+    knobs = retention(settings, report.window, price)
+    return replace(report, retention=knobs, map_tokens=tokens, map_source=why)
 
 
 def models_report(

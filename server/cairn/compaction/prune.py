@@ -16,9 +16,13 @@ from dataclasses import dataclass
 
 from cairn.compaction.markers import is_marker, read_state, tool_results
 from cairn.models.messages import CompactionPart, Message
-from cairn.settings import DEFAULT_PRUNE_MINIMUM, DEFAULT_PRUNE_PROTECT
 
 PRUNE_SKIP_TURNS = 2
+
+# Prune old tool output past this many tokens of it, once this many can go (OpenCode's
+# numbers, set for a 200k window; `cairn.compaction.retention` caps them for a smaller one).
+DEFAULT_PRUNE_PROTECT = 40_000
+DEFAULT_PRUNE_MINIMUM = 20_000
 
 
 @dataclass(frozen=True)

@@ -21,20 +21,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cairn.settings import (
-    DEFAULT_COMPACTION_THRESHOLD,
-    DEFAULT_PRUNE_MINIMUM,
-    DEFAULT_PRUNE_MINIMUM_SHARE,
-    DEFAULT_PRUNE_PROTECT,
-    DEFAULT_PRUNE_PROTECT_SHARE,
-    DEFAULT_SUMMARY_KEEP_RECENT,
-    UNCACHED_COMPACTION_THRESHOLD,
-    UNCACHED_PRUNE_MINIMUM_SHARE,
-    UNCACHED_PRUNE_PROTECT_SHARE,
-    UNCACHED_SUMMARY_KEEP_RECENT,
-    CachePrice,
-    Settings,
-)
+from cairn.compaction.prune import DEFAULT_PRUNE_MINIMUM, DEFAULT_PRUNE_PROTECT
+from cairn.settings import CachePrice, Settings
+
+# The knobs when unset: with a provider that serves a repeated prefix from its cache
+# (OpenCode's numbers, its prune thresholds set for a 200k window and capped at these
+# shares of a smaller one) ...
+DEFAULT_COMPACTION_THRESHOLD = 0.7
+DEFAULT_SUMMARY_KEEP_RECENT = 0.25
+DEFAULT_PRUNE_PROTECT_SHARE = 0.2
+DEFAULT_PRUNE_MINIMUM_SHARE = 0.1
+# ... and with one that caches nothing, where every token kept costs its full price on
+# every later call: summaries sooner and shorter, old tool output pruned down to a few
+# percent of the window.
+UNCACHED_COMPACTION_THRESHOLD = 0.55
+UNCACHED_SUMMARY_KEEP_RECENT = 0.1
+UNCACHED_PRUNE_PROTECT_SHARE = 0.03
+UNCACHED_PRUNE_MINIMUM_SHARE = 0.015
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +23,15 @@ from cairn.trace.files import atomic_write, fsync_dir
 
 TEMP_DIR_PREFIX = ".tmp-"
 TEMP_DIR_RANDOM_BYTES = 4
+
+
+@dataclass
+class Pending:
+    """A session not written yet: its metadata, and what to do before its folder is made
+    (`create_atomically` makes it on the session's first write)."""
+
+    meta: SessionMeta
+    prepare: Callable[[], None]
 
 
 def create_atomically(

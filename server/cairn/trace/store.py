@@ -30,10 +30,10 @@ from cairn.models.messages import Message
 from cairn.models.session import SessionMeta, Usage
 from cairn.trace import records
 from cairn.trace.files import atomic_write, fsync_dir
-from cairn.trace.layout import TEMP_DIR_PREFIX, create_atomically
+from cairn.trace.layout import TEMP_DIR_PREFIX, Pending, create_atomically
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_name, new_session_id
-from cairn.trace.trace import BRANCH_ID_SEPARATOR, Pending, Trace
+from cairn.trace.trace import BRANCH_ID_SEPARATOR, Trace
 
 logger = logging.getLogger(__name__)
 

@@ -1,21 +1,21 @@
 """One recorded session (or explore branch): its folder, records and write lock.
 
-Layout of a trace folder: `meta.json`, `goal.json` and small named documents
-such as the scripted model's `script.json` (atomic documents),
-`messages.jsonl`, `manifests.jsonl`, `journal.jsonl` (fsynced appends; the
-journal holds the records `meta.json` is rebuilt from), `artifacts/<id>`
-(content-addressed, written atomically), `branches/<name>/` (child traces
-with the same layout) and `lock`. Reads need no lock; the first write takes
-the trace's lock and `close()` releases it (a later write takes it again).
-Messages, manifests and the journal are kept in memory after their first load.
-A trace made with a `Pending` record has no folder yet: it reads as an empty
-session and its folder is created, atomically, by its first write.
+Layout of a trace folder: `meta.json`, `goal.json` and small named documents such as
+the scripted model's `script.json` (atomic documents), `messages.jsonl`,
+`manifests.jsonl`, `journal.jsonl` (fsynced appends; the journal holds the records
+`meta.json` is rebuilt from), `artifacts/<id>` (content-addressed, written atomically),
+`branches/<name>/` (child traces with the same layout) and `lock`. Reads need no lock;
+the first write takes the trace's lock and `close()` releases it (a later write takes it
+again). Messages, manifests and the journal are kept in memory after their first load
+(`iter_messages` streams the messages instead). A trace made with a `Pending` record
+has no folder yet: it reads as an empty session and its folder is created, atomically,
+by its first write.
 
-A `meta.json` that cannot be read is rebuilt from the journal and the
-messages (`cairn.trace.rebuild`), logged, and listed in `damaged`; it is
-written again by the next `save_meta` (or `cairn trace repair`). An
-unreadable `goal.json` raises `DamagedRecordError`: the goal tree is rebuilt
-from the messages one layer up (`cairn.goals.replay_goals`).
+A `meta.json` that cannot be read is rebuilt from the journal and the messages
+(`cairn.trace.rebuild`), logged, and listed in `damaged`; it is written again by the
+next `save_meta` (or `cairn trace repair`). An unreadable `goal.json` raises
+`DamagedRecordError`: the goal tree is rebuilt from the messages one layer up
+(`cairn.goals.replay_goals`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -46,7 +45,7 @@ from cairn.trace.files import (
     read_jsonl,
     remove_stale_temps,
 )
-from cairn.trace.layout import create_atomically, folder_created_at
+from cairn.trace.layout import Pending, create_atomically, folder_created_at
 from cairn.trace.locks import TraceLock
 from cairn.trace.names import check_artifact_id, check_artifact_kind, check_name
 from cairn.trace.rebuild import meta_from_records
@@ -54,14 +53,6 @@ from cairn.trace.rebuild import meta_from_records
 logger = logging.getLogger(__name__)
 
 BRANCH_ID_SEPARATOR = "/"
-
-
-@dataclass
-class Pending:
-    """A session not written yet: its metadata, and what to do before its folder is made."""
-
-    meta: SessionMeta
-    prepare: Callable[[], None]
 
 
 class Trace:
@@ -137,18 +128,25 @@ class Trace:
 
     # -- messages ------------------------------------------------------------
 
+    def _unique_messages(self, seen: set[str], report: LineReport) -> Iterator[Message]:
+        """The recorded messages read from disk one line at a time, ids in `seen` skipped
+        (counted and logged as duplicates); each id yielded is added to `seen`."""
+        for message in iter_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER, report):
+            if message.id in seen:
+                report.duplicates += 1
+                logger.warning("%s: duplicate message id %r skipped", self.dir, message.id)
+                continue
+            seen.add(message.id)
+            yield message
+
     def _load_messages(self) -> list[Message]:
         if self._messages is None:
             report = LineReport(file=records.MESSAGES_FILE)
             keep = self.keep_message
-            unique: list[Message] = []
-            for message in iter_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER, report):
-                if message.id in self._message_ids:
-                    report.duplicates += 1
-                    logger.warning("%s: duplicate message id %r skipped", self.dir, message.id)
-                    continue
-                self._message_ids.add(message.id)
-                unique.append(message if keep is None else keep(message))
+            unique = [
+                message if keep is None else keep(message)
+                for message in self._unique_messages(self._message_ids, report)
+            ]
             report.loaded = len(unique)
             self._messages, self._messages_report = unique, report
         return self._messages
@@ -161,12 +159,7 @@ class Trace:
     def iter_messages(self) -> Iterator[Message]:
         """Every recorded message, whole, read from disk one line at a time (nothing kept;
         duplicate ids skipped as `messages` skips them)."""
-        seen: set[str] = set()
-        report = LineReport(file=records.MESSAGES_FILE)
-        for message in iter_jsonl(self.dir / records.MESSAGES_FILE, MESSAGE_ADAPTER, report):
-            if message.id not in seen:
-                seen.add(message.id)
-                yield message
+        yield from self._unique_messages(set(), LineReport(file=records.MESSAGES_FILE))
 
     def append_message(self, message: Message) -> None:
         """Append one message durably; InvalidRequestError if its id is already used."""
