@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.agent.scope.contexts import Contexts, demand_of
-from cairn.agent.scope.prompt_cache import MODE_SWITCH
+from cairn.agent.scope.prompt_cache import MODE_SWITCH, mode_switched
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction.cache_policy import (
     BreakCandidate,
@@ -83,8 +83,7 @@ def measure(
 
 def cold_now(contexts: Contexts, scope: TurnScope) -> str | None:
     """Why the provider's cache cannot be read by the next call anyway (None: it is warm)."""
-    cache = scope.session.cache
-    if cache.mode is not None and cache.mode != scope.inputs.mode:
+    if mode_switched(scope):
         return MODE_SWITCH
     return contexts.cache.cold(scope)
 

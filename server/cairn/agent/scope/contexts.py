@@ -190,9 +190,6 @@ class Contexts:
         """The context of the scope's next call, gathered off the event loop (a dry run)."""
         return self.assemble(scope, await self.gather_async(scope))
 
-    def demand(self, scope: TurnScope, messages: Sequence[Message] | None = None) -> Demand:
-        return demand_of(self.build(scope, messages=messages))
-
     # -- a real call -----------------------------------------------------------------
 
     async def prepare(self, scope: TurnScope) -> tuple[ContextSnapshot, BuiltContext]:

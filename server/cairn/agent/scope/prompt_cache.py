@@ -34,6 +34,13 @@ from cairn.tokens.calibration import Calibrations, ModelCalibration
 MODE_SWITCH = "mode switch"
 
 
+def mode_switched(scope: TurnScope) -> bool:
+    """Whether the scope's mode differs from the one the session's last call ran in (its
+    tools and system text changed: the provider's cache cannot be read)."""
+    cache = scope.session.cache
+    return cache.mode is not None and cache.mode != scope.inputs.mode
+
+
 def preamble_signature(manifest: Manifest) -> Signature:
     """The preamble a manifest's call sent, as `Preamble.signature` gives it."""
     return tuple(
@@ -78,7 +85,7 @@ class PromptCache:
         for the rest of a turn; at a turn's first call (or a dry run) `refresh_preamble` decides."""
         session, cache = scope.session, scope.session.cache
         frozen, turn = cache.preamble, session.current_turn_id
-        forced = cache.refresh or (cache.mode is not None and cache.mode != scope.inputs.mode)
+        forced = cache.refresh or mode_switched(scope)
         if frozen is not None and not forced and turn is not None and cache.preamble_turn == turn:
             return False
         in_play = files_in_play(self.workspace, scope.inputs, scope.edited)
@@ -127,7 +134,7 @@ class PromptCache:
             change = preamble_change(before, preamble)
             if change is not None and not cache.refresh:  # after a summary: "summary" says it
                 reasons.append(change)
-        if cache.mode is not None and cache.mode != scope.inputs.mode:
+        if mode_switched(scope):
             reasons.insert(0, MODE_SWITCH)
         elif previous is not None:
             now = tool_blocks(snapshot.tools, snapshot.tool_tokens)
