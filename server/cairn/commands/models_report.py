@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cairn.compaction.retention import Retention, retention
-from cairn.context.budget import role_window
+from cairn.context.budget import Budget, role_window
 from cairn.context.sources.repomap import map_cap
 from cairn.errors import BudgetError
 from cairn.llm.cache_hints import model_cache_price
@@ -130,7 +130,7 @@ def role_report(
             f"requests ask for {limit:,} output tokens (the model's limit), not "
             f"max_output_tokens = {reserved:,}"
         )
-    if window is not None and window - reserved - settings.safety_margin <= 0:
+    if window is not None and Budget.of(window, settings).available_input <= 0:
         problems.append(
             f"no room for input: window {window:,} - max_output_tokens {reserved:,}"
             f" - safety_margin {settings.safety_margin:,} <= 0"

@@ -36,6 +36,30 @@ class Budget:
     # Provider input tokens per counted token (1.0: counts taken as the provider's).
     calibration: float = 1.0
 
+    @classmethod
+    def of(
+        cls,
+        window: int,
+        settings: Settings,
+        *,
+        tool_schema_tokens: int = 0,
+        calibration: float = 1.0,
+    ) -> Budget:
+        """The budget of a call in a `window`-token context with the settings' reserved output
+        and safety margin."""
+        return cls(
+            context_window=window,
+            max_output_tokens=settings.max_output_tokens,
+            tool_schema_tokens=tool_schema_tokens,
+            safety_margin=settings.safety_margin,
+            calibration=calibration,
+        )
+
+    @property
+    def input_window(self) -> int:
+        """The window less the reserved output: what the request's input may hold."""
+        return self.context_window - self.max_output_tokens
+
     @property
     def available_input(self) -> int:
         room = self.context_window - self.max_output_tokens - self.safety_margin

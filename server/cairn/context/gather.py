@@ -130,13 +130,7 @@ def budget_for(
     per_tool = tuple(count(schema_text(t.schema)) if t.schema is not None else 0 for t in tools)
     schema_tokens = sum(n for t, n in zip(tools, per_tool, strict=True) if t.offered)
     window = role_window or context_window_for(model, settings)
-    budget = Budget(
-        context_window=window,
-        max_output_tokens=settings.max_output_tokens,
-        tool_schema_tokens=schema_tokens,
-        safety_margin=settings.safety_margin,
-        calibration=calibration,
-    )
+    budget = Budget.of(window, settings, tool_schema_tokens=schema_tokens, calibration=calibration)
     if window_limit is not None:
         learned = replace(budget, context_window=min(window, window_limit), calibration=1.0)
         if learned.available_input < budget.available_input:

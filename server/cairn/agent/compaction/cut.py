@@ -15,7 +15,7 @@ from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction import policy
 from cairn.compaction.markers import read_state
 from cairn.compaction.transcript import choose_watermark, covered_tokens
-from cairn.context.budget import role_window
+from cairn.context.budget import Budget, role_window
 from cairn.models.messages import Message
 from cairn.settings import Settings
 from cairn.tokens.counter import counter_for
@@ -30,9 +30,8 @@ def transcript_room(scope: TurnScope, settings: Settings, available: int) -> int
     model = scope.inputs.model_for("compaction")
     if model == scope.inputs.model:
         return available
-    window = role_window(model, scope.inputs.model, settings)
-    own = window - settings.max_output_tokens - settings.safety_margin
-    return min(available, own)
+    own = Budget.of(role_window(model, scope.inputs.model, settings), settings)
+    return min(available, own.available_input)
 
 
 def summary_cut(

@@ -26,7 +26,7 @@ from typing import Any
 from cairn.agent.tools import READ_ONLY_TOOLS, Explore, ToolRegistry
 from cairn.agent.tools.mcp_tool import McpTool, mcp_tool
 from cairn.agent.tools.tool_search import ToolSearch
-from cairn.context.budget import context_window_for
+from cairn.context.budget import Budget, context_window_for
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tool_schemas import (
     FOUND_REASON,
@@ -71,7 +71,7 @@ def split_by_mode(
 def model_input_tokens(model: str, settings: Settings) -> int | None:
     """The model's input: its window less the reserved output (None when unknown)."""
     try:
-        return context_window_for(model, settings) - settings.max_output_tokens
+        return Budget.of(context_window_for(model, settings), settings).input_window
     except BudgetError:
         return None
 
