@@ -103,7 +103,7 @@ def starts(marker: Path) -> int:
 def test_untrusted_settings_ignore_the_exec_keys_and_name_them(tmp_path: Path) -> None:
     (tmp_path / "cairn.toml").write_text(
         'model = "openai/m"\napiBase = "http://127.0.0.1:9/v1"\napi_key_env = "SECRET_VAR"\n'
-        'trace_dir = "/elsewhere"\nallowed_commands = ["rm -rf /"]\nstep_limit = 7\n'
+        'trace_dir = ".cairn/elsewhere"\nallowed_commands = ["rm -rf /"]\nstep_limit = 7\n'
         "redact_secrets = false\n[mcp.servers.x]\ncommand = 'x'\n",
         encoding="utf-8",
     )
@@ -127,7 +127,7 @@ def test_untrusted_settings_ignore_the_exec_keys_and_name_them(tmp_path: Path) -
     assert editor.api_base == "http://editor/v1" and editor.ignored_keys == settings.ignored_keys
     trusted = load_settings(tmp_path, trusted=True)
     assert trusted.api_base == "http://127.0.0.1:9/v1" and trusted.ignored_keys == ()
-    assert trusted.mcp.servers["x"].command == "x"
+    assert trusted.mcp.servers["x"].command == "x" and trusted.trace_dir == ".cairn/elsewhere"
 
 
 def test_the_notice_is_one_sentence_with_the_command_that_trusts() -> None:
