@@ -389,6 +389,10 @@ const tests: TestCase[] = [
       try {
         assert.ok(result, 'the turn answered');
         assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+        // The model reads the file first (the unsaved text included): an edit of a file that
+        // changed since the model last saw it — here by the user's typing — is refused as stale.
+        const reads = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'read_file');
+        assert.deepStrictEqual(reads.map((e) => e.ok), [true], 'the read_file call succeeded');
         const edits = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
         assert.deepStrictEqual(edits.map((e) => e.ok), [true], 'the edit_file call succeeded');
         const text = editor.document.getText();
