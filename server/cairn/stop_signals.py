@@ -57,7 +57,7 @@ def on_stop_signals(
         try:
             loop.add_signal_handler(signum, on_signal, int(signum))
         except (NotImplementedError, RuntimeError, ValueError):
-            continue
+            continue  # no signal handlers here (Windows, a loop off the main thread): skip it
         installed.append(signum)
     try:
         yield received
