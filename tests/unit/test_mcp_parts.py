@@ -84,9 +84,72 @@ def specs_for_search() -> list[McpToolSpec]:
 
 def test_search_by_keywords_ranks_the_tool_name_highest() -> None:
     found = search_tools("create issue", specs_for_search())
-    assert [s.tool for s in found] == ["create_issue", "list_issues"]
+    # list_issues shares only the common word: too weak a match to reveal.
+    assert [s.tool for s in found] == ["create_issue"]
+    assert [s.tool for s in search_tools("issue", specs_for_search())] == [
+        "create_issue",
+        "list_issues",
+    ]
     assert [s.tool for s in search_tools("city forecast", specs_for_search())] == ["get_weather"]
     assert search_tools("database migration", specs_for_search()) == []
+
+
+def wild_specs() -> list[McpToolSpec]:
+    """The tools of mcp-server-time, server-everything and server-filesystem, as they
+    describe themselves (abridged descriptions)."""
+    time_tools = [
+        tool("get_current_time", "Get current time in a specific timezone", timezone="string"),
+        tool(
+            "convert_time",
+            "Convert time between timezones",
+            source_timezone="string",
+            time="string",
+            target_timezone="string",
+        ),
+    ]
+    everything = [
+        tool("echo", "Echoes back the input", message="string"),
+        tool("add", "Adds two numbers", a="number", b="number"),
+        tool(
+            "gzip-file-as-resource",
+            "Compresses a single file using gzip compression. Depending upon the selected"
+            " output type, returns either the compressed data as a gzipped resource or a"
+            " resource link, allowing it to be downloaded in a subsequent request during the"
+            " current session.",
+            data="string",
+            outputType="string",
+        ),
+        tool("long-running-operation", "Demonstrates a long running operation", steps="number"),
+        tool("get-tiny-image", "Returns the MCP_TINY_IMAGE"),
+    ]
+    filesystem = [
+        tool(
+            "get_file_info",
+            "Retrieve detailed metadata about a file or directory: size, creation time,"
+            " last modified time, permissions and type.",
+            path="string",
+        ),
+        tool(
+            "search_files",
+            "Recursively search for files and directories matching a pattern. Searches"
+            " through all subdirectories from the starting path.",
+            path="string",
+            pattern="string",
+        ),
+        tool("read_text_file", "Read the complete contents of a file", path="string"),
+    ]
+    return [
+        *tool_specs("time", time_tools, stdio()),
+        *tool_specs("everything", everything, stdio()),
+        *tool_specs("fs", filesystem, stdio()),
+    ]
+
+
+def test_search_reveals_the_tools_a_query_is_about_not_every_word_match() -> None:
+    found = {s.tool for s in search_tools("current time timezone", wild_specs())}
+    assert found == {"get_current_time", "convert_time"}
+    found = {s.tool for s in search_tools("file metadata size", wild_specs())}
+    assert found == {"get_file_info"}
 
 
 def test_search_by_exact_names_and_select() -> None:

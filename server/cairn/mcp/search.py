@@ -5,12 +5,17 @@ ref or its own name) returns those tools. Otherwise the query's words are
 matched against each tool's name, server, description and parameter names
 (a word also matches a longer word it starts, so `issue` finds `issues`); a
 word in the tool's own name weighs most (`NAME_WEIGHT`), then the server
-name, then the description and parameters. Ties keep the tools' sorted
-order, so a search always returns the same tools.
+name, then the description and parameters, and each word by how specific it
+is among the tools searched (`word_weights`: a word most tools match says
+little), scaled by the share of the query's weight the tool matches. Only tools scoring at least `MIN_SHARE_OF_BEST` of the best match
+are returned, so a query reveals what it is about and not every tool that
+shares one of its words. Ties keep the tools' sorted order, so a search
+always returns the same tools.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -21,6 +26,8 @@ DEFAULT_SEARCH_RESULTS = 5
 NAME_WEIGHT = 4
 SERVER_WEIGHT = 2
 TEXT_WEIGHT = 1
+MIN_SHARE_OF_BEST = 0.25
+"""A keyword match is returned only when it scores at least this share of the best one."""
 # Shortest query word that may match a longer word by its start.
 MIN_PREFIX_CHARS = 3
 _WORD = re.compile(r"[a-z0-9]+")
@@ -53,18 +60,42 @@ def matches(word: str, targets: set[str]) -> bool:
     return len(word) >= MIN_PREFIX_CHARS and any(t.startswith(word) for t in targets)
 
 
-def score(query_words: set[str], spec: McpToolSpec) -> int:
-    """How well a tool matches the query's words (0: not at all)."""
+def _fields(spec: McpToolSpec) -> tuple[set[str], set[str], set[str]]:
+    """A tool's words: its own name's, its server's, its description's and parameters'."""
     properties = spec.input_schema.get("properties")
     params = " ".join(properties) if isinstance(properties, dict) else ""
-    name, server = words(spec.tool), words(spec.server)
-    text = words(spec.description) | words(params)
-    return sum(
-        NAME_WEIGHT * matches(w, name)
-        + SERVER_WEIGHT * matches(w, server)
-        + TEXT_WEIGHT * matches(w, text)
-        for w in query_words
-    )
+    return words(spec.tool), words(spec.server), words(spec.description) | words(params)
+
+
+def word_weights(query_words: set[str], specs: Sequence[McpToolSpec]) -> dict[str, float]:
+    """Each query word's specificity among `specs`: log(1 + tools / tools it matches)."""
+    fields = [_fields(s) for s in specs]
+    weights: dict[str, float] = {}
+    for word in query_words:
+        hits = sum(1 for f in fields if any(matches(word, part) for part in f))
+        weights[word] = math.log(1.0 + len(specs) / hits) if hits else 0.0
+    return weights
+
+
+def score(
+    query_words: set[str], spec: McpToolSpec, weights: dict[str, float] | None = None
+) -> float:
+    """How well a tool matches the query's words (0: not at all): each word's weight times
+    where it matched, times the share of the query's weight the tool matched at all (a
+    tool matching one common word of three scores a third of that word's part)."""
+    name, server, text = _fields(spec)
+    total = matched = value = 0.0
+    for w in query_words:
+        weight = 1.0 if weights is None else weights.get(w, 0.0)
+        where = (
+            NAME_WEIGHT * matches(w, name)
+            + SERVER_WEIGHT * matches(w, server)
+            + TEXT_WEIGHT * matches(w, text)
+        )
+        total += weight
+        matched += weight if where else 0.0
+        value += weight * where
+    return value * matched / total if total else 0.0
 
 
 def search_tools(
@@ -75,6 +106,11 @@ def search_tools(
     if selected is not None:
         return selected[:limit]
     query_words = words(query)
-    scored = [(score(query_words, s), i, s) for i, s in enumerate(specs)]
-    ranked = sorted((t for t in scored if t[0] > 0), key=lambda t: (-t[0], t[1]))
+    weights = word_weights(query_words, specs)
+    scored = [(score(query_words, s, weights), i, s) for i, s in enumerate(specs)]
+    best = max((t[0] for t in scored), default=0.0)
+    if best <= 0.0:
+        return []
+    kept = [t for t in scored if t[0] > 0.0 and t[0] >= MIN_SHARE_OF_BEST * best]
+    ranked = sorted(kept, key=lambda t: (-t[0], t[1]))
     return [s for _, _, s in ranked[:limit]]
