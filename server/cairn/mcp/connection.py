@@ -154,7 +154,11 @@ class McpConnection:
         """Start if needed and wait (up to the startup timeout) for the current attempt;
         list the tools again when the server said they changed."""
         self.start()
-        await self._until(lambda: not self.attempting, self.settings.startup_timeout_s)
+        # The attempt's own timeout starts later than this wait, and a server that misses it
+        # gets LAST_WORDS_S to say why: wait past both, so its reason is seen.
+        await self._until(
+            lambda: not self.attempting, self.settings.startup_timeout_s + 2 * LAST_WORDS_S
+        )
         client = self._client
         if self._tools_stale and client is not None:
             self._tools_stale = False
