@@ -7,9 +7,10 @@ matched against each tool's name, server, description and parameter names
 word in the tool's own name weighs most (`NAME_WEIGHT`), then the server
 name, then the description and parameters, and each word by how specific it
 is among the tools searched (`word_weights`: a word most tools match says
-little), scaled by the share of the query's weight the tool matches. Only tools scoring at least `MIN_SHARE_OF_BEST` of the best match
-are returned, so a query reveals what it is about and not every tool that
-shares one of its words. Ties keep the tools' sorted order, so a search
+little), scaled by the share of the query's weight the tool matches. Only
+tools scoring at least `MIN_SHARE_OF_BEST` of the best match are returned, so
+a query reveals what it is about and not every tool that shares one of its
+words. Ties keep the tools' sorted order, so a search
 always returns the same tools.
 """
 
@@ -60,33 +61,34 @@ def matches(word: str, targets: set[str]) -> bool:
     return len(word) >= MIN_PREFIX_CHARS and any(t.startswith(word) for t in targets)
 
 
-def _fields(spec: McpToolSpec) -> tuple[set[str], set[str], set[str]]:
+Fields = tuple[set[str], set[str], set[str]]
+"""A tool's words: its own name's, its server's, its description's and parameters'."""
+
+
+def _fields(spec: McpToolSpec) -> Fields:
     """A tool's words: its own name's, its server's, its description's and parameters'."""
     properties = spec.input_schema.get("properties")
     params = " ".join(properties) if isinstance(properties, dict) else ""
     return words(spec.tool), words(spec.server), words(spec.description) | words(params)
 
 
-def word_weights(query_words: set[str], specs: Sequence[McpToolSpec]) -> dict[str, float]:
-    """Each query word's specificity among `specs`: log(1 + tools / tools it matches)."""
-    fields = [_fields(s) for s in specs]
+def word_weights(query_words: set[str], fields: Sequence[Fields]) -> dict[str, float]:
+    """Each query word's specificity among the tools: log(1 + tools / tools it matches)."""
     weights: dict[str, float] = {}
     for word in query_words:
         hits = sum(1 for f in fields if any(matches(word, part) for part in f))
-        weights[word] = math.log(1.0 + len(specs) / hits) if hits else 0.0
+        weights[word] = math.log(1.0 + len(fields) / hits) if hits else 0.0
     return weights
 
 
-def score(
-    query_words: set[str], spec: McpToolSpec, weights: dict[str, float] | None = None
-) -> float:
+def score(query_words: set[str], fields: Fields, weights: dict[str, float]) -> float:
     """How well a tool matches the query's words (0: not at all): each word's weight times
     where it matched, times the share of the query's weight the tool matched at all (a
     tool matching one common word of three scores a third of that word's part)."""
-    name, server, text = _fields(spec)
+    name, server, text = fields
     total = matched = value = 0.0
     for w in query_words:
-        weight = 1.0 if weights is None else weights.get(w, 0.0)
+        weight = weights.get(w, 0.0)
         where = (
             NAME_WEIGHT * matches(w, name)
             + SERVER_WEIGHT * matches(w, server)
@@ -106,8 +108,12 @@ def search_tools(
     if selected is not None:
         return selected[:limit]
     query_words = words(query)
-    weights = word_weights(query_words, specs)
-    scored = [(score(query_words, s, weights), i, s) for i, s in enumerate(specs)]
+    fields = [_fields(s) for s in specs]
+    weights = word_weights(query_words, fields)
+    scored = [
+        (score(query_words, f, weights), i, s)
+        for i, (f, s) in enumerate(zip(fields, specs, strict=True))
+    ]
     best = max((t[0] for t in scored), default=0.0)
     if best <= 0.0:
         return []
