@@ -52,12 +52,12 @@ class WhereWeights(BaseModel):
     weak_path: float = Field(default=0.3, ge=0)
     """A path of the message that shares only its file name with a workspace file counts
     this share of a path mention (`other/cli.py` names `examples/cli.py` weakly)."""
-    dotted: float = Field(default=1.5, ge=0)
+    dotted: float = Field(default=0.0, ge=0)
     """For the module a dotted name of the message names (`pkg.mod.func` → `pkg/mod.py`)."""
-    stem: float = Field(default=1.0, ge=0)
+    stem: float = Field(default=0.5, ge=0)
     """For a file whose name (without extension) is a code name of the message (`L060` →
     `rules/L060.py`)."""
-    defines: float = Field(default=1.0, ge=0)
+    defines: float = Field(default=0.5, ge=0)
     """For the message's identifiers the file defines, each by how rare its definition is
     (one code name defined in one file ≈ 1)."""
     plain_word: float = Field(default=0.1, ge=0)
@@ -70,7 +70,7 @@ class WhereWeights(BaseModel):
     phrase: float = Field(default=0.0, ge=0)
     """For an error message or quoted text of the message whose words the file holds in a
     row (a string it raises or prints)."""
-    lexical: float = Field(default=2.0, ge=0)
+    lexical: float = Field(default=3.0, ge=0)
     """For BM25 of the message's words over the file's path, names and identifiers (best
     file = 1)."""
     path_words: float = Field(default=1.0, ge=0)

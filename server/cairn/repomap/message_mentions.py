@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from cairn.code.languages import language_for_path
+from cairn.repomap.message_template import without_boilerplate
 
 MIN_WORD = 3
 """Shorter word parts are ignored by the lexical score."""
@@ -190,6 +191,7 @@ def mentions_in(text: str) -> Mentions:
             continue
         seen.add(key)
         paths.append(PathMention(raw, line, line is not None))
+    text = without_boilerplate(text)  # paths and frames are taken from the whole text
     dotted = tuple(dict.fromkeys(m.group(0) for m in _DOTTED.finditer(text)))
     identifiers = {w for w in _WORD.findall(text) if len(w) >= MIN_IDENTIFIER}
     code = {w for w in identifiers if looks_like_code(w)}

@@ -34,6 +34,7 @@ from cairn.repomap.message_code import (
     quoted_phrases,
 )
 from cairn.repomap.message_mentions import (
+    MIN_IDENTIFIER,
     MIN_WORD,
     Mentions,
     module_paths,
@@ -177,12 +178,19 @@ def _definition_parts(
 ) -> None:
     """The message's identifiers each file defines, each by how rare its definition is."""
     idf = definition_idf(definers, len(files))
-    mentioned = sorted(name for name in mentions.identifiers if definers.get(name))
+    code = set(mentions.code)
+    identifiers = set(mentions.identifiers)
+    for name in sorted(mentions.code):
+        base = name.rstrip("0123456789")
+        if base != name and len(base) >= MIN_IDENTIFIER and not definers.get(name):
+            identifiers.add(base)  # `PersonName3` names `PersonName` when it is not defined
+            code.add(base)
+    mentioned = sorted(name for name in identifiers if definers.get(name))
     if not mentioned:
         return
     for rel in files:
         names = set(facts[rel].names)
-        hits = [(idf(n), n, n in mentions.code) for n in mentioned if n in names]
+        hits = [(idf(n), n, n in code) for n in mentioned if n in names]
         if hits:
             p = parts.setdefault(rel, FileParts())
             p.defines_code = sum(score for score, _, code in hits if code)
