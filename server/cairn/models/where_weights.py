@@ -9,7 +9,9 @@ the model; the ranking takes it as is (`cairn.repomap.where.rank_files`).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG
 
 ROLES = ("source", "test", "fixture", "docs", "example", "vendored", "generated", "stub")
 """The file roles of `cairn.repomap.file_roles.role_of`."""
@@ -18,7 +20,7 @@ ROLES = ("source", "test", "fixture", "docs", "example", "vendored", "generated"
 class RoleFactors(BaseModel):
     """A file's score is multiplied by its role's factor (1 keeps it, 0 drops it)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = SETTINGS_MODEL_CONFIG
 
     source: float = Field(default=1.0, ge=0, le=1)
     """Source files."""
@@ -41,7 +43,7 @@ class RoleFactors(BaseModel):
 class WhereWeights(BaseModel):
     """The weight of each part of a file's where-to-look score (0 turns a part off)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = SETTINGS_MODEL_CONFIG
 
     path: float = Field(default=3.0, ge=0)
     """Per workspace path or traceback frame the message names (shared among the files a
