@@ -129,11 +129,11 @@ def test_the_first_call_shows_the_block_with_its_reasons(repo: Path) -> None:
     where = [b for b in built.blocks if b.source == "repomap" and b.ref == WHERE_REF]
     assert len(where) == 1 and where[0].included
     assert WHERE_TITLE in where[0].text
-    assert "1. pkg/rare.py — defines `Parser._split_header`" in where[0].text
+    assert "1. pkg/rare.py — defines `Parser`, `_split_header`" in where[0].text
     manifest = json.loads(built.manifest.model_dump_json())
     [line] = [b for b in manifest["blocks"] if b["ref"] == WHERE_REF]
     assert line["included"]
-    assert line["reason"].startswith("where to look: pkg/rare.py (defines `Parser._split_header`")
+    assert line["reason"].startswith("where to look: pkg/rare.py (defines `Parser`")
 
 
 def test_the_where_to_look_table_reaches_the_ranking(repo: Path) -> None:

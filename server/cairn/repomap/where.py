@@ -89,9 +89,8 @@ def ranked_from_parts(measure: WhereMeasure, weights: WhereWeights) -> list[Rank
     for index, (negative, rel) in enumerate(scored(measure, weights)):
         if index < DETAILED:
             p = parts[rel]
-            out.append(
-                RankedFile(rel, -negative, _symbols(p, facts[rel]), _reason(p, rel in in_play_set))
-            )
+            reason = _reason(p, rel in in_play_set, weights)
+            out.append(RankedFile(rel, -negative, _symbols(p, facts[rel]), reason))
         else:
             out.append(RankedFile(rel, -negative, (), ""))
     return out
@@ -142,7 +141,8 @@ def _symbols(p: FileParts, facts: FileFacts) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))[:MAX_SYMBOLS]
 
 
-def _reason(p: FileParts, in_play: bool) -> str:
+def _reason(p: FileParts, in_play: bool, w: WhereWeights) -> str:
+    """Why the file ranks: the parts that count under `w` (a part weighed 0 is not named)."""
     reasons: list[str] = []
     if p.frames:
         lines = ", ".join(dict.fromkeys(p.frames))
@@ -150,19 +150,19 @@ def _reason(p: FileParts, in_play: bool) -> str:
         reasons.append(f"traceback line {lines}{where}")
     elif p.named:
         reasons.append("named in the message")
-    elif p.dotted:
+    elif p.dotted and w.dotted:
         reasons.append("module of a dotted name in the message")
-    elif p.stem:
+    elif p.stem and w.stem:
         reasons.append("its name is in the message")
-    if p.phrases:
+    if p.phrases and w.phrase:
         reasons.append(f'holds "{p.phrases[0]}"')
-    if p.qualified_names:
+    if p.qualified_names and w.qualified:
         names = ", ".join(f"`{q}`" for q in dict.fromkeys(p.qualified_names[:MAX_SYMBOLS]))
         reasons.append(f"defines {names}")
     elif p.defined:
         names = ", ".join(f"`{name}`" for _, name, _ in p.defined[:MAX_SYMBOLS])
         reasons.append(f"defines {names} (named in the message)")
-    if p.words and not p.defined and not p.qualified_names:
+    if p.words and not p.defined and not (p.qualified_names and w.qualified):
         reasons.append("matches " + ", ".join(f"`{w}`" for w in p.words[:MAX_REASON_WORDS]))
     if in_play:
         reasons.append("in play")
