@@ -54,6 +54,8 @@ DEFAULT_BUDGETS = (1024, 4096, 8192)
 TOP_K = (1, 5, 10)
 WORST = 5
 RESULTS = TREES.parent / "localize-results.jsonl"
+AIDER_OF = {str(b) for b in (1024, 2048, 4096, 8192, 16384)}
+"""Budget labels Aider's map can be asked for (all but "default", which is Cairn's own)."""
 WHERE_REF = "where-to-look"
 MAP_REF = "repomap"
 FILE_SUFFIX = ":"
@@ -180,13 +182,21 @@ def summary(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict[str, obj
     """The figures of a group of outcomes."""
     ranks = [o.rank(o.order) for o in outcomes]
     bm25 = [o.rank(o.bm25) for o in outcomes]
-    aider_labels = [label for label in labels if outcomes and label in outcomes[0].aider]
+    sample = [o for o in outcomes if o.aider]
     return {
         "instances": len(outcomes),
         "shown": {label: share([o.shown[label] for o in outcomes]) for label in labels},
+        "aider_instances": len(sample),
         "aider_shown": {
-            label: share([o.aider.get(label, False) for o in outcomes]) for label in aider_labels
-        },
+            label: share([o.aider[label] for o in sample]) for label in labels if label in AIDER_OF
+        }
+        if sample
+        else {},
+        "cairn_on_aider_sample": {
+            label: share([o.shown[label] for o in sample]) for label in labels if label in AIDER_OF
+        }
+        if sample
+        else {},
         "acc": {f"@{k}": round(100 * accuracy(ranks, k), 1) for k in TOP_K},
         "bm25_acc": {f"@{k}": round(100 * accuracy(bm25, k), 1) for k in TOP_K},
     }
@@ -198,9 +208,11 @@ def render(outcomes: Sequence[Outcome], labels: Sequence[str], missing: dict[str
     groups: dict[str, list[Outcome]] = {}
     for o in outcomes:
         groups.setdefault(o.instance.project, []).append(o)
-    aider_labels = [label for label in labels if outcomes and label in outcomes[0].aider]
+    aider_labels = [
+        label for label in labels if label in AIDER_OF and any(o.aider for o in outcomes)
+    ]
     header = ["repository", "n", *(f"shown {label}" for label in labels)]
-    header += [f"Aider {label}" for label in aider_labels]
+    header += ["Aider n", *(f"Aider {label}" for label in aider_labels)]
     header += [f"Acc@{k}" for k in TOP_K] + [f"BM25@{k}" for k in TOP_K]
     lines.append(" | ".join(header))
     for name, group in [*sorted(groups.items()), ("ALL", list(outcomes))]:
@@ -211,7 +223,8 @@ def render(outcomes: Sequence[Outcome], labels: Sequence[str], missing: dict[str
         assert isinstance(shown, dict) and isinstance(acc, dict) and isinstance(bm, dict)
         assert isinstance(peer, dict)
         row = [name, str(len(group)), *(shown[label] for label in labels)]
-        row += [peer[label] for label in aider_labels]
+        if aider_labels:
+            row += [str(s["aider_instances"]), *(peer.get(label, "-") for label in aider_labels)]
         row += [f"{acc[f'@{k}']}%" for k in TOP_K] + [f"{bm[f'@{k}']}%" for k in TOP_K]
         lines.append(" | ".join(row))
     if outcomes:
@@ -219,10 +232,15 @@ def render(outcomes: Sequence[Outcome], labels: Sequence[str], missing: dict[str
         warm = statistics.median(t for o in outcomes for t in o.warm) if labels[1:] else 0.0
         lines.append(f"median build time: cold {cold:.2f} s (index included), warm {warm:.2f} s")
         if aider_labels:
-            peer_time = statistics.median(o.aider_seconds for o in outcomes)
+            sample = [o for o in outcomes if o.aider]
+            peer_time = statistics.median(o.aider_seconds for o in sample)
+            same = summary(sample, labels)["cairn_on_aider_sample"]
+            assert isinstance(same, dict)
             lines.append(
-                f"Aider: median {peer_time:.1f} s per instance (a fresh process, its tag cache "
-                f"cold, every budget's map)"
+                f"Aider ran on {len(sample)} of {len(outcomes)} instances: median "
+                f"{peer_time:.1f} s each (a fresh process, its tag cache cold, every budget); "
+                "Cairn on the same instances: "
+                + ", ".join(f"{label} {value}" for label, value in same.items())
             )
     worst = sorted(outcomes, key=lambda o: (-(o.rank(o.order) or 10**6), o.instance.id))[:WORST]
     lines.append("worst instances (rank of the edited file; what came first instead):")
@@ -253,6 +271,12 @@ def main() -> None:
     parser.add_argument("--label", default="", help="a name for this run in the results file")
     parser.add_argument("--no-aider", action="store_true", help="leave Aider's map out")
     parser.add_argument(
+        "--aider-per-repo",
+        type=int,
+        default=0,
+        help="run Aider on the first N instances of each repository only (0: all)",
+    )
+    parser.add_argument(
         "--aider-fresh", action="store_true", help="recompute Aider's maps (else cached)"
     )
     parser.add_argument(
@@ -270,6 +294,7 @@ def main() -> None:
     ]
     outcomes: list[Outcome] = []
     missing: dict[str, str] = {}
+    aider_counts: dict[str, int] = {}
     if not args.no_aider:
         aider_setup()
     for instance in instances:
@@ -278,7 +303,10 @@ def main() -> None:
             missing[instance.id] = tree
             print(f"{instance.id}: not materialised: {tree}", flush=True)
             continue
-        outcome = measure(instance, tree, budgets, not args.no_aider, args.aider_fresh)
+        peers = aider_counts.get(instance.project, 0)
+        run_aider = not args.no_aider and (not args.aider_per_repo or peers < args.aider_per_repo)
+        aider_counts[instance.project] = peers + run_aider
+        outcome = measure(instance, tree, budgets, run_aider, args.aider_fresh)
         rank = outcome.rank(outcome.order)
         print(
             f"{instance.id}: rank {rank}, bm25 {outcome.rank(outcome.bm25)}, shown "
@@ -313,7 +341,7 @@ def figures(result: dict[str, object]) -> list[Figure]:
     overall = result["all"]
     assert isinstance(overall, dict)
     acc, bm25, shown = overall["acc"], overall["bm25_acc"], overall["shown"]
-    peer = overall["aider_shown"]
+    peer, sample = overall["aider_shown"], overall["aider_instances"]
     found = [
         Figure(
             f"where to look Acc@{k} (higher is better)", acc[f"@{k}"], "%", bm25[f"@{k}"], "BM25"
@@ -326,7 +354,7 @@ def figures(result: dict[str, object]) -> list[Figure]:
             float(share.rstrip("%")),
             "%",
             float(peer[label].rstrip("%")) if label in peer else None,
-            "Aider's map" if label in peer else "",
+            f"Aider's map ({sample} instances)" if label in peer else "",
         )
         for label, share in shown.items()
     ]
