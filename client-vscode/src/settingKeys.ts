@@ -29,6 +29,7 @@ export const SERVER_SETTING_KEYS = [
   'maxOutputTokens',
   'safetyMargin',
   'repoMapTokens',
+  'whereToLook',
   'compactionThreshold',
   'summaryKeepRecent',
   'pruneMinimum',

@@ -43,6 +43,7 @@ from cairn.models.session import Mode
 from cairn.models.shell_words import entry_problem
 from cairn.models.trace_location import trace_dir_problem
 from cairn.models.validation import describe_settings_error
+from cairn.models.where_weights import WhereWeights as WhereWeights  # re-exported
 
 SETTINGS_FILE = "cairn.toml"
 
@@ -124,9 +125,9 @@ class Settings(BaseModel):
     safety_margin: int = Field(default=DEFAULT_SAFETY_MARGIN, ge=0)
     """Tokens kept free to absorb tokenizer differences."""
     repo_map_tokens: int | None = Field(default=None, gt=0)
-    """Tokens for the first call's "Where to look" block and repository map together; empty
-    means they follow the window (1k under a 64k window, 2k under 128k, 8k from 128k: a
-    hosted model whose provider caches the preamble)."""
+    """Tokens of the "Where to look" block and map together; empty: by window and prompt cache."""
+    where_to_look: WhereWeights = Field(default_factory=WhereWeights)
+    """The weights of the "Where to look" ranking (`[where_to_look]`, docs/REPOMAP.md)."""
     compaction_threshold: float | None = Field(default=None, gt=0, le=1)
     """Fraction of the available input at which compaction starts (empty: 0.7, or 0.55 with
     a provider that caches no prompt prefix)."""
@@ -243,8 +244,7 @@ class Settings(BaseModel):
 
     @field_validator("model", "compaction_model", "explore_model", "api_base", "api_key_env")
     @classmethod
-    def _blank_is_unset(cls, value: str | None) -> str | None:
-        """An empty string (the editor's empty field) means "not set"."""
+    def _blank_is_unset(cls, value: str | None) -> str | None:  # the editor's empty field
         if value is None:
             return None
         return value.strip() or None

@@ -1,4 +1,5 @@
-"""The map's budget follows the window, and `repo_map_tokens` overrides it."""
+"""The map's budget follows the window and the provider's prompt-cache price, and
+`repo_map_tokens` overrides it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from cairn.context.priorities import (
     REPOMAP_CACHED_TOKENS,
     REPOMAP_MAX_TOKENS,
     REPOMAP_MID_TOKENS,
+    REPOMAP_UNCACHED_TOKENS,
 )
 from cairn.context.sources.repomap import map_cap, repomap_budget
 
@@ -19,6 +21,21 @@ def test_the_cap_follows_the_window() -> None:
     assert map_cap(100_000)[0] == REPOMAP_MID_TOKENS
     assert map_cap(200_000) == (REPOMAP_CACHED_TOKENS, "a 200k window, prompt-cached")
     assert map_cap(1_000_000)[0] == REPOMAP_CACHED_TOKENS
+
+
+def test_the_cap_follows_the_prompt_cache_price() -> None:
+    # An uncached provider pays the map in full on every call: a smaller cap.
+    assert map_cap(200_000, None, 1.0) == (
+        REPOMAP_UNCACHED_TOKENS,
+        "a 200k window, no prompt cache",
+    )
+    assert map_cap(100_000, None, 1.0)[0] == REPOMAP_MAX_TOKENS
+    assert map_cap(32_000, None, 1.0)[0] == REPOMAP_MAX_TOKENS
+    cached = map_cap(200_000, None, 0.1)
+    assert cached == (REPOMAP_CACHED_TOKENS, "a 200k window, prompt cache reads at 0.1x")
+    assert map_cap(100_000, None, 0.1)[0] == REPOMAP_MID_TOKENS
+    assert map_cap(32_000, None, 0.1)[0] == REPOMAP_MAX_TOKENS
+    assert map_cap(200_000, 3_000, 1.0)[0] == 3_000
 
 
 def test_the_setting_wins_and_says_so() -> None:
@@ -49,7 +66,15 @@ def test_the_manifest_names_the_budget_in_effect_and_why(tmp_path: Path) -> None
     root = _workspace(tmp_path / "ws")
     reason = _map_reason(root, "openai/gpt-4.1")
     assert reason.startswith(f"map budget {REPOMAP_CACHED_TOKENS} tokens (a ")
-    assert "window, prompt-cached" in reason
+    assert reason.endswith("window, prompt cache reads at 0.1x)")
+
+
+def test_an_uncached_provider_gets_the_smaller_map(tmp_path: Path) -> None:
+    root = _workspace(tmp_path / "ws")
+    (root / "cairn.toml").write_text("[cache_prices.openai]\nread = 1.0\nwrite = 1.0\n")
+    reason = _map_reason(root, "openai/gpt-4.1")
+    assert reason.startswith(f"map budget {REPOMAP_UNCACHED_TOKENS} tokens (a ")
+    assert reason.endswith("window, no prompt cache)")
 
 
 def test_the_setting_reaches_the_manifest(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
+from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS
 from cairn.repomap.file_roles import role_of
 from cairn.repomap.lexicon import FileFacts, definition_idf
 from cairn.repomap.message_mentions import (
@@ -15,7 +15,7 @@ from cairn.repomap.message_mentions import (
     resolve_path,
     split_identifier,
 )
-from cairn.repomap.where import DEFAULT_WEIGHTS, rank_files
+from cairn.repomap.where import rank_files
 
 PYTHON_TRACEBACK = """Traceback (most recent call last):
   File "test-mm.py", line 8, in <module>
@@ -147,7 +147,7 @@ def test_a_word_of_the_path_ranks_a_long_file_the_body_dilutes() -> None:
     message = "Unable to parse the snowflake 'unset comment' command"
     ranked = [r.rel for r in rank_files(facts, message, prior={})]
     assert ranked[0] == "src/dialects/dialect_snowflake.py"
-    without = replace(DEFAULT_WEIGHTS, path_words=0.0)
+    without = DEFAULT_WHERE_WEIGHTS.model_copy(update={"path_words": 0.0})
     assert rank_files(facts, message, {}, weights=without)[0].rel == "src/core/config.py"
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from cairn.commands.context_dry_run import build_dry_run
 from cairn.context.sources.repomap import WHERE_REF, where_block
+from cairn.errors import SettingsError
 from cairn.repomap.map import RepoMap
 from cairn.repomap.where import WHERE_TITLE
 
@@ -133,3 +134,18 @@ def test_the_first_call_shows_the_block_with_its_reasons(repo: Path) -> None:
     [line] = [b for b in manifest["blocks"] if b["ref"] == WHERE_REF]
     assert line["included"]
     assert line["reason"].startswith("where to look: pkg/rare.py (defines `Parser`")
+
+
+def test_the_where_to_look_table_reaches_the_ranking(repo: Path) -> None:
+    # Source files weighed 0 leave the test that names the symbol first.
+    (repo / "cairn.toml").write_text("[where_to_look.roles]\nsource = 0.0\n")
+    built = build_dry_run(repo, [], "Parser._split_header drops the header", None, "gpt-4.1")
+    [where] = [b for b in built.blocks if b.source == "repomap" and b.ref == WHERE_REF]
+    assert "1. tests/test_rare.py" in where.text
+    assert "pkg/rare.py" not in where.text
+
+
+def test_a_bad_where_to_look_weight_names_its_key(repo: Path) -> None:
+    (repo / "cairn.toml").write_text("[where_to_look]\nlexical = -1\n")
+    with pytest.raises(SettingsError, match=r"where_to_look\.lexical"):
+        build_dry_run(repo, [], "Parser._split_header", None, "gpt-4.1")

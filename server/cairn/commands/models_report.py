@@ -146,7 +146,7 @@ def _with_main_budget(report: RoleReport, settings: Settings) -> RoleReport:
     if report.window is None or report.model is None:
         return report
     price = model_cache_price(settings, report.model)
-    tokens, why = map_cap(report.window, settings.repo_map_tokens)
+    tokens, why = map_cap(report.window, settings.repo_map_tokens, price.read)
     knobs = retention(settings, report.window, price)
     return replace(report, retention=knobs, map_tokens=tokens, map_source=why)
 

@@ -94,6 +94,8 @@ class GatherRequest:
     seen_files: tuple[Path, ...] = ()
     # The model's token calibration (its factor divides the room for input).
     calibration: ModelCalibration = field(default_factory=ModelCalibration)
+    # The provider's prompt-cache read price (a multiple of the input price; None: unknown).
+    cache_read: float | None = None
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,7 @@ def _repomap(
     if parts.repomap is None:
         return ()
     mentioned = mentioned_words(request.user_message)
-    cap = map_cap(window, parts.settings.repo_map_tokens)
+    cap = map_cap(window, parts.settings.repo_map_tokens, request.cache_read)
     try:
         return repomap_candidates(
             parts.repomap,
@@ -281,6 +283,7 @@ def _repomap(
             available,
             request.user_message,
             cap,
+            parts.settings.where_to_look,
         )
     except Exception as error:  # an optional collaborator must not fail the call
         return (failed_candidate("repomap", PRIORITY_REPOMAP, "repomap", error, count),)

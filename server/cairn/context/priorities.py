@@ -52,14 +52,17 @@ SUMMARY_SHARE: Final = 0.2
 REPOMAP_MAX_TOKENS: Final = 1_024
 REPOMAP_SHARE: Final = 0.1
 REPOMAP_MIN_TOKENS: Final = 256
-# The map's cap follows the window (`sources.repomap.map_cap`; `repo_map_tokens`
-# overrides): REPOMAP_MAX_TOKENS under REPOMAP_MID_WINDOW, REPOMAP_MID_TOKENS under
-# REPOMAP_LARGE_WINDOW, REPOMAP_CACHED_TOKENS from there (a hosted model's window, its
-# preamble cached: the map is paid in full once, then at the cache's read price).
+# The map's cap follows the window and the provider's prompt-cache read price
+# (`sources.repomap.map_cap`; `repo_map_tokens` overrides): REPOMAP_MAX_TOKENS under
+# REPOMAP_MID_WINDOW; under REPOMAP_LARGE_WINDOW REPOMAP_MID_TOKENS with a prompt cache,
+# REPOMAP_MAX_TOKENS without; from there REPOMAP_CACHED_TOKENS with a cache (the map is
+# paid in full once, then at the read price) and REPOMAP_UNCACHED_TOKENS without (paid in
+# full on every call).
 REPOMAP_MID_WINDOW: Final = 64_000
 REPOMAP_MID_TOKENS: Final = 2_048
 REPOMAP_LARGE_WINDOW: Final = 128_000
 REPOMAP_CACHED_TOKENS: Final = 8_192
+REPOMAP_UNCACHED_TOKENS: Final = 4_096
 # History: messages of this many most recent user turns get PRIORITY_HISTORY_RECENT;
 # older ones PRIORITY_HISTORY_OLD (text) or PRIORITY_OLD_TOOL_OUTPUT (tool calls).
 RECENT_TURNS: Final = 2

@@ -1,5 +1,5 @@
 """The role of a workspace file by its path: source, test, fixture, docs, example,
-vendored or generated (pure; the where-to-look ranking demotes all but source)."""
+vendored, generated or stub (pure; the where-to-look ranking demotes all but source)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,21 @@ from pathlib import PurePosixPath
 ROLE_CACHE_SIZE = 65_536
 
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
-_FIXTURE_DIRS = frozenset({"fixtures", "fixture", "testdata", "test_data", "snapshots"})
+_FIXTURE_DIRS = frozenset(
+    {"fixtures", "fixture", "testdata", "test_data", "test-data", "snapshots"}
+)
 _DOC_DIRS = frozenset({"doc", "docs", "documentation", "site"})
 _EXAMPLE_DIRS = frozenset({"example", "examples", "demo", "demos", "samples", "sample"})
-_VENDORED_DIRS = frozenset({"vendor", "vendored", "_vendor", "third_party", "node_modules"})
+_VENDORED_DIRS = frozenset(
+    {"vendor", "vendored", "_vendor", "third_party", "node_modules", "typeshed"}
+)
 _GENERATED = re.compile(r"(_pb2(_grpc)?\.py|\.min\.js|\.generated\.\w+|_generated\.\w+)$")
+_STUB = re.compile(r"(\.pyi|\.d\.ts|\.d\.mts|\.d\.cts)$")
 
 
 @lru_cache(maxsize=ROLE_CACHE_SIZE)
 def role_of(rel: str) -> str:
-    """The file's role: test, fixture, docs, example, vendored, generated or source."""
+    """The file's role: test, fixture, docs, example, vendored, generated, stub or source."""
     path = PurePosixPath(rel)
     dirs = {part.lower() for part in path.parts[:-1]}
     name = path.name.lower()
@@ -40,4 +45,6 @@ def role_of(rel: str) -> str:
         return "docs"
     if dirs & _EXAMPLE_DIRS:
         return "example"
+    if _STUB.search(name):
+        return "stub"
     return "source"

@@ -88,6 +88,21 @@ class Lexicon:
                 out[rel] = (score, tuple(t for _, t in sorted(matched)))
         return out
 
+    def files_holding(self, wanted: Sequence[frozenset[str]]) -> dict[str, list[int]]:
+        """For each file whose lexical document holds every word of some set of `wanted`,
+        the indexes of those sets (one pass over the files)."""
+        words = frozenset().union(*wanted) if wanted else frozenset()
+        out: dict[str, list[int]] = {}
+        if not words:
+            return out
+        for rel, doc in zip(self.files, self._docs, strict=True):
+            present = {w for w in words if w in doc}
+            if present:
+                held = [i for i, need in enumerate(wanted) if need <= present]
+                if held:
+                    out[rel] = held
+        return out
+
 
 def lexical_document(rel: str, facts: FileFacts) -> Counter[str]:
     """The word counts BM25 sees for one file."""

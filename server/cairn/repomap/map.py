@@ -23,15 +23,18 @@ from typing import Protocol
 
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
+from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS, WhereWeights
 from cairn.repomap.graph import RankGraph
 from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
 from cairn.repomap.lexicon import FileFacts, Lexicon
+from cairn.repomap.message_mentions import mentions_in
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
-from cairn.repomap.reading import Refusal
+from cairn.repomap.reading import Refusal, read_source
 from cairn.repomap.render import file_block, fit
 from cairn.repomap.tags import FileTags, complete_text, scan_text
-from cairn.repomap.where import DEFAULT_WEIGHTS, RankedFile, WhereWeights, rank_files
+from cairn.repomap.where import RankedFile, WhereMeasure, ranked_from_parts
+from cairn.repomap.where_parts import file_parts
 
 RANK_CACHE_SIZE = 8
 ORDERED_NAMES_PER_FILE = 8
@@ -267,10 +270,15 @@ class RepoMap:
         self,
         files_in_play: Iterable[Path],
         message: str,
-        weights: WhereWeights = DEFAULT_WEIGHTS,
+        weights: WhereWeights = DEFAULT_WHERE_WEIGHTS,
     ) -> list[RankedFile]:
         """The workspace's files ranked for `message` (`repomap_where`), best first; the
         map's PageRank for these files in play is the structural prior."""
+        return ranked_from_parts(self.where_measure(files_in_play, message), weights)
+
+    def where_measure(self, files_in_play: Iterable[Path], message: str) -> WhereMeasure:
+        """The unweighted parts of the where-to-look scores for `message` (what
+        `where_to_look` weighs; a fit weighs one measure many ways)."""
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
@@ -279,11 +287,22 @@ class RepoMap:
             if self._lexicon is None:
                 self._lexicon = Lexicon(facts)
             prior = self._ranked(in_play, frozenset()).file_rank()
-            return rank_files(
-                facts, message, prior, in_play, self._symbol_at, weights, self._lexicon
-            )
+            parts = file_parts(
+                facts, mentions_in(message), message, self._lexicon, self._symbol_at,
+                self.read_text,
+            )  # fmt: skip
+            return WhereMeasure(parts, facts, prior, in_play)
         finally:
             self._index.close()
+
+    def read_text(self, rel: str) -> str | None:
+        """A mapped file's text: its buffer, else its disk bytes (None: not mapped, refused)."""
+        if rel in self._buffer_texts:
+            return self._buffer_texts[rel]
+        if rel not in self._tags():
+            return None
+        data = read_source(str(self.folder / rel))
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else None
 
     def symbol_lines(self, rel: str, names: Sequence[str]) -> list[tuple[str, int, int]]:
         """(name, first line, last line) of each definition of `names` in `rel`, in file

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from cairn.code.languages import language_for_path
+from cairn.repomap.message_template import without_boilerplate
 
 MIN_WORD = 3
 """Shorter word parts are ignored by the lexical score."""
@@ -25,12 +26,12 @@ MIN_IDENTIFIER = 3
 _PY_FRAME = re.compile(r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)')
 _PATH = re.compile(
     r"(?P<path>(?:[A-Za-z]:)?[\w.@~+-]*(?:[/\\][\w.@+-]+)*\.[A-Za-z][A-Za-z0-9]{0,4})"
-    r"(?:[:(](?P<line>\d+))?"
+    r"(?:(?:[:(]|#L)(?P<line>\d+))?"
 )
 # `_PATH` is tried only inside one run of path characters at a time, and only in runs
 # that hold an extension and are no longer than a path can be: tried over a whole
 # paste, it rescans a long run from every position (a 1 MB blob took minutes).
-_PATH_RUN = re.compile(r"(?:[A-Za-z]:)?[\w.@~+/\\-]+(?:[:(]\d+)?")
+_PATH_RUN = re.compile(r"(?:[A-Za-z]:)?[\w.@~+/\\-]+(?:(?:[:(]|#L)\d+)?")
 _EXTENSION = re.compile(r"\.[A-Za-z]")
 MAX_PATH_CHARS = 1024
 """A run of path characters longer than this (a blob, a token) names no file."""
@@ -190,6 +191,7 @@ def mentions_in(text: str) -> Mentions:
             continue
         seen.add(key)
         paths.append(PathMention(raw, line, line is not None))
+    text = without_boilerplate(text)  # paths and frames are taken from the whole text
     dotted = tuple(dict.fromkeys(m.group(0) for m in _DOTTED.finditer(text)))
     identifiers = {w for w in _WORD.findall(text) if len(w) >= MIN_IDENTIFIER}
     code = {w for w in identifiers if looks_like_code(w)}
@@ -242,9 +244,15 @@ def resolve_path(mention: str, files: Collection[str]) -> list[str]:
     """The workspace files a mentioned path names: those sharing its longest path suffix
     (at least the file name), best first by path. `…/site-packages/pkg/io/card.py` names
     `src/pkg/io/card.py`."""
+    return resolve_path_depth(mention, files)[0]
+
+
+def resolve_path_depth(mention: str, files: Collection[str]) -> tuple[list[str], int]:
+    """`resolve_path`'s files and how many trailing path parts they share with the
+    mention (1: the file name alone)."""
     parts = [p for p in mention.split("/") if p and p not in (".", "..")]
     if not parts:
-        return []
+        return [], 0
     best: list[str] = []
     best_len = 0
     for rel in files:
@@ -262,7 +270,7 @@ def resolve_path(mention: str, files: Collection[str]) -> list[str]:
             best, best_len = [rel], common
         elif common == best_len:
             best.append(rel)
-    return sorted(best)
+    return sorted(best), best_len
 
 
 def module_paths(dotted: str) -> list[str]:

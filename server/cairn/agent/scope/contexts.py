@@ -40,6 +40,7 @@ from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
+from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import Message
 from cairn.models.session import Usage
 from cairn.tokens.calibration import Calibrations
@@ -129,6 +130,7 @@ class Contexts:
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
             calibration=self.cache.calibration(scope),
+            cache_read=model_cache_price(self.builder.settings, inputs.model).read,
         )
 
     def _gather(self, request: GatherRequest, workspace: Workspace | None) -> ContextSnapshot:

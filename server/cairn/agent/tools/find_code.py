@@ -77,7 +77,7 @@ class FindCode(Tool[FindCodeArgs]):
 
 
 def _found(repo_map: RepoMap, ctx: ToolContext, args: FindCodeArgs) -> ToolOutcome:
-    ranked = repo_map.where_to_look([], args.query)[: args.limit]
+    ranked = repo_map.where_to_look([], args.query, ctx.settings.where_to_look)[: args.limit]
     if not ranked:
         return ToolOutcome(output=f"nothing in the workspace matches {args.query!r}", data={})
     lines: list[str] = []

@@ -39,8 +39,10 @@ from cairn.context.priorities import (
     REPOMAP_MID_WINDOW,
     REPOMAP_MIN_TOKENS,
     REPOMAP_SHARE,
+    REPOMAP_UNCACHED_TOKENS,
 )
 from cairn.models.messages import Message
+from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS, WhereWeights
 from cairn.repomap.where import WHERE_TITLE, RankedFile, render_where
 
 REPOMAP_TITLE = "Repository map (outlines of related definitions)"
@@ -79,7 +81,9 @@ class WhereRanker(Protocol):
     """A map that also ranks files for a message (`RepoMap.where_to_look`) and renders
     itself in that order."""
 
-    def where_to_look(self, files_in_play: list[Path], message: str) -> list[RankedFile]: ...
+    def where_to_look(
+        self, files_in_play: list[Path], message: str, weights: WhereWeights = ...
+    ) -> list[RankedFile]: ...
 
     def render(
         self,
@@ -105,18 +109,26 @@ def covered_share(mapped: Collection[str], seen: Collection[str]) -> float:
     return len(set(mapped) & set(seen)) / len(mapped)
 
 
-def map_cap(window: int, setting: int | None = None) -> tuple[int, str]:
-    """The map's cap for a window and the `repo_map_tokens` setting (which wins), with
-    why. A window of REPOMAP_LARGE_WINDOW or more is taken to be a hosted model's, whose
-    provider caches the preamble (the context layer does not know the provider's price:
-    `repo_map_tokens` sets the cap for a large uncached one)."""
+def map_cap(
+    window: int, setting: int | None = None, cache_read: float | None = None
+) -> tuple[int, str]:
+    """The map's cap for a window, the provider's prompt-cache read price (a multiple of
+    the input price; None: unknown, taken as cached) and the `repo_map_tokens` setting
+    (which wins), with why (see `cairn.context.priorities`)."""
     if setting is not None:
         return setting, f"repo_map_tokens = {setting}"
+    size = f"a {window // 1000}k window"
+    cached = cache_read is None or cache_read < 1.0
+    cache = "prompt-cached" if cache_read is None else f"prompt cache reads at {cache_read:g}x"
     if window >= REPOMAP_LARGE_WINDOW:
-        return REPOMAP_CACHED_TOKENS, f"a {window // 1000}k window, prompt-cached"
+        if cached:
+            return REPOMAP_CACHED_TOKENS, f"{size}, {cache}"
+        return REPOMAP_UNCACHED_TOKENS, f"{size}, no prompt cache"
     if window >= REPOMAP_MID_WINDOW:
-        return REPOMAP_MID_TOKENS, f"a {window // 1000}k window"
-    return REPOMAP_MAX_TOKENS, f"a {window // 1000}k window"
+        if cached:
+            return REPOMAP_MID_TOKENS, f"{size}, {cache}"
+        return REPOMAP_MAX_TOKENS, f"{size}, no prompt cache"
+    return REPOMAP_MAX_TOKENS, size
 
 
 def repomap_budget(available: int, covered: float, cap: int = REPOMAP_MAX_TOKENS) -> int:
@@ -151,10 +163,11 @@ def _where_and_map(
     count: Count,
     budget: int,
     message: str,
+    weights: WhereWeights,
 ) -> tuple[list[Candidate], str]:
     """The "Where to look" block (none when nothing ranks) and the map in its order,
     within `budget` together."""
-    ranked = ranker.where_to_look(list(files), message)
+    ranked = ranker.where_to_look(list(files), message, weights)
     where = where_block(ranked, int(budget * WHERE_SHARE), count)
     out: list[Candidate] = []
     if where:
@@ -178,6 +191,7 @@ def repomap_candidates(
     available: int,
     message: str = "",
     cap: tuple[int, str] = (REPOMAP_MAX_TOKENS, "the default"),
+    weights: WhereWeights = DEFAULT_WHERE_WEIGHTS,
 ) -> tuple[Candidate, ...]:
     """The where-to-look block and the map in its order, within the map's budget now, or
     one excluded block saying why there is none."""
@@ -196,7 +210,7 @@ def repomap_candidates(
     out: list[Candidate] = []
     budget_total = budget
     if isinstance(renderer, WhereRanker) and message.strip():
-        where, text = _where_and_map(renderer, files, mentioned, count, budget, message)
+        where, text = _where_and_map(renderer, files, mentioned, count, budget, message, weights)
         out += where
     else:
         text = renderer.render(list(files), mentioned, budget, count)
