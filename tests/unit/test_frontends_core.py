@@ -19,7 +19,12 @@ from cairn.errors import (
 from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED
 from cairn.frontends.error_map import rpc_error, translated
 from cairn.frontends.faults import RpcError
-from cairn.frontends.sentences import approval_choice, compaction_sentence, fill
+from cairn.frontends.sentences import (
+    approval_choice,
+    approval_question,
+    compaction_sentence,
+    fill,
+)
 from cairn.frontends.settings_fallback import FALLBACK_NOTE, settings_with_fallback
 from cairn.frontends.turns import RunningTurns, TurnAsk, await_turn
 from cairn.models.events import CompactionEvent, TurnResult
@@ -84,6 +89,13 @@ def test_compaction_sentences() -> None:
 def test_fill_keeps_unknown_slots_and_never_reads_braces_in_values() -> None:
     assert fill("{a} and {b}", a="{b}") == "{b} and {b}"
     assert approval_choice("always", "rm -rf {x}") == "Always allow `rm -rf {x}`"
+
+
+def test_an_approval_asks_one_question_everywhere() -> None:
+    assert approval_question("echo hi", None) == "Cairn wants to run: echo hi"
+    assert approval_question("mcp:fs/write {}", "mcp:fs/write", "x") == (
+        "Cairn wants to call: mcp:fs/write {} (asked because x)"
+    )
 
 
 def test_an_invalid_cairn_toml_falls_back_to_the_defaults(tmp_path: Path) -> None:
