@@ -42,6 +42,7 @@ from cairn.files.sync import FileSync
 from cairn.files.workspace import Workspace
 from cairn.models.messages import Message
 from cairn.models.session import Usage
+from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations
 
 
@@ -82,6 +83,7 @@ class Contexts:
         self,
         workspace: Workspace,
         builder: ContextBuilder,
+        config: SettingsRef,
         files: FileSync | None = None,
         *,
         read_only: bool = False,
@@ -89,10 +91,12 @@ class Contexts:
     ) -> None:
         self.workspace = workspace
         self.builder = builder
+        # The engine's shared settings: every read is `config.current`.
+        self.config = config
         self.files = files
         self.read_only = read_only
         self.cache = PromptCache(
-            workspace, builder, calibrations or Calibrations(None), read_only=read_only
+            workspace, config, calibrations or Calibrations(None), read_only=read_only
         )
         # One gather at a time, and no file sync during one: the repository map and the
         # profile are not thread-safe.
@@ -109,7 +113,7 @@ class Contexts:
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         own_edits = set(scope.edit_log.paths)
         edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
-        active = self.builder.settings.active_buffers
+        active = self.config.current.active_buffers
         shown = files_in_play(self.workspace, inputs, scope.edited, active=active)
         return GatherRequest(
             session_id=session.id,
@@ -180,7 +184,7 @@ class Contexts:
         """A branch on another model than the main one builds for that model's own window."""
         if inputs.main_model == inputs.model:
             return None
-        return role_window(inputs.model, inputs.main_model, self.builder.settings)
+        return role_window(inputs.model, inputs.main_model, self.config.current)
 
     def build(self, scope: TurnScope, *, messages: Sequence[Message] | None = None) -> BuiltContext:
         """The context of the scope's next call, gathered on this thread (a dry run)."""
