@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.agent.scope.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
+from cairn.agent.scope.offer import WindowTerms
 from cairn.agent.scope.prompt_cache import PromptCache
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
@@ -179,6 +180,15 @@ class Contexts:
         built = self.builder.assemble(snapshot, self.cache.view(scope, snapshot), store)
         built.stats.compaction.in_progress = session.compacting
         return built
+
+    def window_terms(self, session: Session, inputs: TurnInputs) -> WindowTerms:
+        """What the builds of `session` for `inputs` know of the model's window beyond the
+        settings (for the turn's tool offer: its share of the input is measured the same way)."""
+        return WindowTerms(
+            window_limit=_known_limit(session, inputs.model),
+            role_window=self._role_window(inputs),
+            calibration=self.cache.calibrations.get(inputs.model).factor,
+        )
 
     def _role_window(self, inputs: TurnInputs) -> int | None:
         """A branch on another model than the main one builds for that model's own window."""
