@@ -154,9 +154,7 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """The snapshot of the scope's next call, read on this thread (file events applied first)."""
-        self._sync()
-        fresh = self.cache.wants_preamble(scope) if preamble is None else preamble
-        return self._gather(self.request(scope, messages, preamble=fresh), None)
+        return self._gather(self._synced_request(scope, messages, preamble), None)
 
     async def gather_async(
         self,
@@ -166,10 +164,17 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """`gather` on a worker thread, over a copy of the editor state taken on this one."""
+        request = self._synced_request(scope, messages, preamble)
+        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+
+    def _synced_request(
+        self, scope: TurnScope, messages: Sequence[Message] | None, preamble: bool | None
+    ) -> GatherRequest:
+        """File events applied, the request of the scope's next call (a fresh preamble when
+        `preamble`, else as the prompt cache wants)."""
         self._sync()
         fresh = self.cache.wants_preamble(scope) if preamble is None else preamble
-        request = self.request(scope, messages, preamble=fresh)
-        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+        return self.request(scope, messages, preamble=fresh)
 
     # -- assembling ----------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from cairn.models.messages import (
     CompactionPart,
@@ -35,60 +36,50 @@ from cairn.models.messages import (
     ToolResultPart,
 )
 
+P = TypeVar("P", bound=Part)
 
-@dataclass(frozen=True, slots=True)
-class Said:
+
+@dataclass(frozen=True)
+class _Step(Generic[P]):
+    """One part of a recorded message."""
+
+    message: Message
+    part: P
+
+
+class Said(_Step[TextPart]):
     """Text: the user's on a user message, the agent's on an assistant message."""
 
-    message: Message
-    part: TextPart
+
+class Thought(_Step[ReasoningPart]):
+    """The agent's reasoning."""
 
 
-@dataclass(frozen=True, slots=True)
-class Thought:
-    message: Message
-    part: ReasoningPart
+class Attached(_Step[FilePart]):
+    """A file: the user's `@file` reference, or an attachment the harness recorded."""
 
 
-@dataclass(frozen=True, slots=True)
-class Attached:
-    message: Message
-    part: FilePart
+class Called(_Step[ToolCallPart]):
+    """A tool call."""
 
 
-@dataclass(frozen=True, slots=True)
-class Called:
-    message: Message
-    part: ToolCallPart
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
+@dataclass(frozen=True)
+class Answered(_Step[ToolResultPart]):
     """A tool result; `call` is the call it answers (in `replay_steps`, when it was seen)."""
 
-    message: Message
-    part: ToolResultPart
     call: ToolCallPart | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Unanswered:
+class Unanswered(_Step[ToolCallPart]):
     """A call no result answered (its turn was cancelled); `message` is the call's."""
 
-    message: Message
-    part: ToolCallPart
+
+class Compacted(_Step[CompactionPart]):
+    """A compaction marker."""
 
 
-@dataclass(frozen=True, slots=True)
-class Compacted:
-    message: Message
-    part: CompactionPart
-
-
-@dataclass(frozen=True, slots=True)
-class Other:
-    message: Message
-    part: Part
+class Other(_Step[Part]):
+    """Any other part: a goal change, an explore launch."""
 
 
 Step = Said | Thought | Attached | Called | Answered | Unanswered | Compacted | Other
