@@ -1,7 +1,8 @@
 /**
- * Entry point: wires the language client (its launch and keys: settings.ts, keys.ts), the diagnostics forwarder,
- * the side panels, the context meter, review mode, inline approvals, the commands and the settings watcher, then
- * starts the server (installOffer.ts). Returns the API the in-host tests read (api.ts).
+ * Entry point: wires the language client (its launch and keys: settings.ts, keys.ts; its log channel, which VS Code
+ * also keeps as a file in the window's log folder), the diagnostics forwarder, the side panels, the context meter,
+ * review mode, inline approvals, the commands and the settings watcher, then starts the server (installOffer.ts).
+ * Returns the API the in-host tests read (api.ts).
  */
 import * as vscode from 'vscode';
 import { CairnApi } from './api';
@@ -24,11 +25,9 @@ import { ContextMeter } from './statusBar';
 import { VirtualDocuments } from './virtualDocs';
 
 export type { CairnApi } from './api';
-
 let client: CairnClient | undefined;
 
 export function activate(context: vscode.ExtensionContext): CairnApi {
-  // A log channel: VS Code also keeps it as a file in the window's log folder.
   const output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
   const keys = new KeyStore(context.secrets, context.globalState);
   const installer = new ServerInstaller(context.globalStorageUri, context.extensionPath, (line) => output.appendLine(line));

@@ -3,6 +3,7 @@
 
 export type CompactionStage = 'start' | 'done' | 'failed';
 export type ApprovalChoice = 'once' | 'always' | 'reject';
+export type ApprovalSubject = 'command' | 'tool';
 
 /** One sentence per compaction stage; slots: kind, before, after, reason. */
 export const COMPACTION_SENTENCES: Readonly<Record<CompactionStage, string>> = {
@@ -13,12 +14,27 @@ export const COMPACTION_SENTENCES: Readonly<Record<CompactionStage, string>> = {
 /** The reason shown when a failed compaction gives none. */
 export const NO_REASON = 'no reason given';
 
-/** The answers to an approval request; slot: command. */
+/** The answers to an approval request as ACP permission options; slot: command. */
 export const APPROVAL_CHOICES: Readonly<Record<ApprovalChoice, string>> = {
   once: 'Allow once',
   always: 'Always allow `{command}`',
   reject: 'Reject',
 };
+/** The answers to an approval request as the editor's buttons (the chat's card). */
+export const APPROVAL_BUTTONS: Readonly<Record<ApprovalChoice, string>> = {
+  once: 'Run',
+  always: 'Always allow in this session',
+  reject: 'Reject',
+};
+/** The verb of what an approval asks: a command is run, an MCP tool called. */
+export const APPROVAL_VERBS: Readonly<Record<ApprovalSubject, string>> = {
+  command: 'run',
+  tool: 'call',
+};
+/** What an approval asks; slot: verb. */
+export const APPROVAL_QUESTION = 'Cairn wants to {verb}';
+/** Why a command the allowlist matches still asks; slot: reason. */
+export const APPROVAL_REASON = 'asked because {reason}';
 
 const SLOT = new RegExp('\\{(\\w+)\\}', 'g');
 

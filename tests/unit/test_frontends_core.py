@@ -19,9 +19,14 @@ from cairn.errors import (
 from cairn.frontends.codes import INVALID_PARAMS, REQUEST_FAILED
 from cairn.frontends.error_map import rpc_error, translated
 from cairn.frontends.faults import RpcError
-from cairn.frontends.sentences import approval_choice, compaction_sentence, fill
+from cairn.frontends.sentences import (
+    approval_choice,
+    approval_question,
+    compaction_sentence,
+    fill,
+)
 from cairn.frontends.settings_fallback import FALLBACK_NOTE, settings_with_fallback
-from cairn.frontends.turns import await_turn
+from cairn.frontends.turns import RunningTurns, TurnAsk, await_turn
 from cairn.models.events import CompactionEvent, TurnResult
 from cairn.settings import DEFAULT_MAX_MESSAGE_BYTES
 
@@ -86,6 +91,13 @@ def test_fill_keeps_unknown_slots_and_never_reads_braces_in_values() -> None:
     assert approval_choice("always", "rm -rf {x}") == "Always allow `rm -rf {x}`"
 
 
+def test_an_approval_asks_one_question_everywhere() -> None:
+    assert approval_question("echo hi", None) == "Cairn wants to run: echo hi"
+    assert approval_question("mcp:fs/write {}", "mcp:fs/write", "x") == (
+        "Cairn wants to call: mcp:fs/write {} (asked because x)"
+    )
+
+
 def test_an_invalid_cairn_toml_falls_back_to_the_defaults(tmp_path: Path) -> None:
     (tmp_path / "cairn.toml").write_text("max_message_bytes = 3\n", encoding="utf-8")
     settings, kept, problems = settings_with_fallback(tmp_path, {"mode": "plan"})
@@ -123,3 +135,37 @@ async def test_a_cancelled_turn_is_none_and_a_cancelled_request_raises() -> None
         await request
     await asyncio.sleep(0)
     assert second.cancelled()
+
+
+class SlowEngine:
+    """An engine whose turns run until cancelled and then take a moment to record their end."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str | None]] = []
+        self.recorded: list[str] = []
+        self.started = asyncio.Event()
+
+    async def turn(self, message: str, *, session_id: str | None = None, **_: object) -> TurnResult:
+        self.asked.append((message, session_id))
+        self.started.set()
+        try:
+            await asyncio.sleep(60)
+        finally:
+            await asyncio.sleep(0.01)  # recording the cancelled turn's end
+            self.recorded.append(message)
+        raise AssertionError("not cancelled")
+
+
+async def test_running_turns_refuse_a_second_and_stop_waits_for_each_to_record_its_end() -> None:
+    turns, engine = RunningTurns(), SlowEngine()
+    task = turns.start("m/turn", engine, "s1", TurnAsk("one"))  # pyright: ignore[reportArgumentType]
+    request = asyncio.ensure_future(turns.finish("s1", task))
+    await engine.started.wait()
+    assert engine.asked == [("one", "s1")] and turns.running("s1")
+    with pytest.raises(RpcError) as refused:
+        turns.start("m/turn", engine, "s1", TurnAsk("two"))  # pyright: ignore[reportArgumentType]
+    assert refused.value.code == REQUEST_FAILED
+    assert "already running in session 's1'" in refused.value.message
+    assert await turns.stop_all() == set()
+    assert engine.recorded == ["one"] and await request is None  # answered, not failed
+    assert not turns.running("s1") and engine.asked == [("one", "s1")]

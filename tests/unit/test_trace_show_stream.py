@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cairn.commands.trace import _session_data, show_trace
-from cairn.commands.trace_view import SLIM_CHARS, slim_message
+from cairn.commands.trace_slim import SLIM_CHARS, slim_message
 from cairn.goals.brief import brief_line
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.settings import Settings

@@ -81,9 +81,10 @@ async def test_a_settings_change_is_one_assignment_every_part_sees(tmp_path: Pat
         )
         engine.update_settings(new)
         assert engine.settings is new
-        for part in (engine.runtime, engine.builder, engine.compactor):
+        for part in (engine.runtime, engine.compactor):
             assert part.settings is new
-        for config in (engine.runner.config, engine.explorer.config, engine.compactor.config):
+        parts = (engine.runner, engine.explorer, engine.compactor, engine.builder, engine.contexts)
+        for config in (part.config for part in parts):
             assert config is engine.config
         after = await engine.context_stats()
         assert (before.context_window, after.context_window) == (128_000, 50_000)

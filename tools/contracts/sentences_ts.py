@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cairn.frontends.sentences import (
+    APPROVAL_BUTTONS,
     APPROVAL_CHOICES,
+    APPROVAL_QUESTION,
+    APPROVAL_REASON,
+    APPROVAL_VERBS,
     COMPACTION_SENTENCES,
     NO_REASON,
     SLOT,
@@ -27,18 +31,28 @@ def sentences_ts(header: str) -> str:
     """The generated module's text."""
     stages = " | ".join(literal(key) for key in COMPACTION_SENTENCES)
     approvals = " | ".join(literal(key) for key in APPROVAL_CHOICES)
+    subjects = " | ".join(literal(key) for key in APPROVAL_VERBS)
     return f"""{header}
 
 export type CompactionStage = {stages};
 export type ApprovalChoice = {approvals};
+export type ApprovalSubject = {subjects};
 
 /** One sentence per compaction stage; slots: kind, before, after, reason. */
 {_record("COMPACTION_SENTENCES", "CompactionStage", COMPACTION_SENTENCES.items())}
 /** The reason shown when a failed compaction gives none. */
 export const NO_REASON = {literal(NO_REASON)};
 
-/** The answers to an approval request; slot: command. */
+/** The answers to an approval request as ACP permission options; slot: command. */
 {_record("APPROVAL_CHOICES", "ApprovalChoice", APPROVAL_CHOICES.items())}
+/** The answers to an approval request as the editor's buttons (the chat's card). */
+{_record("APPROVAL_BUTTONS", "ApprovalChoice", APPROVAL_BUTTONS.items())}
+/** The verb of what an approval asks: a command is run, an MCP tool called. */
+{_record("APPROVAL_VERBS", "ApprovalSubject", APPROVAL_VERBS.items())}
+/** What an approval asks; slot: verb. */
+export const APPROVAL_QUESTION = {literal(APPROVAL_QUESTION)};
+/** Why a command the allowlist matches still asks; slot: reason. */
+export const APPROVAL_REASON = {literal(APPROVAL_REASON)};
 
 const SLOT = new RegExp({literal(SLOT.pattern)}, 'g');
 

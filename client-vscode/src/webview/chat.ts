@@ -11,7 +11,7 @@
  */
 import { TOKENS_PER_K } from '../constants';
 import { ApprovalTool, CompactionEvent, MODES, TokenUsage, TurnEvent, TurnResult } from '../protocol';
-import { COMPACTION_SENTENCES, NO_REASON, fillSentence } from '../sentences';
+import { APPROVAL_BUTTONS, APPROVAL_QUESTION, APPROVAL_REASON, APPROVAL_VERBS, COMPACTION_SENTENCES, NO_REASON, fillSentence } from '../sentences';
 import { highlight, renderMarkdown } from './markdown';
 import { ApprovalState, Banner, ChatEntry, FromWebview, Handlers, ToWebview, WebviewState, dispatch } from './messages';
 import { visible } from './visible';
@@ -338,7 +338,7 @@ function renderEvent(event: TurnEvent): void {
       renderToolEnd(box, event);
       break;
     case 'retry':
-      box.body.appendChild(el('div', 'retry', event.text || 'retrying'));
+      box.body.appendChild(el('div', 'retry', event.text ?? ''));
       break;
     case 'usage':
       if (event.usage) box.body.appendChild(el('div', 'usage', usageText(event.usage, event.attempt ?? 1)));
@@ -415,23 +415,28 @@ function placeCard(id: string, card: HTMLElement, turnId: string | null, callId:
   page.cards.set(id, card);
 }
 
+/** A sentence set on a line of its own (the shared templates start mid-sentence). */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   const card = el('div', `card approval ${entry.state}`);
   card.setAttribute('role', 'group');
   card.setAttribute('aria-label', 'Approval');
-  const verb = entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'call' : 'run';
-  card.appendChild(el('div', 'card-title', `Cairn wants to ${verb} (${entry.request.tool}):`));
+  const verb = APPROVAL_VERBS[entry.request.tool.startsWith(ApprovalTool.mcpPrefix) ? 'tool' : 'command'];
+  card.appendChild(el('div', 'card-title', `${fillSentence(APPROVAL_QUESTION, { verb })} (${entry.request.tool}):`));
   const command = el('pre', 'command');
   command.appendChild(el('code', undefined, visible(entry.request.command)));
   card.appendChild(command);
-  if (entry.request.reason) card.appendChild(el('div', 'card-reason', `Asked because ${visible(entry.request.reason)}`));
+  if (entry.request.reason) card.appendChild(el('div', 'card-reason', capitalized(fillSentence(APPROVAL_REASON, { reason: visible(entry.request.reason) }))));
   const row = page.tools.get(entry.request.callId);
   if (entry.state === 'pending') {
     const actions = el('div', 'actions');
     const answer = (decision: 'once' | 'always' | 'reject') => () => vscode.postMessage({ type: 'approve', id: entry.id, decision });
-    actions.appendChild(button('Run', 'primary', answer('once')));
-    actions.appendChild(button('Always allow in this session', 'secondary', answer('always'), 'Run it, and run this command (with any arguments) without asking for the rest of this session'));
-    actions.appendChild(button('Reject', 'secondary', answer('reject')));
+    actions.appendChild(button(APPROVAL_BUTTONS.once, 'primary', answer('once')));
+    actions.appendChild(button(APPROVAL_BUTTONS.always, 'secondary', answer('always'), 'Run it, and run this command (with any arguments) without asking for the rest of this session'));
+    actions.appendChild(button(APPROVAL_BUTTONS.reject, 'secondary', answer('reject')));
     card.appendChild(actions);
     if (row) setToolState(row, 'waiting for you', 'waiting');
   } else {

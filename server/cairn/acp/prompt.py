@@ -18,7 +18,6 @@ After the turn: a `usage_update` with the session's cost, and a
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +30,7 @@ from cairn.acp.updates import usage_update
 from cairn.files.reading import read_text_bounded
 from cairn.frontends.codes import INTERNAL_ERROR
 from cairn.frontends.faults import RpcError
-from cairn.frontends.turns import await_turn, turn_running
+from cairn.frontends.turns import TurnAsk
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer, AcpSession
@@ -69,28 +68,17 @@ class PromptHandlers:
 
     async def prompt(self, params: PromptParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        if session.prompt is not None:
-            raise turn_running(PROMPT, session.id)
+        turns = self.server.turns
+        turns.refuse_second(PROMPT, session.id)
         engine = session.engine
         given = prompt_input(params.prompt, engine.workspace.relative)
         for note in given.omitted:
             logger.info("prompt content left out: %s", note)
         opened = open_editor_texts(engine.workspace, given.editor_texts)
-        task = asyncio.ensure_future(
-            engine.turn(
-                given.message,
-                session_id=session.id,
-                mode=session.mode,
-                references=given.references,
-            )
-        )
-        session.prompt = task
-        self.server.turns.add(task)
-        task.add_done_callback(self.server.turns.discard)
+        ask = TurnAsk(given.message, mode=session.mode, references=given.references)
         try:
-            result = await await_turn(task)
+            result = await turns.finish(session.id, turns.start(PROMPT, engine, session.id, ask))
         finally:
-            session.prompt = None
             for path in opened:
                 engine.workspace.close_buffer(path)
             self.server.listener.turn_finished(session.id)
@@ -131,10 +119,10 @@ class PromptHandlers:
         }
 
     async def cancel(self, params: SessionParams) -> None:
-        session = self.server.sessions.get(params.session_id)
-        if session is not None and session.prompt is not None:
-            logger.info("cancelling the prompt of session %s", session.id)
-            session.prompt.cancel()
+        if params.session_id in self.server.sessions and self.server.turns.cancel(
+            params.session_id
+        ):
+            logger.info("cancelling the prompt of session %s", params.session_id)
 
 
 def requests(server: AcpServer) -> dict[str, Handler]:

@@ -9,109 +9,93 @@ result; a call a cancelled turn left unanswered is closed as cancelled).
 Chunks carry the recorded message id. Compaction
 boundaries (summaries and prunes, not goal folds) are replayed as finished
 `compaction_update`s to clients that advertise them and left out otherwise.
-Explore branches live in their own traces and are not replayed.
+Explore branches live in their own traces and are not replayed. The walk of
+the records is the one the transcript and `cairn trace show` translate too
+(`cairn.agent.sessions.replay`); this module only turns its steps into updates.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.acp.updates import (
+    ChunkKind,
     Locate,
     chunk,
     tool_call_cancelled,
     tool_call_finished,
     tool_call_started,
 )
-from cairn.files.workspace import path_to_uri
-from cairn.models.messages import (
-    CompactionPart,
-    FilePart,
-    Message,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
+from cairn.agent.sessions.replay import (
+    Answered,
+    Attached,
+    Compacted,
+    Said,
+    Step,
+    Thought,
+    Unanswered,
+    replay_steps,
 )
+from cairn.files.workspace import path_to_uri
+
+if TYPE_CHECKING:
+    from cairn.models.messages import Message
 
 # Compaction kinds shown in the editor (goal folds show in the plan instead).
 SHOWN_COMPACTIONS = frozenset({"summary", "prune"})
+# The chunk of text said, by the role of its message (other roles' text is not replayed).
+SAID_CHUNKS: dict[str, ChunkKind] = {
+    "user": "user_message_chunk",
+    "assistant": "agent_message_chunk",
+}
 
 
-def _user(message: Message, locate: Locate) -> Iterator[dict[str, Any]]:
-    for part in message.parts:
-        if isinstance(part, TextPart) and part.text:
-            yield chunk("user_message_chunk", part.text, message.id)
-        elif isinstance(part, FilePart) and (path := locate(part.path)) and path.exists():
-            link = {"type": "resource_link", "uri": path_to_uri(path), "name": part.path}
-            yield {"sessionUpdate": "user_message_chunk", "content": link, "messageId": message.id}
+def _link(step: Attached, locate: Locate) -> Iterator[dict[str, Any]]:
+    if step.message.role != "user":
+        return  # an attachment the harness recorded, not the user's reference
+    path = locate(step.part.path)
+    if path is not None and path.exists():
+        link = {"type": "resource_link", "uri": path_to_uri(path), "name": step.part.path}
+        yield {"sessionUpdate": "user_message_chunk", "content": link, "messageId": step.message.id}
 
 
-def _compaction(message: Message, part: CompactionPart) -> dict[str, Any]:
+def _compaction(step: Compacted) -> dict[str, Any]:
+    part = step.part
     meta: dict[str, Any] = {"kind": part.kind, "tokensBefore": part.tokens_before}
     meta["tokensAfter"] = part.tokens_after
     return {
         "sessionUpdate": "compaction_update",
-        "compactionId": message.id,
+        "compactionId": step.message.id,
         "status": "completed",
         "_meta": {"cairn": meta},
     }
 
 
-class _Calls:
-    """Tool calls seen but not yet answered: each is announced with its result, as live."""
-
-    def __init__(self, locate: Locate) -> None:
-        self.locate = locate
-        self.pending: dict[str, ToolCallPart] = {}
-
-    def result(self, part: ToolResultPart) -> list[dict[str, Any]]:
-        call = self.pending.pop(part.call_id, None)
-        if call is None:
-            return []
-        return [tool_call_started(call, self.locate), tool_call_finished(call, part, self.locate)]
-
-    def unanswered(self) -> list[dict[str, Any]]:
-        """Calls a cancelled turn never answered: announced and closed as cancelled."""
-        out: list[dict[str, Any]] = []
-        for call in self.pending.values():
-            out += [tool_call_started(call, self.locate), tool_call_cancelled(call.call_id)]
-        self.pending.clear()
-        return out
-
-
-def _assistant(message: Message, calls: _Calls) -> Iterator[dict[str, Any]]:
-    for part in message.parts:
-        if isinstance(part, ReasoningPart) and part.text:
-            yield chunk("agent_thought_chunk", part.text, message.id)
-        elif isinstance(part, TextPart) and part.text:
-            yield chunk("agent_message_chunk", part.text, message.id)
-        elif isinstance(part, ToolCallPart):
-            calls.pending[part.call_id] = part
+def _updates(step: Step, locate: Locate, compaction_updates: bool) -> Iterator[dict[str, Any]]:
+    role = step.message.role
+    if isinstance(step, Said) and step.part.text and role in SAID_CHUNKS:
+        yield chunk(SAID_CHUNKS[role], step.part.text, step.message.id)
+    elif isinstance(step, Thought) and step.part.text and role == "assistant":
+        yield chunk("agent_thought_chunk", step.part.text, step.message.id)
+    elif isinstance(step, Attached):
+        yield from _link(step, locate)
+    elif isinstance(step, Answered) and step.call is not None:
+        yield tool_call_started(step.call, locate)
+        yield tool_call_finished(step.call, step.part, locate)
+    elif isinstance(step, Unanswered):
+        yield tool_call_started(step.part, locate)
+        yield tool_call_cancelled(step.part.call_id)
+    elif isinstance(step, Compacted) and compaction_updates and step.part.kind in SHOWN_COMPACTIONS:
+        yield _compaction(step)
 
 
 def replay_updates(
     messages: Sequence[Message], locate: Locate, compaction_updates: bool
 ) -> list[dict[str, Any]]:
     """The updates that replay `messages`, in order."""
-    calls = _Calls(locate)
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.agent is not None:
-            continue
-        if message.role == "user":
-            out += calls.unanswered()
-            out.extend(_user(message, locate))
-        elif message.role == "assistant":
-            out.extend(_assistant(message, calls))
-        for part in message.parts:
-            if isinstance(part, ToolResultPart):
-                out += calls.result(part)
-            elif (
-                isinstance(part, CompactionPart)
-                and compaction_updates
-                and part.kind in SHOWN_COMPACTIONS
-            ):
-                out.append(_compaction(message, part))
-    return out + calls.unanswered()
+    return [
+        update
+        for step in replay_steps(messages)
+        for update in _updates(step, locate, compaction_updates)
+    ]

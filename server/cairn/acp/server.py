@@ -2,8 +2,8 @@
 
 `AcpServer` holds what the handlers share: the client's capabilities (from
 `initialize`), the engines by workspace root (`engines.py`), the sessions
-this connection opened (each with its engine, mode and running prompt), the
-engine's listener (`listener.py`) and its editor callbacks served by the
+this connection opened (each with its engine and mode), their running
+prompts' turns (`cairn.frontends.turns.RunningTurns`), the engine's listener (`listener.py`) and its editor callbacks served by the
 client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
 `extensions.py`; they only translate. Session methods before `initialize`
 are Invalid Request, as the protocol requires initializing first. Messages
@@ -32,16 +32,15 @@ from cairn.acp.handling import bind
 from cairn.acp.listener import AcpListener
 from cairn.acp.rpc import Connection, Handler
 from cairn.acp.schema import ClientCapabilities, InitializeParams
-from cairn.agent.turn.stopping import stop_tasks
 from cairn.errors import CairnError, UnknownSessionError
 from cairn.frontends.codes import INVALID_REQUEST
 from cairn.frontends.faults import RpcError
 from cairn.frontends.settings_fallback import settings_with_fallback
+from cairn.frontends.turns import RunningTurns
 from cairn.stop_signals import exit_code, on_stop_signals
 
 if TYPE_CHECKING:
     from cairn.agent.api import EngineApi
-    from cairn.models.events import TurnResult
     from cairn.settings import Mode, Settings
 
 logger = logging.getLogger(__name__)
@@ -58,7 +57,6 @@ class AcpSession:
     root: Path
     mode: Mode
     directories: list[Path] = field(default_factory=list)
-    prompt: asyncio.Task[TurnResult] | None = None
     title: str = ""
     # What the user is told about the session's MCP servers (left out, renamed).
     mcp_notes: list[str] = field(default_factory=list)
@@ -76,7 +74,7 @@ class AcpServer:
         self.engines = Engines(self._build_engine)
         self.conn: Connection | None = None
         # The engine turns of running prompts (a cancelled prompt's turn still records its end).
-        self.turns: set[asyncio.Task[TurnResult]] = set()
+        self.turns = RunningTurns()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
@@ -174,7 +172,7 @@ class AcpServer:
 
     async def stop_then_cancel(self, serving: asyncio.Task[Any]) -> None:
         """Stop the running turns (each prompt answers `cancelled`), then cancel `serving`."""
-        await stop_tasks(set(self.turns))
+        await self.turns.stop_all()
         serving.cancel()
 
     async def serve(
@@ -189,7 +187,7 @@ class AcpServer:
         try:
             await self.conn.serve()
         finally:
-            left = await stop_tasks(set(self.turns))  # every running prompt's turn is in it
+            left = await self.turns.stop_all()  # every running prompt's turn is in it
             if left:
                 logger.warning("%d turn(s) did not stop in time; closing the engines", len(left))
             await self.engines.aclose()

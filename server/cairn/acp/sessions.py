@@ -93,8 +93,7 @@ class SessionHandlers:
         extra: list[Path],
         params: WorkspaceParams,
     ) -> AcpSession:
-        running = self.server.sessions.get(session_id)
-        if running is not None and running.prompt is not None:
+        if session_id in self.server.sessions and self.server.turns.running(session_id):
             raise RpcError(INVALID_PARAMS, f"session {session_id} is running a prompt here")
         session = AcpSession(
             id=session_id,
@@ -208,8 +207,8 @@ class SessionHandlers:
 
     def _stop(self, session_id: str) -> AcpSession | None:
         session = self.server.sessions.pop(session_id, None)
-        if session is not None and session.prompt is not None:
-            session.prompt.cancel()
+        if session is not None:
+            self.server.turns.cancel(session_id)
         return session
 
     async def delete(self, params: SessionParams) -> dict[str, Any]:

@@ -215,6 +215,7 @@ class Engine:
             catalog if catalog is not None else self.mcp.snapshot(session.id),
             model=inputs.model,
             settings=self.settings,
+            window=self.contexts.window_terms(session, inputs),
         )
         return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
 

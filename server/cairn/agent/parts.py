@@ -95,7 +95,7 @@ def context_parts(
     files = FileSync(workspace, ignore, repomap)
     registry = default_registry()
     contexts = Contexts(
-        workspace, builder, files, read_only=read_only, calibrations=Calibrations(docs)
+        workspace, builder, config, files, read_only=read_only, calibrations=Calibrations(docs)
     )
     return ContextParts(
         workspace=workspace,

@@ -132,6 +132,7 @@ class ReadOnlyEngine:
             self.mcp_catalog(),
             model=inputs.model,
             settings=settings,
+            window=self.parts.contexts.window_terms(session, inputs),
         )
         scope = main_scope(session, inputs, SafeListener(None), offer, None, edited=files)
         return self.parts.contexts.build(scope)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, TextIO
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals
 from cairn.files.visible import KEEP_LINES, visible
-from cairn.frontends.sentences import compaction_sentence
+from cairn.frontends.sentences import approval_reason, approval_verb, compaction_sentence
 from cairn.settings import Settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
@@ -164,8 +164,8 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
         return None
 
     async def ask(request: ApprovalRequest) -> Approval:
-        verb = "Call" if request.tool else "Run"
-        why = f" (asked because {visible(request.reason)})" if request.reason else ""
+        verb = approval_verb(request.tool).capitalize()
+        why = approval_reason(visible(request.reason))
         prompt = (
             f"{verb} `{visible(request.command)}`{why}? [y]es / [a]lways in this session / [N]o "
         )

@@ -20,13 +20,13 @@ import typer
 
 from cairn.agent.sessions.recovery import fork_session, goals_of, meta_of, recover
 from cairn.commands.checks import require_workspace
+from cairn.commands.trace_slim import slim_message
 from cairn.commands.trace_view import (
     SessionData,
     call_lines,
     goal_lines,
     overview_lines,
     selected_data,
-    slim_message,
     turn_lines,
 )
 from cairn.errors import InvalidRequestError

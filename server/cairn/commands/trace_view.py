@@ -7,11 +7,12 @@ written outside any goal. On request one part is expanded: a turn
 (`turn_lines`: its start snapshot, patch, model calls and every message), a
 model call (`call_lines`: its manifest, block by block) or a goal
 (`goal_lines`: its steps and sub-goals, even when finished). `full` shows
-whole texts and tool outputs instead of one-line summaries. `view_data` is
-the same as JSON-able data for `--json`. Pure: the caller reads the trace.
+whole texts and tool outputs instead of one-line summaries, part by part as
+every replay reads them (`cairn.agent.sessions.replay`). `view_data` is the
+same as JSON-able data for `--json`. Pure: the caller reads the trace.
 
 Memory does not grow with the size of `messages.jsonl`: the views hold a
-bounded copy of each message (`slim_message`: long texts, outputs and
+bounded copy of each message (`trace_slim.slim_message`: long texts, outputs and
 arguments cut, which changes none of the one-line summaries), and whatever
 prints messages whole (`--full`, a turn's user message, `--json` of a turn or
 goal) reads them again from disk one at a time (`SessionData.stream`), the
@@ -26,72 +27,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from cairn.agent.sessions.replay import Answered, Called, Said, Step, message_steps
 from cairn.errors import InvalidRequestError
 from cairn.goals import find_goal, iter_goals, render_trace_view, trace_view_data
-from cairn.goals.brief import (
-    ARGS_PREVIEW_CHARS,
-    OUTPUT_CHARS_KEY,
-    TEXT_PREVIEW_CHARS,
-    brief_line,
-    describe_part,
-    shorten,
-)
+from cairn.goals.brief import brief_line, describe_part, shorten
 from cairn.goals.render import INDENT, goal_line
 from cairn.goals.view import format_duration
 from cairn.models.goals import Goal, GoalTree
 from cairn.models.manifest import Manifest
-from cairn.models.messages import (
-    FilePart,
-    Message,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from cairn.models.messages import Message
 from cairn.models.session import SessionMeta, Turn
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 MESSAGE_PREVIEW_CHARS = 60
 NO_COST = "-"
 OPEN_TURN = "running"
-# The most of one text, output or argument string a view keeps in memory.
-SLIM_CHARS = 4 * max(TEXT_PREVIEW_CHARS, ARGS_PREVIEW_CHARS)
-
-
-def _slim_text(text: str) -> str:
-    """A bounded stand-in for `text` with the same one-line summary (`shorten`)."""
-    if len(text) <= SLIM_CHARS:
-        return text
-    flat = " ".join(text[: SLIM_CHARS * 64].split())[:SLIM_CHARS]
-    return (" " if text[:1].isspace() else "") + flat + (" " if text[-1:].isspace() else "")
-
-
-def _slim_value(value: Any) -> Any:
-    if isinstance(value, str):
-        return value if len(value) <= SLIM_CHARS else value[:SLIM_CHARS]
-    if isinstance(value, dict):
-        return {k: _slim_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_slim_value(v) for v in value]
-    return value
-
-
-def slim_message(message: Message) -> Message:
-    """A copy of `message` whose long texts, tool outputs and argument strings are cut to
-    `SLIM_CHARS` (a tool result's whole length kept in its data), for the views' summaries."""
-    parts: list[Any] = []
-    for part in message.parts:
-        if isinstance(part, TextPart | ReasoningPart) and len(part.text) > SLIM_CHARS:
-            part = part.model_copy(update={"text": _slim_text(part.text)})
-        elif isinstance(part, ToolResultPart) and len(part.output) > SLIM_CHARS:
-            data = {**(part.data or {}), OUTPUT_CHARS_KEY: len(part.output)}
-            part = part.model_copy(update={"output": part.output[:SLIM_CHARS], "data": data})
-        elif isinstance(part, ToolCallPart):
-            part = part.model_copy(update={"arguments": _slim_value(part.arguments)})
-        elif isinstance(part, FilePart) and part.text is not None and len(part.text) > SLIM_CHARS:
-            part = part.model_copy(update={"text": part.text[:SLIM_CHARS]})
-        parts.append(part)
-    return message.model_copy(update={"parts": parts})
 
 
 @dataclass(frozen=True)
@@ -208,19 +158,25 @@ def message_lines(message: Message, full: bool, depth: int = 1) -> list[str]:
         + (f" goal {message.goal_id}" if message.goal_id else "")
     ]
     inner = INDENT * (depth + 1)
-    for part in message.parts:
-        if isinstance(part, TextPart):
-            lines += [f"{inner}{line}" for line in part.text.splitlines() or [""]]
-        elif isinstance(part, ToolCallPart):
-            lines.append(f"{inner}→ {part.name}({json.dumps(part.arguments, ensure_ascii=False)})")
-        elif isinstance(part, ToolResultPart):
-            status = "ok" if part.ok else "failed"
-            artifact = f" (artifact {part.artifact_id})" if part.artifact_id else ""
-            lines.append(f"{inner}← {part.name} {status}{artifact}:")
-            lines += [f"{inner}{INDENT}{line}" for line in part.output.splitlines() or [""]]
-        else:
-            lines.append(f"{inner}{describe_part(part)}")
+    for step in message_steps(message):
+        lines += _step_lines(step, inner)
     return lines
+
+
+def _step_lines(step: Step, inner: str) -> list[str]:
+    """One part of a message whole (`--full`): its text, call or output, else its summary."""
+    if isinstance(step, Said):
+        return [f"{inner}{line}" for line in step.part.text.splitlines() or [""]]
+    if isinstance(step, Called):
+        arguments = json.dumps(step.part.arguments, ensure_ascii=False)
+        return [f"{inner}→ {step.part.name}({arguments})"]
+    if isinstance(step, Answered):
+        result = step.part
+        status = "ok" if result.ok else "failed"
+        artifact = f" (artifact {result.artifact_id})" if result.artifact_id else ""
+        lines = [f"{inner}← {result.name} {status}{artifact}:"]
+        return lines + [f"{inner}{INDENT}{line}" for line in result.output.splitlines() or [""]]
+    return [f"{inner}{describe_part(step.part)}"]
 
 
 def _pick_turn(data: SessionData, number: int) -> Turn:

@@ -22,21 +22,8 @@ from cairn.models.summary import Decision, SessionSummary
 
 COMPACTION_AGENT = "compaction"
 
-COMPACTION_SYSTEM_PROMPT = """\
-You are compacting the history of a coding-agent session so that the work can continue \
-in a fresh context. Provide what is needed to continue our conversation.
-Reply with ONE JSON object and nothing else, with these keys:
-  "objective": string: what the user wants overall, including every constraint they gave;
-  "confirmed_facts": list of strings: facts established so far (findings, causes, results);
-  "decisions": list of {"decision": string, "reason": string}: choices made and why, \
-including approaches that were rejected;
-  "open_questions": list of strings: what is still unknown or left to do.
-Files read or changed, tests run and goal results are recorded separately: do not list them.
-When a previous summary is given, return the updated complete narrative (keep what still holds).\
-"""
-
-
-COMPACTION_INSTRUCTION = """[Compaction request from the harness] Stop working on the task for this one reply: do not call any tool. Write the summary that will replace the conversation above (a summary at its start is the previous one: keep what still holds) so that the work can continue in a fresh context.
+# What the reply holds, asked the same way in both forms of the compaction call.
+REPLY_SHAPE = """\
 Reply with ONE JSON object and nothing else, with these keys:
   "objective": string: what the user wants overall, including every constraint they gave;
   "confirmed_facts": list of strings: facts established so far (findings, causes, results);
@@ -45,6 +32,17 @@ including approaches that were rejected;
   "open_questions": list of strings: what is still unknown or left to do.
 Files read or changed, tests run and goal results are recorded separately: do not list them.\
 """
+
+COMPACTION_SYSTEM_PROMPT = f"""\
+You are compacting the history of a coding-agent session so that the work can continue \
+in a fresh context. Provide what is needed to continue our conversation.
+{REPLY_SHAPE}
+When a previous summary is given, return the updated complete narrative (keep what still holds).\
+"""
+
+
+COMPACTION_INSTRUCTION = f"""[Compaction request from the harness] Stop working on the task for this one reply: do not call any tool. Write the summary that will replace the conversation above (a summary at its start is the previous one: keep what still holds) so that the work can continue in a fresh context.
+{REPLY_SHAPE}"""
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,13 @@ class Budget:
         return self.context_window - self.max_output_tokens
 
     @property
+    def input_room(self) -> int:
+        """`input_window` in our counter's units: divided by the calibration factor."""
+        if self.calibration == 1.0:
+            return self.input_window
+        return floor(self.input_window / self.calibration)
+
+    @property
     def available_input(self) -> int:
         room = self.context_window - self.max_output_tokens - self.safety_margin
         if self.calibration != 1.0:

@@ -76,7 +76,8 @@ class ContextBuilder:
         ignore: IgnoreRules | None = None,
     ) -> None:
         self.workspace = workspace
-        self._settings = shared(settings)
+        # The engine's shared settings, read on every build (`config.current`).
+        self.config = shared(settings)
         self.redactor = Redactor()
         self._policy: tuple[object, ...] | None = None
         self.apply_secret_policy()
@@ -86,18 +87,13 @@ class ContextBuilder:
         # Per session: content version → artifact id of texts already stored.
         self._stored: dict[str, dict[str, str]] = {}
 
-    @property
-    def settings(self) -> Settings:
-        """The current settings (read on every build)."""
-        return self._settings.current
-
     def apply_secret_policy(self) -> None:
         """Set the workspace's secret paths and the redactor from the current settings.
 
         Done at construction and before every gather, and only rebuilt when one of
         the secret settings changed (so the redactor's cache survives other changes).
         """
-        settings = self.settings
+        settings = self.config.current
         key = (
             tuple(settings.secret_paths),
             tuple(settings.secret_path_exemptions),
@@ -139,7 +135,7 @@ class ContextBuilder:
         self.apply_secret_policy()
         parts = Collaborators(
             workspace=workspace or self.workspace,
-            settings=self.settings,
+            settings=self.config.current,
             ignore=self.ignore_rules(),
             profile_provider=self.profile_provider,
             repomap=self.repomap,

@@ -30,6 +30,7 @@ import codecs
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -113,11 +114,17 @@ def secret_rule(workspace: Workspace, path: Path) -> str | None:
     too, so a harmless-looking link to `.env` is secret.
     """
     target = try_resolve(path) if path.is_absolute() else None
-    for candidate in (path, target):
-        if candidate is None:
+    return _first_secret_rule(workspace, (path, target))
+
+
+def _first_secret_rule(workspace: Workspace, paths: Iterable[Path | None]) -> str | None:
+    """The secret rule the first of `paths` (absolute, or None: skipped) falls under, judged on
+    its folder-relative path (its name outside every folder); None when none does."""
+    for path in paths:
+        if path is None:
             continue
-        folder = workspace.folder_of(candidate)
-        inner = candidate.relative_to(folder) if folder is not None else Path(candidate.name)
+        folder = workspace.folder_of(path)
+        inner = path.relative_to(folder) if folder is not None else Path(path.name)
         rule = workspace.secrets.rule_for(inner)
         if rule is not None:
             return rule
@@ -190,14 +197,9 @@ def _lexical_path(workspace: Workspace, ref: str) -> Path | None:
 
 
 def _check_secret(workspace: Workspace, ref: str, resolved: Path, lexical: Path | None) -> None:
-    for path in (lexical, resolved):
-        if path is None:
-            continue
-        folder = workspace.folder_of(path)
-        inner = path.relative_to(folder) if folder is not None else Path(path.name)
-        pattern = workspace.secrets.rule_for(inner)
-        if pattern is not None:
-            raise PathRefusal(ref, "secret", f"matches {pattern!r}")
+    pattern = _first_secret_rule(workspace, (lexical, resolved))
+    if pattern is not None:
+        raise PathRefusal(ref, "secret", f"matches {pattern!r}")
 
 
 def _check_ignored(

@@ -1,16 +1,27 @@
 """The sentences users read about compaction and approvals, written once for every surface.
 
-The CLI (`cairn run`), the language server (its log line and progress bar),
-the ACP agent (its stand-in agent message) and the extension's chat webview
-all show these. Each is a template with `{name}` slots, so the webview gets
-the same text through the generated contracts (`python -m tools.gen_contracts`
-writes `client-vscode/src/sentences.ts` from the constants here) and fills it
-with its own number format; Python fills it with `fill`.
+The CLI (`cairn run`), the language server (its log line, progress bar and
+approval prompt), the ACP agent (its stand-in agent message and permission
+options) and the extension's chat webview all show these. Each is a template
+with `{name}` slots, so the webview gets the same text through the generated
+contracts (`python -m tools.gen_contracts` writes
+`client-vscode/src/sentences.ts` from the constants here) and fills it with
+its own number format; Python fills it with `fill`.
 
 - compaction, one sentence per stage: started, done, failed with its reason
   (a full compaction that would free almost nothing fails "stalled",
   `cairn.compaction.policy`);
-- approvals: the three answers to "may the agent run this command?".
+- approvals: what Cairn asks (`approval_question`: "Cairn wants to run: …",
+  the verb `call` for an MCP tool) and why (`APPROVAL_REASON`, when a command
+  the allowlist matches still asks); the editor's three buttons
+  (`APPROVAL_BUTTONS`: the language server's prompt and the chat's card,
+  whose answer is the button's title) and the ACP permission options
+  (`APPROVAL_CHOICES`, whose "always" names what it allows, as an ACP
+  client shows the options apart from the call).
+
+A retry's sentence ("…; retrying in 2.0 s (request 2)") is the engine's
+(`cairn.agent.turn.loop`): it is the text of the `retry` turn event every
+surface shows as it comes, so it cannot be written above the engine.
 """
 
 from __future__ import annotations
@@ -35,6 +46,16 @@ APPROVAL_CHOICES: dict[Approval, str] = {
     "always": "Always allow `{command}`",
     "reject": "Reject",
 }
+APPROVAL_BUTTONS: dict[Approval, str] = {
+    "once": "Run",
+    "always": "Always allow in this session",
+    "reject": "Reject",
+}
+# What is asked: a command is run, an MCP tool called.
+ApprovalSubject = Literal["command", "tool"]
+APPROVAL_VERBS: dict[ApprovalSubject, str] = {"command": "run", "tool": "call"}
+APPROVAL_QUESTION = "Cairn wants to {verb}"
+APPROVAL_REASON = "asked because {reason}"
 SLOT = re.compile(r"\{(\w+)\}")
 
 
@@ -63,3 +84,20 @@ def compaction_sentence(event: CompactionEvent) -> str:
 def approval_choice(approval: Approval, command: str = "") -> str:
     """The label of one answer to an approval request."""
     return fill(APPROVAL_CHOICES[approval], command=command)
+
+
+def approval_verb(tool: str | None) -> str:
+    """`run` for a command, `call` for an MCP tool (`tool`: its name; None for a command)."""
+    return APPROVAL_VERBS["tool" if tool else "command"]
+
+
+def approval_reason(reason: str) -> str:
+    """` (asked because …)` after what is asked; empty without a reason."""
+    return f" ({fill(APPROVAL_REASON, reason=reason)})" if reason else ""
+
+
+def approval_question(command: str, tool: str | None, reason: str = "") -> str:
+    """`Cairn wants to run: <command> (asked because <reason>)` (`call` for an MCP tool)."""
+    return f"{fill(APPROVAL_QUESTION, verb=approval_verb(tool))}: {command}" + approval_reason(
+        reason
+    )

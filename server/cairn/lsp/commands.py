@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
 from cairn.files.workspace import Workspace
+from cairn.frontends.turns import TurnAsk
 from cairn.lsp.methods import COMPACT_COMMAND, FIX_COMMAND, FORK_COMMAND
 from cairn.lsp.params import ForkParams, P, SessionParams, wire_diagnostic
 from cairn.lsp.rpc import parse_params, translated_errors
@@ -79,12 +80,9 @@ async def fix(ls: CairnServer, *args: Any) -> dict[str, Any]:
     engine = await ls.host.get()
     with translated_errors(FIX_COMMAND):
         path = engine.workspace.resolve(uri)
-        result = await ls.turns.run(
-            engine,
-            fix_message(engine.workspace, path, diagnostic),
-            session_id=session_id,
-            fix=FixTarget(path, diagnostic),
-        )
+        message = fix_message(engine.workspace, path, diagnostic)
+        ask = TurnAsk(message, session_id=session_id, fix=FixTarget(path, diagnostic))
+        result = await ls.turns.run(engine, ask)
     return result.wire()
 
 

@@ -12,7 +12,8 @@ rejecting it in review), a `CairnError` says so and nothing is written.
 `approve(request)` asks the user whether a command may run: with a
 `cairn/approval` request when the client declared it
 (`capabilities.experimental.cairn.approvals`, answered inline in its chat),
-else with `window/showMessageRequest` (Run / Always allow / Reject).
+else with `window/showMessageRequest` (Run / Always allow in this session /
+Reject, the chat's buttons: `cairn.frontends.sentences`).
 Anything but a clear answer rejects.
 """
 
@@ -27,6 +28,7 @@ from pygls.capabilities import get_capability
 
 from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.errors import CairnError
+from cairn.frontends.sentences import APPROVAL_BUTTONS, approval_question
 from cairn.lsp.methods import (
     AGENT_EDIT_LABEL,
     APPROVAL,
@@ -41,11 +43,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# The buttons of the showMessageRequest fallback, and the decision each stands for.
+# The buttons of the showMessageRequest fallback (the chat's), and the decision each stands for.
 APPROVAL_ACTIONS: dict[str, Approval] = {
-    "Run": "once",
-    "Always allow in this session": "always",
-    "Reject": "reject",
+    label: answer for answer, label in APPROVAL_BUTTONS.items()
 }
 EDIT_LABELS: dict[EditPurpose, str] = {"agent": AGENT_EDIT_LABEL, "restore": RESTORE_EDIT_LABEL}
 
@@ -210,8 +210,7 @@ class EditorBridge:
         choice = await self._server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}"
-                + (f" (asked because {request.reason})" if request.reason else ""),
+                message=approval_question(request.command, request.tool, request.reason),
                 actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
             )
         )

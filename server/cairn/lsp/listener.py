@@ -57,7 +57,7 @@ class LspListener:
     def _compaction_progress(self, event: CompactionEvent) -> None:
         key = event.session_id
         if event.stage == "start":
-            bar = ProgressBar.start(self._server, f"Cairn: compacting ({event.kind})")
+            bar = ProgressBar.start(self._server, f"Cairn: {compaction_sentence(event)}")
             self._compaction_bars[key] = bar
             return
         bar = self._compaction_bars.pop(key, None)

@@ -4,33 +4,34 @@ The turn runs in its own task so that every other request keeps being served
 while it streams (`cairn/turnEvent` notifications come from the listener).
 `$/cancelRequest` for the request (or cancelling its progress bar) cancels
 that task; the request is then answered with finishReason "cancelled" and the
-text streamed so far, not an error (`cairn.frontends.turns`, the cancel path
-`cairn acp` shares). One turn at a time per session. At
-`shutdown` every turn is cancelled and waited for (`stop_all`), so its
-records are complete and its request answered before `shutdown` is.
+text streamed so far, not an error. The tasks, the one-turn-per-session rule
+and the stopping are the cancel path `cairn acp` shares
+(`cairn.frontends.turns.RunningTurns`); this module adds what is the language
+server's own: the request that started a turn, its progress bar and the text
+it streamed. At `shutdown` every turn is cancelled and waited for
+(`stop_all`), so its records are complete and its request answered before
+`shutdown` is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pygls.protocol.json_rpc import MsgId
 
-from cairn.agent.turn.stopping import TURN_STOP_TIMEOUT_S, stop_tasks
-from cairn.frontends.turns import await_turn, turn_running
+from cairn.frontends.turns import TURN_STOP_TIMEOUT_S, RunningTurns
 from cairn.lsp import methods
 from cairn.lsp.progress import ProgressBar
 from cairn.lsp.rpc import lsp_errors
 
 if TYPE_CHECKING:
-    from cairn.agent.api import EngineApi, FixTarget
+    from cairn.agent.api import EngineApi
+    from cairn.frontends.turns import TurnAsk
     from cairn.lsp.server import CairnServer
     from cairn.models.events import TurnEvent, TurnResult
-    from cairn.settings import Mode
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ class TurnRegistry:
 
     def __init__(self, server: CairnServer) -> None:
         self._server = server
+        self._turns = RunningTurns()
         self._by_session: dict[str, ActiveTurn] = {}
         self._by_request: dict[MsgId, ActiveTurn] = {}
 
@@ -65,12 +67,10 @@ class TurnRegistry:
         if active is None:
             return False
         logger.info("cancelling the turn of request %r", request_id)
-        active.task.cancel()
-        return True
+        return self._turns.cancel(active.session_id)
 
     def cancel_all(self) -> None:
-        for active in list(self._by_session.values()):
-            active.task.cancel()
+        self._turns.cancel_all()
 
     async def stop_all(self, timeout: float = TURN_STOP_TIMEOUT_S) -> None:
         """Cancel every running turn and wait until each has recorded its end and its request
@@ -78,7 +78,7 @@ class TurnRegistry:
         the turn's patch short); a turn still running after that is logged and left."""
         running = list(self._by_session.values())
         handlers = [a.handler for a in running if a.handler is not None]
-        left = await stop_tasks([a.task for a in running], handlers, timeout)
+        left = await self._turns.stop_all(handlers, timeout)
         for active in running:
             if active.task in left or active.handler in left:
                 logger.warning("the turn of session %s did not stop in time", active.session_id)
@@ -100,30 +100,15 @@ class TurnRegistry:
             active.bar.report("writing")
 
     async def run(
-        self,
-        engine: EngineApi,
-        message: str,
-        *,
-        session_id: str | None = None,
-        mode: Mode | None = None,
-        references: Sequence[str] = (),
-        model: str | None = None,
-        fix: FixTarget | None = None,
-        work_done_token: int | str | None = None,
+        self, engine: EngineApi, ask: TurnAsk, work_done_token: int | str | None = None
     ) -> TurnResult:
         """Run one turn to its end (or cancellation) and return its result."""
         from cairn.models.events import TurnResult
 
-        engine.check_turn(session_id, model)  # no model or key: fail before a session exists
-        sid = session_id or engine.active_session_id
-        if sid in self._by_session:
-            with lsp_errors():
-                raise turn_running(methods.TURN, sid)
-        task = asyncio.ensure_future(
-            engine.turn(
-                message, session_id=sid, mode=mode, references=references, model=model, fix=fix
-            )
-        )
+        engine.check_turn(ask.session_id, ask.model)  # no model or key: fail before a session
+        sid = ask.session_id or engine.active_session_id
+        with lsp_errors():
+            task = self._turns.start(methods.TURN, engine, sid, ask)
         active = ActiveTurn(
             session_id=sid,
             request_id=self._server.protocol.msg_id,
@@ -135,11 +120,11 @@ class TurnRegistry:
             self._server,
             PROGRESS_TITLE,
             token=work_done_token,
-            message=message[:PROGRESS_MESSAGE_CHARS],
+            message=ask.message[:PROGRESS_MESSAGE_CHARS],
             on_cancel=task.cancel,
         )
         try:
-            result = await await_turn(task)
+            result = await self._turns.finish(sid, task)
         finally:
             self._unregister(active)
         if result is None:  # the turn alone was cancelled: answer what it streamed so far

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cairn.frontends.turns import TurnAsk
 from cairn.lsp import contract
 from cairn.lsp.params import TurnParams
 from cairn.lsp.rpc import cairn_request
@@ -16,12 +17,11 @@ if TYPE_CHECKING:
 
 @cairn_request(contract.TURN)
 async def turn(ls: CairnServer, engine: EngineApi, params: TurnParams) -> TurnResult:
-    return await ls.turns.run(
-        engine,
+    ask = TurnAsk(
         params.message,
         session_id=params.session_id,
         mode=params.mode,
         references=params.references,
         model=params.model,
-        work_done_token=params.work_done_token,
     )
+    return await ls.turns.run(engine, ask, params.work_done_token)

@@ -35,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import xxhash
 
@@ -84,6 +84,7 @@ class _Encoding(Protocol):
 
 
 _lock = threading.Lock()
+T = TypeVar("T")
 _encodings: dict[str, _Encoding] = {}
 
 
@@ -105,20 +106,28 @@ def configure_offline_cache() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
+def _loaded_once(loaded: dict[str, T], name: str, load: Callable[[], T]) -> T:
+    """`loaded[name]`, loaded by `load` the first time any thread asks for it."""
+    found = loaded.get(name)
+    if found is not None:
+        return found
+    with _lock:
+        found = loaded.get(name)
+        if found is None:
+            found = loaded[name] = load()
+    return found
+
+
+def _load_encoding(name: str) -> _Encoding:
+    configure_offline_cache()
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
 def get_encoding(name: str) -> _Encoding:
     """The tiktoken encoding `name`, loaded once per process (offline)."""
-    encoding = _encodings.get(name)
-    if encoding is not None:
-        return encoding
-    with _lock:
-        encoding = _encodings.get(name)
-        if encoding is None:
-            configure_offline_cache()
-            import tiktoken
-
-            encoding = tiktoken.get_encoding(name)
-            _encodings[name] = encoding
-    return encoding
+    return _loaded_once(_encodings, name, lambda: _load_encoding(name))
 
 
 def _bare_model(model: str) -> str:
@@ -170,15 +179,7 @@ _hf_tokenizers: dict[str, Callable[[str], int]] = {}
 
 def _deepseek_counter() -> Callable[[str], int]:
     """DeepSeek's tokenizer, loaded once per process (special tokens are not added)."""
-    counter = _hf_tokenizers.get(DEEPSEEK_TOKENIZER)
-    if counter is not None:
-        return counter
-    with _lock:
-        counter = _hf_tokenizers.get(DEEPSEEK_TOKENIZER)
-        if counter is None:
-            counter = _load_deepseek()
-            _hf_tokenizers[DEEPSEEK_TOKENIZER] = counter
-    return counter
+    return _loaded_once(_hf_tokenizers, DEEPSEEK_TOKENIZER, _load_deepseek)
 
 
 def _load_deepseek() -> Callable[[str], int]:

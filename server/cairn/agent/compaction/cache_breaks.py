@@ -96,7 +96,7 @@ def decide(
     budget_needs: bool,
 ) -> BreakDecision:
     """The policy's answer for `candidate` in this scope's session."""
-    settings = contexts.builder.settings
+    settings = contexts.config.current
     session = scope.session
     made = session.cache.calls_this_turn(session.current_turn_id)
     remaining = expected_remaining_calls(made, max(settings.step_limit - made, 0))

@@ -81,9 +81,7 @@ async def ask_narrative(
     index: int,
 ) -> Narrative:
     """The compaction model's narrative of the session (empty when the call fails)."""
-    request, on_prefix = compaction_request(
-        scope, built, messages, index, contexts.builder.settings
-    )
+    request, on_prefix = compaction_request(scope, built, messages, index, contexts.config.current)
     if not on_prefix:
         # The transcript holds old tool outputs verbatim: the builder's redactor applies
         # (the prefix was redacted when it was assembled).

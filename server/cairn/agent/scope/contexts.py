@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.agent.scope.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
+from cairn.agent.scope.offer import WindowTerms
 from cairn.agent.scope.prompt_cache import PromptCache
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
@@ -43,6 +44,7 @@ from cairn.files.workspace import Workspace
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import Message
 from cairn.models.session import Usage
+from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations
 
 
@@ -83,6 +85,7 @@ class Contexts:
         self,
         workspace: Workspace,
         builder: ContextBuilder,
+        config: SettingsRef,
         files: FileSync | None = None,
         *,
         read_only: bool = False,
@@ -90,10 +93,12 @@ class Contexts:
     ) -> None:
         self.workspace = workspace
         self.builder = builder
+        # The engine's shared settings: every read is `config.current`.
+        self.config = config
         self.files = files
         self.read_only = read_only
         self.cache = PromptCache(
-            workspace, builder, calibrations or Calibrations(None), read_only=read_only
+            workspace, config, calibrations or Calibrations(None), read_only=read_only
         )
         # One gather at a time, and no file sync during one: the repository map and the
         # profile are not thread-safe.
@@ -110,7 +115,7 @@ class Contexts:
         extra = [fix_block(self.workspace, inputs.fix, inputs.model)] if inputs.fix else []
         own_edits = set(scope.edit_log.paths)
         edited = [p for p in scope.edited if self.workspace.relative(p) in own_edits]
-        active = self.builder.settings.active_buffers
+        active = self.config.current.active_buffers
         shown = files_in_play(self.workspace, inputs, scope.edited, active=active)
         return GatherRequest(
             session_id=session.id,
@@ -151,9 +156,7 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """The snapshot of the scope's next call, read on this thread (file events applied first)."""
-        self._sync()
-        fresh = self.cache.wants_preamble(scope) if preamble is None else preamble
-        return self._gather(self.request(scope, messages, preamble=fresh), None)
+        return self._gather(self._synced_request(scope, messages, preamble), None)
 
     async def gather_async(
         self,
@@ -163,10 +166,17 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """`gather` on a worker thread, over a copy of the editor state taken on this one."""
+        request = self._synced_request(scope, messages, preamble)
+        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+
+    def _synced_request(
+        self, scope: TurnScope, messages: Sequence[Message] | None, preamble: bool | None
+    ) -> GatherRequest:
+        """File events applied, the request of the scope's next call (a fresh preamble when
+        `preamble`, else as the prompt cache wants)."""
         self._sync()
         fresh = self.cache.wants_preamble(scope) if preamble is None else preamble
-        request = self.request(scope, messages, preamble=fresh)
-        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+        return self.request(scope, messages, preamble=fresh)
 
     # -- assembling ----------------------------------------------------------------
 
@@ -178,11 +188,20 @@ class Contexts:
         built.stats.compaction.in_progress = session.compacting
         return built
 
+    def window_terms(self, session: Session, inputs: TurnInputs) -> WindowTerms:
+        """What the builds of `session` for `inputs` know of the model's window beyond the
+        settings (for the turn's tool offer: its share of the input is measured the same way)."""
+        return WindowTerms(
+            window_limit=_known_limit(session, inputs.model),
+            role_window=self._role_window(inputs),
+            calibration=self.cache.calibrations.get(inputs.model).factor,
+        )
+
     def _role_window(self, inputs: TurnInputs) -> int | None:
         """A branch on another model than the main one builds for that model's own window."""
         if inputs.main_model == inputs.model:
             return None
-        return role_window(inputs.model, inputs.main_model, self.builder.settings)
+        return role_window(inputs.model, inputs.main_model, self.config.current)
 
     def build(self, scope: TurnScope, *, messages: Sequence[Message] | None = None) -> BuiltContext:
         """The context of the scope's next call, gathered on this thread (a dry run)."""

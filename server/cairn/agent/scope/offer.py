@@ -5,7 +5,9 @@ narrowed for explore branches), then the MCP tools of the turn's catalog
 that the mode allows — all of them in build mode; in plan and review mode
 and in explore branches only those their server marks read-only — sorted by
 name. When the allowed MCP schemas take more than `mcp.tool_search_share`
-of the model's input (`defer_mcp_schemas`), they are not offered:
+of the model's input (`defer_mcp_schemas`; the input as the session's context
+build budgets it: within a window the provider stated, in calibrated tokens,
+`WindowTerms`), they are not offered:
 `tool_search` is, and what it finds joins the offer for the rest of the
 session (`reveal`; a later turn's offer reveals what earlier ones found,
 `reveal_names`), after the initial tools and in name order. A call's tools are
@@ -26,7 +28,7 @@ from typing import Any
 from cairn.agent.tools import READ_ONLY_TOOLS, Explore, ToolRegistry
 from cairn.agent.tools.mcp_tool import McpTool, mcp_tool
 from cairn.agent.tools.tool_search import ToolSearch
-from cairn.context.budget import Budget, context_window_for
+from cairn.context.gather import budget_for
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tool_schemas import (
     FOUND_REASON,
@@ -68,12 +70,29 @@ def split_by_mode(
     return allowed, refused
 
 
-def model_input_tokens(model: str, settings: Settings) -> int | None:
-    """The model's input: its window less the reserved output (None when unknown)."""
+@dataclass(frozen=True)
+class WindowTerms:
+    """What a session knows of its model's window beyond the settings, as its context build
+    uses it (`Contexts.window_terms`): the window a provider stated (`window_limit`, learned
+    from a refusal), a role's own model's window, the model's token calibration factor."""
+
+    window_limit: int | None = None
+    role_window: int | None = None
+    calibration: float = 1.0
+
+
+def model_input_tokens(
+    model: str, settings: Settings, terms: WindowTerms = WindowTerms()
+) -> int | None:
+    """The model's input as the context build budgets it (`budget_for`: its window within
+    the learned limit, less the reserved output, in our counter's units); None when unknown."""
     try:
-        return Budget.of(context_window_for(model, settings), settings).input_window
+        budget, _ = budget_for(
+            model, settings, (), terms.window_limit, terms.role_window, terms.calibration
+        )
     except BudgetError:
         return None
+    return budget.input_room
 
 
 @dataclass
@@ -176,10 +195,12 @@ def make_offer(
     *,
     model: str,
     settings: Settings,
+    window: WindowTerms = WindowTerms(),
     read_only: bool = False,
     explore: bool = True,
 ) -> ToolOffer:
-    """The tools of a turn in `mode` with `catalog`'s MCP tools (see the module docstring)."""
+    """The tools of a turn in `mode` with `catalog`'s MCP tools (see the module docstring);
+    `window`: what the session's context build knows of the model's window."""
     builtin = offered_tools(registry, mode, read_only=read_only, explore=explore)
     allowed, refused = split_by_mode(catalog.tools, mode, read_only)
     tools: Sequence[McpTool] = [mcp_tool(spec, catalog) for spec in allowed]
@@ -190,15 +211,15 @@ def make_offer(
     }
     count = counter_for(model)
     tokens = sum(count(schema_text(spec.schema())) for spec in allowed)
-    window = model_input_tokens(model, settings)
+    room = model_input_tokens(model, settings, window)
     share = settings.mcp.tool_search_share
-    if allowed and window is not None and defer_mcp_schemas(tokens, window, share):
+    if allowed and room is not None and defer_mcp_schemas(tokens, room, share):
         search = ToolSearch(allowed)
         return ToolOffer(
             registry.with_tools([*tools, search]),
             (*builtin, search.name),
             deferred=tuple(allowed),
-            deferral=deferral_reason(tokens, window, share),
+            deferral=deferral_reason(tokens, room, share),
             **common,
         )
     return ToolOffer(registry.with_tools(tools), (*builtin, *(s.name for s in allowed)), **common)

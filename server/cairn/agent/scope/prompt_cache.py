@@ -21,7 +21,7 @@ from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
 from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
-from cairn.context.builder import BuiltContext, ContextBuilder
+from cairn.context.builder import BuiltContext
 from cairn.context.cache import MODEL_SWITCH, CacheView, Preamble, Signature, preamble_change
 from cairn.context.prefix import entries_of
 from cairn.context.snapshot import ContextSnapshot
@@ -29,6 +29,7 @@ from cairn.context.tool_schemas import tool_blocks, tools_change
 from cairn.files.workspace import Workspace
 from cairn.models.manifest import Manifest
 from cairn.models.session import Usage
+from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations, ModelCalibration
 
 MODE_SWITCH = "mode switch"
@@ -61,13 +62,13 @@ class PromptCache:
     def __init__(
         self,
         workspace: Workspace,
-        builder: ContextBuilder,
+        config: SettingsRef,
         calibrations: Calibrations,
         *,
         read_only: bool = False,
     ) -> None:
         self.workspace = workspace
-        self.builder = builder
+        self.config = config
         self.calibrations = calibrations
         self.read_only = read_only
 
@@ -106,7 +107,7 @@ class PromptCache:
         if previous.model != scope.inputs.model:
             return MODEL_SWITCH
         idle = time.time() - previous.at.timestamp() if previous.at is not None else None
-        return cold_reason(idle, self.builder.settings.cache_lifetime_s)
+        return cold_reason(idle, self.config.current.cache_lifetime_s)
 
     @staticmethod
     def previous(session: Session) -> Manifest | None:

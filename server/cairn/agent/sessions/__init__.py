@@ -1,1 +1,1 @@
-"""Sessions at run time: the book of sessions, recovery, checkpoints, workspace snapshots, transcripts, goal changes and the prompt-cache state a session keeps."""
+"""Sessions at run time: the book of sessions, recovery, checkpoints, workspace snapshots, the walk of recorded messages and the transcript, goal changes and the prompt-cache state a session keeps."""

@@ -1,7 +1,8 @@
 """A session's transcript for the editor's chat, rebuilt from its trace (`cairn/transcript`).
 
 Each turn record gives the turn (its user message, mode, how it ended, its
-usage and patch); the messages of the turn give its events, in the shapes
+usage and patch); the steps of the turn's messages (`replay.py`, the walk
+the ACP replay and `cairn trace show` translate too) give its events, in the shapes
 and with the texts the chat receives live: text and reasoning as recorded,
 tool calls as `toolStart` (arguments as JSON) and `toolEnd` (first line and
 whole output), then the turn's error and its `end`. The per-call `retry`
@@ -15,19 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn.agent.sessions.event_text import arguments_text, event_detail, first_line
+from cairn.agent.sessions.replay import (
+    Answered,
+    Called,
+    Compacted,
+    Said,
+    Step,
+    Thought,
+    Unanswered,
+    replay_steps,
+)
 from cairn.agent.sessions.session import Session
 from cairn.errors import CairnError
 from cairn.files.patches import parse_patch
 from cairn.models.events import CompactionEvent, TokenUsage, TurnEvent
-from cairn.models.messages import (
-    CompactionPart,
-    FilePart,
-    Message,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from cairn.models.messages import CompactionPart, FilePart, Message
 from cairn.models.session import Turn
 from cairn.models.transcript import Transcript, TranscriptCompaction, TranscriptTurn
 
@@ -58,26 +61,28 @@ class _TurnBuilder:
         )
         self.compactions.append(TranscriptCompaction(at=len(self.events), event=event))
 
-    def message(self, message: Message) -> None:
-        for part in message.parts:
-            if isinstance(part, ReasoningPart):
-                self.event("reasoning", text=part.text)
-            elif isinstance(part, TextPart) and message.role == "assistant":
-                self.event("text", text=part.text)
-            elif isinstance(part, ToolCallPart):
-                text = arguments_text(part.arguments)
-                self.event("toolStart", tool=part.name, call_id=part.call_id, text=text)
-            elif isinstance(part, ToolResultPart):
-                self.event(
-                    "toolEnd",
-                    tool=part.name,
-                    call_id=part.call_id,
-                    ok=part.ok,
-                    text=first_line(part.output),
-                    detail=event_detail(part.output),
-                )
-            elif isinstance(part, CompactionPart):
-                self.compaction(part)
+    def step(self, step: Step) -> None:
+        """The events of one step of the turn (text is the agent's: the user's message is
+        the turn's own)."""
+        if isinstance(step, Thought):
+            self.event("reasoning", text=step.part.text)
+        elif isinstance(step, Said) and step.message.role == "assistant":
+            self.event("text", text=step.part.text)
+        elif isinstance(step, Called):
+            text = arguments_text(step.part.arguments)
+            self.event("toolStart", tool=step.part.name, call_id=step.part.call_id, text=text)
+        elif isinstance(step, Answered):
+            result = step.part
+            self.event(
+                "toolEnd",
+                tool=result.name,
+                call_id=result.call_id,
+                ok=result.ok,
+                text=first_line(result.output),
+                detail=event_detail(result.output),
+            )
+        elif isinstance(step, Compacted):
+            self.compaction(step.part)
 
     def finish(self) -> None:
         turn = self.turn
@@ -133,18 +138,19 @@ def build_transcript(session: Session, messages: Sequence[Message] | None = None
     builders = {turn.id: _TurnBuilder(session.id, turn) for turn in meta.turns}
     order = [turn.id for turn in meta.turns]
     previous: _TurnBuilder | None = None
-    for message in records:
-        builder = builders.get(message.turn_id or "")
+    for step in replay_steps(records):
+        if isinstance(step, Unanswered):
+            continue  # the turn's `end` says it was cancelled
+        builder = builders.get(step.message.turn_id or "")
         if builder is None:
             # Between turns: only compaction markers are shown, after the turn before.
             target = previous or (builders[order[0]] if order else None)
-            for part in message.parts:
-                if target is not None and isinstance(part, CompactionPart):
-                    target.compaction(part)
+            if target is not None and isinstance(step, Compacted):
+                target.compaction(step.part)
             continue
         previous = builder
-        if message.id != builder.turn.user_message_id and message.agent is None:
-            builder.message(message)
+        if step.message.id != builder.turn.user_message_id:
+            builder.step(step)
     turns = []
     for turn_id in order:
         builder = builders[turn_id]

@@ -1,1 +1,1 @@
-"""The turn loop: model calls, tool calls and their records, explore branches, overflow recovery, stopping."""
+"""The turn loop: model calls, tool calls and their records, explore branches, overflow recovery."""

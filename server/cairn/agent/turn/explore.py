@@ -108,6 +108,7 @@ class Explorer:
             parent.offer.catalog,
             model=inputs.model,
             settings=self.config.current,
+            window=self.runner.contexts.window_terms(branch, inputs),
             read_only=True,
             explore=False,
         )

@@ -44,7 +44,6 @@ from cairn.models.base import utc_now
 from cairn.models.events import TokenUsage, TurnEvent, TurnEventKind, TurnResult
 from cairn.models.messages import Message, Part, ReasoningPart, TextPart, ToolCallPart
 from cairn.models.session import FinishReason, Mode, Turn, Usage, add_by_source
-from cairn.settings import Settings
 
 # The second reply with malformed tool-call JSON in one turn ends the turn.
 MAX_MALFORMED_REPLIES = 2
@@ -231,10 +230,6 @@ class TurnLoop:
         if reply.tool_calls and self.compactor is not None:
             self.compactor.start_background(self.scope, demand_of(built))
         return reply
-
-    @property
-    def settings(self) -> Settings:
-        return self.runtime.settings
 
     def _deadline_passed(self) -> TurnOutcome | None:
         if self.time_left_s() > 0:
