@@ -135,7 +135,7 @@ class Contexts:
             window_limit=_known_limit(session, inputs.model),
             role_window=self._role_window(inputs),
             calibration=self.cache.calibration(scope),
-            cache_read=model_cache_price(self.builder.settings, inputs.model).read,
+            cache_read=model_cache_price(self.config.current, inputs.model).read,
         )
 
     def _gather(self, request: GatherRequest, workspace: Workspace | None) -> ContextSnapshot:
