@@ -84,8 +84,8 @@ class RepoMap:
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
         self._lexicon: Lexicon | None = None
-        """The where-to-look BM25 index of the current tags (rebuilt after a change of
-        a file's names or uses)."""
+        """The where-to-look BM25 index of the current tags (a change of a file's names or
+        uses updates that file's share)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -151,7 +151,8 @@ class RepoMap:
         if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
             return
         self._ranks.clear()
-        self._lexicon = None
+        if self._lexicon is not None:
+            self._lexicon.update(rel, None if new is None else FileFacts(new.names, new.references))
         if self._graph is not None and (
             old is None or new is None or not self._graph.update_file(rel, new)
         ):
