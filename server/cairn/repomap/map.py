@@ -23,13 +23,15 @@ from typing import Protocol
 
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
-from cairn.repomap.graph import RankGraph
+from cairn.repomap.current import CurrentTags, facts_of
 from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
-from cairn.repomap.lexicon import FileFacts, Lexicon
+from cairn.repomap.lexicon import FileFacts
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
+from cairn.repomap.ranking_data import RankingData
 from cairn.repomap.reading import Refusal
 from cairn.repomap.render import file_block, fit
+from cairn.repomap.snapshot import UNKNOWN_STAMP, Stamp
 from cairn.repomap.tags import FileTags, complete_text, scan_text
 from cairn.repomap.where import DEFAULT_WEIGHTS, RankedFile, WhereWeights, rank_files
 
@@ -71,21 +73,19 @@ class RepoMap:
         self._buffer_texts: dict[str, str] = {}
         self._refused_buffers: dict[str, Refusal] = {}
         """Open buffers the map leaves out (too large, minified, generated)."""
-        self._merged: dict[str, FileTags] | None = None
-        self._graph: RankGraph | None = None
+        self._view = CurrentTags(self._index.tags, self._buffers, self._refused_buffers)
+        self._data = RankingData(self._index.snapshot_path, str(self.folder))
+        """The graph and the lexicon (loaded from the index's snapshot, or built)."""
+        self._facts: dict[str, FileFacts] | None = None
+        """What where-to-look knows of each file (kept up to date one file at a time)."""
         self._ranks: dict[RankKey, Ranking] = {}
         self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
-        self.graph_builds = 0
-        """How many times the reference graph was built whole (edits mostly patch it)."""
         self._documents: dict[str, ParsedDocument] = {}
         """Buffers parsed whole (languages without a name finder, a part with a syntax
         error), kept so that the next whole parse after an edit is incremental."""
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
-        self._lexicon: Lexicon | None = None
-        """The where-to-look BM25 index of the current tags (a change of a file's names or
-        uses updates that file's share)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -143,20 +143,25 @@ class RepoMap:
         """Bring the merged tags, the graph and the rankings up to date with one file's
         change: the ranking is kept when its names and uses are the same, the graph is
         patched when only its uses changed, else rebuilt on the next render."""
-        if self._merged is not None:
-            if new is None:
-                self._merged.pop(rel, None)
-            else:
-                self._merged[rel] = new
         if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
             return
         self._ranks.clear()
-        if self._lexicon is not None:
-            self._lexicon.update(rel, None if new is None else FileFacts(new.names, new.references))
-        if self._graph is not None and (
-            old is None or new is None or not self._graph.update_file(rel, new)
-        ):
-            self._graph = None
+        if self._facts is not None:
+            self._facts.pop(rel, None)
+            if new is not None:
+                self._facts[rel] = FileFacts(new.names, new.references)
+        self._data.changed(rel, new)
+
+    @property
+    def graph_builds(self) -> int:
+        """How many times the reference graph was built whole (edits mostly patch it)."""
+        return self._data.graph_builds
+
+    def _stamp(self, rel: str) -> Stamp:
+        """A current file's stamp for the snapshot (unknown for an open buffer)."""
+        if rel in self._buffers:
+            return UNKNOWN_STAMP
+        return self._index.stamp(rel) or UNKNOWN_STAMP
 
     def _current(self, rel: str) -> FileTags | None:
         if rel in self._refused_buffers:
@@ -175,8 +180,13 @@ class RepoMap:
             self._refresh()
         finally:
             self._index.close()
+        self._save()
+
+    def _save(self) -> None:
+        """Store what changed: the index, and the ranking snapshot when it is due."""
         if self._index.dirty:
             self._index.save()
+        self._data.save_if_due(self._stamp)
 
     def _refresh(self) -> None:
         for rel in [
@@ -191,7 +201,8 @@ class RepoMap:
         """Root-relative paths of the files with definitions the map can outline (refreshed
         first)."""
         self.refresh()
-        return frozenset(rel for rel, tags in self._tags().items() if tags.names)
+        view = self._view
+        return frozenset(rel for rel in view if view.names(rel))
 
     @property
     def scanned_last_refresh(self) -> list[str]:
@@ -227,27 +238,14 @@ class RepoMap:
             text = self._buffer_texts[rel]
             buffer = complete_text(buffer, text, rel, names, self._kept_parse(rel, text))
             self._buffers[rel] = buffer
-            if self._merged is not None:
-                self._merged[rel] = buffer
         return buffer
-
-    def _tags(self) -> dict[str, FileTags]:
-        if self._merged is None:
-            merged = dict(self._index.tags)
-            merged.update(self._buffers)
-            for rel in self._refused_buffers:
-                merged.pop(rel, None)
-            self._merged = merged
-        return self._merged
 
     def _ranked(self, in_play: frozenset[str], mentioned: frozenset[str]) -> Ranking:
         key = (in_play, mentioned)
         ranked = self._ranks.get(key)
         if ranked is None:
-            if self._graph is None:
-                self._graph = RankGraph(self._tags())
-                self.graph_builds += 1
-            ranked = rank_definitions(self._graph, in_play, mentioned)
+            graph = self._data.graph_for(self._view, self._stamp)
+            ranked = rank_definitions(graph, in_play, mentioned)
             if len(self._ranks) >= RANK_CACHE_SIZE:
                 self._ranks.pop(next(iter(self._ranks)))
             self._ranks[key] = ranked
@@ -275,13 +273,12 @@ class RepoMap:
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
-            tags = self._tags()
-            facts = {rel: FileFacts(t.names, t.references) for rel, t in tags.items()}
-            if self._lexicon is None:
-                self._lexicon = Lexicon(facts)
+            if self._facts is None:
+                self._facts = facts_of(self._view)
+            lexicon = self._data.lexicon_for(self._view, self._stamp)
             prior = self._ranked(in_play, frozenset()).file_rank()
             return rank_files(
-                facts, message, prior, in_play, self._symbol_at, weights, self._lexicon
+                self._facts, message, prior, in_play, self._symbol_at, weights, lexicon
             )
         finally:
             self._index.close()
@@ -336,8 +333,7 @@ class RepoMap:
                 text, size = fit(everything, self._block, max_tokens, count, self._prepare)
         finally:
             self._index.close()
-        if self._index.dirty:
-            self._index.save()
+        self._save()
         return text
 
     def _ordered(
@@ -355,10 +351,9 @@ class RepoMap:
         rest: list[tuple[str, str]] = []
         for pair in used:
             (first[pair[0]] if pair[0] in position else rest).append(pair)
-        tags = self._tags()
         out: list[tuple[str, str]] = []
         for rel in sorted(position, key=position.__getitem__):
-            names = set(tags[rel].names) if rel in tags else set()
+            names = set(self._view.names(rel) or ())
             chosen = [n for n in best[rel] if n in names]
             chosen += [n for _, n in first[rel] if n not in chosen]
             if not chosen:
