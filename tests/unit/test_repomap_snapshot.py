@@ -5,7 +5,7 @@ a broken snapshot only costs a build, and none outlives the secret rules."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 
@@ -129,3 +129,27 @@ def test_snapshots_of_other_formats_are_deleted(workspace: Path, tmp_path: Path)
     (cache / "repomap-v4-py311.marshal.rank").write_bytes(b"deploy_credentials")
     first_call(RepoMap(workspace, Files(workspace), cache), workspace)
     assert sorted(p.name for p in cache.iterdir()) == [INDEX_NAME, SNAPSHOT]
+
+
+def test_a_warm_process_judges_only_new_paths_by_the_secret_rules(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    first_call(RepoMap(workspace, Files(workspace), cache), workspace)
+    asked: list[str] = []
+    judge = SecretPaths.rule_for
+
+    def counted(self: SecretPaths, relative: PurePath) -> str | None:
+        asked.append(relative.as_posix())
+        return judge(self, relative)
+
+    monkeypatch.setattr(SecretPaths, "rule_for", counted)
+    first_call(RepoMap(workspace, Files(workspace), cache), workspace)
+    assert asked == []  # every stored path was admitted under these same rules
+    (workspace / "shop" / "stock.py").write_text("def restock():\n    pass\n")
+    first_call(RepoMap(workspace, Files(workspace), cache), workspace)
+    assert asked == ["shop/stock.py"]
+    other_rules = SecretPaths(deny=("weather/",))
+    warm = RepoMap(workspace, Files(workspace), cache, secrets=lambda: other_rules)
+    lines, text = first_call(warm, workspace)
+    assert "weather/" not in lines + text and len(asked) > 1  # other rules: judged again

@@ -2,8 +2,9 @@
 
 `CurrentTags` is a read-through view (nothing copied): a buffer's tags win over the
 index's, a buffer the map refuses hides the file, and the index decodes a file's stored
-tags only when they are read. `facts_of` gives where-to-look what it knows of every file
-— the names each defines, with its identifier uses read only if asked for — without
+tags only when they are read (`Transient` reads them without keeping them: for builds
+that read every file once). `facts_of` gives where-to-look what it knows of every file —
+the names each defines, with its identifier uses read only if asked for — without
 decoding any file's tags.
 """
 
@@ -60,6 +61,50 @@ class CurrentTags(Mapping[str, FileTags]):
         buffer = self._buffers.get(rel)
         return buffer.names if buffer is not None else self._index.names(rel)
 
+    def peek(self, rel: str) -> FileTags | None:
+        """The tags of `rel` without keeping them decoded (None: not a mapped file)."""
+        if rel in self._refused:
+            return None
+        buffer = self._buffers.get(rel)
+        return buffer if buffer is not None else self._index.peek(rel)
+
+
+class Transient(Mapping[str, FileTags]):
+    """The current tags for reading every file once (a build): each file's are decoded
+    when read and dropped after, so a build never holds every file's uses at once."""
+
+    def __init__(self, current: CurrentTags) -> None:
+        self._current = current
+
+    def __getitem__(self, rel: str) -> FileTags:
+        tags = self._current.peek(rel)
+        if tags is None:
+            raise KeyError(rel)
+        return tags
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current)
+
+    def __len__(self) -> int:
+        return len(self._current)
+
+
+class TransientFacts(Mapping[str, FileFacts]):
+    """`Transient`, as what the lexicon reads of each file."""
+
+    def __init__(self, current: CurrentTags) -> None:
+        self._tags = Transient(current)
+
+    def __getitem__(self, rel: str) -> FileFacts:
+        tags = self._tags[rel]
+        return FileFacts(tags.names, tags.references)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tags)
+
+    def __len__(self) -> int:
+        return len(self._tags)
+
 
 class LazyReferences(Mapping[str, int]):
     """A file's identifier uses, read from its tags on first access."""
@@ -88,7 +133,7 @@ def fact_of(current: CurrentTags, rel: str) -> FileFacts | None:
     names = current.names(rel)
     if names is None:
         return None
-    return FileFacts(names, LazyReferences(lambda: current[rel]))
+    return FileFacts(names, LazyReferences(lambda: Transient(current)[rel]))
 
 
 def facts_of(current: CurrentTags) -> dict[str, FileFacts]:

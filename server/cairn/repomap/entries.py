@@ -76,6 +76,14 @@ class IndexTags(Mapping[str, FileTags]):
             tags = self._decoded[rel] = unpack(self._packed.pop(rel))
         return tags
 
+    def peek(self, rel: str) -> FileTags | None:
+        """The tags of `rel` without keeping them decoded (for reading every file once)."""
+        tags = self._decoded.get(rel)
+        if tags is not None:
+            return tags
+        packed = self._packed.get(rel)
+        return None if packed is None else unpack(packed)
+
     def __contains__(self, rel: object) -> bool:
         return rel in self._decoded or rel in self._packed
 

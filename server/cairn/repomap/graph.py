@@ -17,7 +17,7 @@ same arrays always give the same floats. One file's uses can be replaced in plac
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -75,9 +75,18 @@ class RankGraph:
     """Files (`files`, by path), defined identifiers (`names`, by name), the definition
     pairs (`pair_file`/`pair_name`, by file then identifier) and the uses."""
 
-    def __init__(self, tags: Mapping[str, FileTags]) -> None:
+    def __init__(
+        self,
+        tags: Mapping[str, FileTags],
+        names_of: Callable[[str], tuple[str, ...] | None] | None = None,
+    ) -> None:
+        """The graph of these files' tags (`names_of`: each file's names, when they are
+        cheaper to read than its tags)."""
         files = sorted(tags)
-        defined = [tags[rel].names for rel in files]
+        if names_of is None:
+            defined = [tags[rel].names for rel in files]
+        else:
+            defined = [names_of(rel) or () for rel in files]
         names = sorted({name for names in defined for name in names})
         name_id = {name: i for i, name in enumerate(names)}
         per_file = [sorted(map(name_id.__getitem__, names)) for names in defined]

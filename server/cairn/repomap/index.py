@@ -26,12 +26,18 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from cairn.code.languages import language_for_path
-from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
+from cairn.files.secrets import (
+    DEFAULT_SECRET_PATHS,
+    SECRET_DIR_NAMES,
+    SECRET_EXEMPT_NAMES,
+    SECRET_NAME_PATTERNS,
+    SecretPaths,
+)
 from cairn.repomap.entries import IndexTags, Packed, pack
 from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
 from cairn.repomap.store import Changes, IndexStore, RawEntry
 from cairn.repomap.tags import FileTags, ParseRequest, with_found
-from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result_tags
+from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result
 
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
@@ -46,6 +52,13 @@ Stamp = tuple[int, int]
 SecretPolicy = Callable[[], SecretPaths]
 """The secret-path rules in force (a workspace's `secrets`, which settings may replace)."""
 Located = tuple[str, str] | tuple[()]
+
+
+def rules_key(policy: SecretPaths) -> str:
+    """What decides which paths are secret, as text: the user's lists and the built-in
+    ones. Entries stored under the same key need not be judged again."""
+    builtin = (SECRET_NAME_PATTERNS, sorted(SECRET_EXEMPT_NAMES), sorted(SECRET_DIR_NAMES))
+    return repr((type(policy).__qualname__, policy.deny, policy.allow, builtin))
 
 
 def builtin_secrets() -> SecretPaths:
@@ -65,6 +78,8 @@ class TagIndex:
         self._policy = secrets()
         self._secret: dict[str, bool] = {}
         """What the rules in force say of each path asked about (cleared with the rules)."""
+        self._trusted = False
+        """True when the stored entries were admitted under the rules in force."""
         self._store = IndexStore(cache_dir, str(folder))
         self._stamps: dict[str, Stamp] = {}
         self._tags: dict[str, FileTags] = {}
@@ -115,6 +130,8 @@ class TagIndex:
         self._policy = policy
         self._secret.clear()
         self._located.clear()
+        self._trusted = False
+        self._rewrite = True  # the stored rules must name the new ones
         for rel in [rel for rel in self._stamps if self.is_secret(rel)]:
             self._forget(rel, changes)
             self._rewrite = self.purged = True
@@ -130,9 +147,13 @@ class TagIndex:
         return bool(self._changed) or self._rewrite
 
     def _load(self) -> None:
+        stored = self._store.load()
+        self._trusted = self._store.rules == rules_key(self._policy)
+        if stored and not self._trusted:
+            self._rewrite = True  # the stored rules must name these ones
         try:
-            for rel, entry in self._store.load().items():
-                if self.is_secret(rel):
+            for rel, entry in stored.items():
+                if not self._trusted and self.is_secret(rel):
                     self._rewrite = self.purged = True  # the stored copies must lose it too
                     continue
                 stamp = (int(entry[0]), int(entry[1]))  # type: ignore[call-overload]
@@ -173,7 +194,7 @@ class TagIndex:
             return
         if self._rewrite or self._store.needs_rewrite():
             entries = {rel: entry for rel in self._stamps if (entry := self._entry(rel))}
-            saved = self._store.write(entries)
+            saved = self._store.write(entries, rules_key(self._policy))
         else:
             changes: Changes = {rel: self._entry(rel) for rel in sorted(self._changed)}
             saved = self._store.append(changes)
@@ -207,9 +228,9 @@ class TagIndex:
         for rel in [rel for rel in self._stamps if rel not in current]:
             self._forget(rel, changes)
         self.scanned_last_refresh = stale
-        results: list[FileTags | Refusal] = [*self._scan(stale, current), *refused.values()]
+        results: list[Packed | Refusal] = [*self._scan(stale, current), *refused.values()]
         for rel, result in zip([*stale, *refused], results, strict=True):
-            changes.setdefault(rel, self._view.get(rel))
+            changes.setdefault(rel, self._view.peek(rel))
             self._refused.pop(rel, None)
             self._drop(rel)
             self._changed.add(rel)
@@ -220,11 +241,11 @@ class TagIndex:
             if isinstance(result, str):
                 self._refused[rel] = result
             else:
-                self._tags[rel] = result
+                self._packed[rel] = result
         return {rel: old for rel, old in changes.items() if old is not None or rel in self._view}
 
     def _forget(self, rel: str, changes: dict[str, FileTags | None]) -> None:
-        changes.setdefault(rel, self._view.get(rel))
+        changes.setdefault(rel, self._view.peek(rel))
         del self._stamps[rel]
         self._drop(rel)
         self._refused.pop(rel, None)
@@ -298,14 +319,17 @@ class TagIndex:
             except (OSError, RuntimeError):  # a symlink loop
                 return ()
             rel = self._inside(full)
-        if rel is None or language_for_path(full) is None or self.is_secret(rel):
+        if rel is None or language_for_path(full) is None:
+            return ()
+        # A stored entry was admitted under the rules in force (`_trusted`): not secret.
+        if not (self._trusted and rel in self._stamps) and self.is_secret(rel):
             return ()
         return full, rel
 
-    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[FileTags | Refusal]:
+    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[Packed | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
-        return [scan_result_tags(result) for result in results]
+        return [scan_result(result) for result in results]
 
     def complete_many(self, wanted: Mapping[str, Collection[str]]) -> None:
         """Parse what the outlines of these files and names need (in parallel if many)."""

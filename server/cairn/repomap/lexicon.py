@@ -53,7 +53,10 @@ class Lexicon:
     statistics live in `repomap_postings`."""
 
     def __init__(self, facts: Mapping[str, FileFacts]) -> None:
-        self._postings = Postings.build(lexical_documents(facts))
+        memo: dict[str, list[str]] = {}
+        self._postings = Postings.stream(
+            sorted(facts), lambda rel: lexical_document(rel, facts[rel], memo)
+        )
 
     @classmethod
     def of(cls, postings: Postings) -> Lexicon:
@@ -78,12 +81,6 @@ class Lexicon:
     def scores(self, words: Sequence[str]) -> dict[str, tuple[float, tuple[str, ...]]]:
         """Each file with a positive score: (score, the query words it matched)."""
         return self._postings.scores(sorted(set(words)), BM25_K1, BM25_B)
-
-
-def lexical_documents(facts: Mapping[str, FileFacts]) -> dict[str, Counter[str]]:
-    """`lexical_document` of every file, each identifier split once for all of them."""
-    memo: dict[str, list[str]] = {}
-    return {rel: lexical_document(rel, facts[rel], memo) for rel in facts}
 
 
 def lexical_document(

@@ -194,8 +194,12 @@ class RepoMap:
         ]:
             self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
         for rel, old in self._index.refresh(self._ignore.files()).items():
-            if rel not in self._buffers and rel not in self._refused_buffers:
-                self._changed(rel, old, self._index.tags.get(rel))
+            if rel in self._buffers or rel in self._refused_buffers:
+                continue
+            if old is None and self._facts is None and not self._data.built:
+                self._ranks.clear()  # nothing built yet: no need to read the new tags
+                continue
+            self._changed(rel, old, self._index.tags.peek(rel))
 
     def mapped_files(self) -> frozenset[str]:
         """Root-relative paths of the files with definitions the map can outline (refreshed

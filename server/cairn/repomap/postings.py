@@ -16,7 +16,8 @@ the same floats whatever the history of updates, and the same as a fresh build's
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,18 +57,27 @@ class Postings:
     @classmethod
     def build(cls, docs: Mapping[str, Document]) -> Postings:
         """The statistics of these documents (file path → word counts)."""
-        files = sorted(docs)
-        vocab = sorted({word for doc in docs.values() for word in doc})
-        term_id = {word: i for i, word in enumerate(vocab)}
-        lengths = np.array([len(docs[rel]) for rel in files], dtype=np.int64)
+        return cls.stream(sorted(docs), lambda rel: docs[rel])
+
+    @classmethod
+    def stream(cls, files: list[str], document: Callable[[str], Document]) -> Postings:
+        """The statistics of `files` (sorted), each document made and dropped in turn: only
+        the tables are held, never every document at once."""
+        first_seen: dict[str, int] = {}
+        terms, tfs = array("q"), array("q")
         f_off = np.zeros(len(files) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=f_off[1:])
-        total = int(f_off[-1])
-        f_term = np.fromiter(
-            (term_id[w] for rel in files for w in docs[rel]), dtype=np.int64, count=total
-        )
-        f_tf = np.fromiter((n for rel in files for n in docs[rel].values()), np.int64, total)
-        return cls.from_rows(files, vocab, f_off, f_term, f_tf)
+        for index, rel in enumerate(files):
+            doc = document(rel)
+            terms.extend(first_seen.setdefault(word, len(first_seen)) for word in doc)
+            tfs.extend(doc.values())
+            f_off[index + 1] = len(terms)
+        seen = list(first_seen)
+        order = sorted(range(len(seen)), key=seen.__getitem__)
+        renumber = np.zeros(len(seen), dtype=np.int64)
+        renumber[order] = np.arange(len(seen), dtype=np.int64)
+        f_term = renumber[np.frombuffer(terms, dtype=np.int64)] if terms else _empty()
+        f_tf = np.frombuffer(tfs, dtype=np.int64).copy() if tfs else _empty()
+        return cls.from_rows(files, [seen[i] for i in order], f_off, f_term, f_tf)
 
     @classmethod
     def from_rows(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn.repomap.current import CurrentTags, fact_of, facts_of
+from cairn.repomap.current import CurrentTags, Transient, TransientFacts, fact_of
 from cairn.repomap.graph import RankGraph
 from cairn.repomap.lexicon import FileFacts, Lexicon
 from cairn.repomap.snapshot import Snapshot, Stamp, read_snapshot, write_snapshot
@@ -44,6 +44,11 @@ class RankingData:
         self.graph_builds = 0
         """How many times the graph was built whole (edits mostly patch it)."""
 
+    @property
+    def built(self) -> bool:
+        """True once the graph or the lexicon is built or loaded (changes then matter)."""
+        return self.graph is not None or self.lexicon is not None
+
     def changed(self, rel: str, new: FileTags | None) -> None:
         """One file's names or uses changed (None: it is gone)."""
         if self.lexicon is not None:
@@ -57,7 +62,7 @@ class RankingData:
     def graph_for(self, current: CurrentTags, stamp_of: StampOf) -> RankGraph:
         self._load(current, stamp_of)
         if self.graph is None:
-            self.graph = RankGraph(current)
+            self.graph = RankGraph(Transient(current), current.names)
             self.graph_builds += 1
             self._unsaved = None
         return self.graph
@@ -65,7 +70,7 @@ class RankingData:
     def lexicon_for(self, current: CurrentTags, stamp_of: StampOf) -> Lexicon:
         self._load(current, stamp_of)
         if self.lexicon is None:
-            self.lexicon = Lexicon(facts_of(current))
+            self.lexicon = Lexicon(TransientFacts(current))
             self._unsaved = None
         return self.lexicon
 
@@ -91,7 +96,8 @@ class RankingData:
         for rel in stale:
             lexicon.update(rel, fact_of(current, rel))
         graph: RankGraph | None = snapshot.graph
-        if gone or not all(snapshot.graph.update_file(rel, current[rel]) for rel in stale):
+        tags = Transient(current)
+        if gone or not all(snapshot.graph.update_file(rel, tags[rel]) for rel in stale):
             graph = None
         self.lexicon, self.graph = lexicon, graph
         self._unsaved = {*stale, *gone}

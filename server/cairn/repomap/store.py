@@ -56,6 +56,8 @@ class IndexStore:
         self.path = cache_dir / INDEX_NAME if cache_dir is not None else None
         self._folder = folder
         self._token: bytes | None = None
+        self.rules: str | None = None
+        """The secret rules the stored entries were admitted under (see `write`)."""
         self._base_bytes = 0
         self._journal_bytes = 0
 
@@ -85,9 +87,11 @@ class IndexStore:
                 return {}
             entries: dict[str, RawEntry] = dict(raw["entries"])
             token = bytes(raw["token"])
+            rules = raw["rules"]
         except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
             return {}
         self._token, self._base_bytes = token, len(data)
+        self.rules = rules if isinstance(rules, str) else None
         self._journal_bytes = self._apply_journal(entries)
         return entries
 
@@ -137,18 +141,21 @@ class IndexStore:
             return True
         return self._journal_bytes > max(JOURNAL_MIN_BYTES, JOURNAL_MAX_SHARE * self._base_bytes)
 
-    def write(self, entries: dict[str, RawEntry]) -> bool:
-        """Write the base with every entry and drop the journal; False if it failed."""
+    def write(self, entries: dict[str, RawEntry], rules: str) -> bool:
+        """Write the base with every entry and drop the journal; False if it failed.
+
+        `rules` names the secret rules every entry was admitted under: the journal frames
+        that follow are written under the same rules (a change of rules rewrites the base).
+        """
         if self.path is None:
             return False
         token = secrets.token_bytes(TOKEN_BYTES)
-        data = marshal.dumps(
-            {"format": INDEX_FORMAT, "folder": self._folder, "token": token, "entries": entries},
-            MARSHAL_VERSION,
-        )
+        header = {"format": INDEX_FORMAT, "folder": self._folder, "token": token}
+        data = marshal.dumps({**header, "rules": rules, "entries": entries}, MARSHAL_VERSION)
         if not write_atomic(self.path, data):
             return False
         self._token, self._base_bytes, self._journal_bytes = token, len(data), 0
+        self.rules = rules
         if self.journal is not None:
             with suppress(OSError):
                 self.journal.unlink()
