@@ -29,7 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from functools import lru_cache
 
 from cairn.repomap.file_roles import role_of
 from cairn.repomap.lexicon import FileFacts, Lexicon, definition_idf
@@ -98,6 +98,8 @@ DEFINES_CAP = 2.0
 """The most the specificity part adds, in units of one code name defined in one file."""
 MAX_STEM_FILES = 3
 """A mentioned name matching more file names than this names none of them."""
+PATH_CACHE_SIZE = 1 << 17
+"""Paths (and path parts) whose words are kept between rankings."""
 
 
 @dataclass(frozen=True)
@@ -186,9 +188,14 @@ def _path_parts(
                 symbol = symbol_at(rel, mention.line) if symbol_at is not None else None
                 if symbol is not None and symbol not in p.line_symbols:
                     p.line_symbols.append(symbol)
+    by_name: dict[str, list[str]] = {}  # files by their last path part, in `files` order
+    if mentions.dotted:
+        for rel in files:
+            by_name.setdefault(rel.rpartition("/")[2], []).append(rel)
     for dotted in mentions.dotted:
         for suffix in module_paths(dotted):
-            resolved = [rel for rel in files if rel == suffix or rel.endswith("/" + suffix)]
+            named = by_name.get(suffix.rpartition("/")[2], [])
+            resolved = [rel for rel in named if rel == suffix or rel.endswith("/" + suffix)]
             if resolved:
                 for rel in resolved:
                     p = parts.setdefault(rel, _Parts())
@@ -201,7 +208,7 @@ def _stem_parts(parts: dict[str, _Parts], mentions: Mentions, files: list[str]) 
     at most `MAX_STEM_FILES` such files."""
     stems: dict[str, list[str]] = {}
     for rel in files:
-        stems.setdefault(PurePosixPath(rel).stem.lower(), []).append(rel)
+        stems.setdefault(_path_of(rel)[1].lower(), []).append(rel)
     for name in sorted(mentions.code):
         if name.startswith("__"):
             continue  # `__init__`, `__pkginfo__`: names every package has
@@ -221,12 +228,16 @@ def _definition_parts(
     """The message's identifiers each file defines, weighted by how rare the definition is
     (plain words count `weights.plain_word` of a code name)."""
     definers: Counter[str] = Counter()
+    holding: dict[str, frozenset[str]] = {}  # the mentioned names each file defines
     for rel in files:
-        definers.update(set(facts[rel].names))
+        found = mentions.identifiers.intersection(facts[rel].names)
+        if found:
+            holding[rel] = found
+            definers.update(found)
     idf = definition_idf(definers, len(files))
     mentioned = sorted(name for name in mentions.identifiers if definers.get(name))
-    for rel in files:
-        names = set(facts[rel].names)
+    for rel in holding:
+        names = holding[rel]
         hits = [
             (idf(name) * (1.0 if name in mentions.code else weights.plain_word), name)
             for name in mentioned
@@ -243,13 +254,10 @@ def _path_word_parts(parts: dict[str, _Parts], mentions: Mentions, files: list[s
     wanted = set(mentions.words)
     if not wanted:
         return
-    words_of: dict[str, set[str]] = {}
+    words_of: dict[str, frozenset[str]] = {}
     frequency: Counter[str] = Counter()
     for rel in files:
-        path = PurePosixPath(rel)
-        words = {
-            w for part in [*path.parts[:-1], path.stem] for w in split_identifier(part)
-        } & wanted
+        words = _path_words(rel) & wanted
         if words:
             words_of[rel] = words
             frequency.update(words)
@@ -257,6 +265,26 @@ def _path_word_parts(parts: dict[str, _Parts], mentions: Mentions, files: list[s
     for rel, words in words_of.items():
         score = sum(math.log(1.0 + total / frequency[w]) for w in words)
         parts.setdefault(rel, _Parts()).path_words = score
+
+
+@lru_cache(maxsize=PATH_CACHE_SIZE)
+def _part_words(part: str) -> tuple[str, ...]:
+    return tuple(split_identifier(part))
+
+
+def _path_of(rel: str) -> tuple[list[str], str]:
+    """A workspace path's folders and file stem (`PurePosixPath`'s parts and stem, for the
+    normalised paths the map holds, without building one)."""
+    *folders, name = rel.split("/")
+    dot = name.rfind(".")
+    return folders, name[:dot] if 0 < dot < len(name) - 1 else name
+
+
+@lru_cache(maxsize=PATH_CACHE_SIZE)
+def _path_words(rel: str) -> frozenset[str]:
+    """The words of a path's folder and file-name parts (split snake/camel)."""
+    folders, stem = _path_of(rel)
+    return frozenset(w for part in [*folders, stem] for w in _part_words(part))
 
 
 def _scored(
@@ -300,7 +328,7 @@ def _symbols(p: _Parts, facts: FileFacts) -> tuple[str, ...]:
     chosen = [*p.line_symbols, *(name for _, name in p.defined)]
     if len(chosen) < MAX_SYMBOLS and p.words:
         wanted = set(p.words)
-        chosen += [n for n in facts.names if wanted & set(split_identifier(n))]
+        chosen += [n for n in facts.names if not wanted.isdisjoint(_part_words(n))]
     return tuple(dict.fromkeys(chosen))[:MAX_SYMBOLS]
 
 
