@@ -357,13 +357,19 @@ class RepoMap:
             (first[pair[0]] if pair[0] in position else rest).append(pair)
         out: list[tuple[str, str]] = []
         for rel in sorted(position, key=position.__getitem__):
-            names = set(self._view.names(rel) or ())
-            chosen = [n for n in best[rel] if n in names]
-            chosen += [n for _, n in first[rel] if n not in chosen]
+            used_names = [n for _, n in first[rel]]
+            chosen = used_names
+            if best[rel]:  # the file's best symbols first (those it still defines)
+                names = set(self._view.names(rel) or ())
+                chosen = [n for n in best[rel] if n in names]
+                taken = set(chosen)
+                chosen += [n for n in used_names if n not in taken]
             if not chosen:
-                chosen = sorted(names)
-            out += [(rel, n) for n in chosen[:ORDERED_NAMES_PER_FILE]]
-            rest += [(rel, n) for _, n in first[rel] if n not in chosen[:ORDERED_NAMES_PER_FILE]]
+                chosen = sorted(set(self._view.names(rel) or ()))
+            head = chosen[:ORDERED_NAMES_PER_FILE]
+            out += [(rel, n) for n in head]
+            shown = set(head)
+            rest += [(rel, n) for n in used_names if n not in shown]
         return out + rest
 
     def _prepare(self, pairs: Sequence[tuple[str, str]]) -> None:
