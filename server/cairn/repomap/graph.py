@@ -141,7 +141,6 @@ class RankGraph:
         self._use_file: Ints = np.asarray(arrays["use_file"], dtype=np.intp)
         self._use_name: Ints = np.asarray(arrays["use_name"], dtype=np.intp)
         self._use_weight: Floats = np.asarray(arrays["use_weight"], dtype=np.float64)
-        self._labels: list[tuple[str, str]] | None = None
 
     @classmethod
     def from_arrays(
@@ -259,15 +258,18 @@ class RankGraph:
         sums = np.bincount(self.pair_file, weights=flow[self.pair_name], minlength=len(self.files))
         return sums.astype(np.float64, copy=False)
 
-    def pair_labels(self) -> list[tuple[str, str]]:
-        """(path, identifier) of every definition pair, in pair order."""
-        if self._labels is None:
-            files, names = self.files, self.names
-            self._labels = [
-                (files[src], names[nid])
-                for src, nid in zip(self.pair_file.tolist(), self.pair_name.tolist(), strict=True)
-            ]
-        return self._labels
+    def pair_labels(self, pairs: Ints | None = None) -> list[tuple[str, str]]:
+        """(path, identifier) of these definition pairs (by index; None: all, in order)."""
+        files, names = self.pair_file, self.pair_name
+        if pairs is not None:
+            files, names = files[pairs], names[pairs]
+        return list(
+            zip(
+                map(self.files.__getitem__, files.tolist()),
+                map(self.names.__getitem__, names.tolist()),
+                strict=True,
+            )
+        )
 
     def uses(self) -> tuple[Ints, Ints, Floats]:
         """The use edges: (file, identifier, weight) arrays (for tests and inspection)."""

@@ -259,7 +259,7 @@ class TagIndex:
         current: dict[str, Stamp] = {}
         stale: list[str] = []
         refused: dict[str, Refusal] = {}
-        located = self._located
+        located, stamps, lstat, is_link = self._located, self._stamps, os.lstat, stat.S_ISLNK
         listed = 0
         for path in files:
             listed += 1
@@ -269,12 +269,17 @@ class TagIndex:
             if not place:
                 continue
             full, rel = place
-            info = self._stat(full)
-            if info is None:
-                continue
+            try:
+                info: os.stat_result | None = lstat(full)
+            except (OSError, ValueError):
+                continue  # gone since it was listed
+            if is_link(info.st_mode):
+                info = self._stat(full)
+                if info is None:
+                    continue
             stamp = (info.st_size, info.st_mtime_ns)
             current[rel] = stamp
-            if self._stamps.get(rel) == stamp:
+            if stamps.get(rel) == stamp:
                 continue
             refusal = stat_refusal(info.st_mode, info.st_size)
             if refusal is None:

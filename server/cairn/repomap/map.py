@@ -249,7 +249,8 @@ class RepoMap:
         ranked = self._ranks.get(key)
         if ranked is None:
             graph = self._data.graph_for(self._view, self._stamp)
-            ranked = rank_definitions(graph, in_play, mentioned)
+            known = self._data.prior(graph) if not in_play and not mentioned else None
+            ranked = rank_definitions(graph, in_play, mentioned, known)
             if len(self._ranks) >= RANK_CACHE_SIZE:
                 self._ranks.pop(next(iter(self._ranks)))
             self._ranks[key] = ranked

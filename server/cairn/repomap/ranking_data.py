@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cairn.repomap.current import CurrentTags, Transient, TransientFacts, fact_of
-from cairn.repomap.graph import RankGraph
+from cairn.repomap.graph import Floats, RankGraph
 from cairn.repomap.lexicon import FileFacts, Lexicon
+from cairn.repomap.rank import file_ranks
 from cairn.repomap.snapshot import Snapshot, Stamp, read_snapshot, write_snapshot
 from cairn.repomap.tags import FileTags
 
@@ -43,6 +44,14 @@ class RankingData:
         """Files changed since the snapshot was written or read (None: none matches)."""
         self.graph_builds = 0
         """How many times the graph was built whole (edits mostly patch it)."""
+        self._prior: Floats | None = None
+        """The graph's PageRank with nothing in play or mentioned, once known."""
+
+    def prior(self, graph: RankGraph) -> Floats:
+        """The PageRank of `graph` (the current one) with nothing in play or mentioned."""
+        if self._prior is None:
+            self._prior = file_ranks(graph, frozenset(), frozenset())
+        return self._prior
 
     @property
     def built(self) -> bool:
@@ -56,6 +65,7 @@ class RankingData:
             self.lexicon.update(rel, fact)
         if self.graph is not None and (new is None or not self.graph.update_file(rel, new)):
             self.graph = None
+        self._prior = None
         if self._unsaved is not None:
             self._unsaved.add(rel)
 
@@ -64,6 +74,7 @@ class RankingData:
         if self.graph is None:
             self.graph = RankGraph(Transient(current), current.names)
             self.graph_builds += 1
+            self._prior = None
             self._unsaved = None
         return self.graph
 
@@ -101,6 +112,7 @@ class RankingData:
             graph = None
         self.lexicon, self.graph = lexicon, graph
         self._unsaved = {*stale, *gone}
+        self._prior = snapshot.prior if graph is not None and not stale else None
 
     def save_if_due(self, stamp_of: StampOf) -> None:
         """Write the snapshot when none matches or many files changed since it was."""
@@ -109,5 +121,6 @@ class RankingData:
         if self._unsaved is not None and len(self._unsaved) <= REWRITE_AFTER:
             return
         stamps = {rel: stamp_of(rel) for rel in self.graph.files}
-        if write_snapshot(self._path, self._folder, stamps, self.graph, self.lexicon.postings):
+        postings, prior = self.lexicon.postings, self.prior(self.graph)
+        if write_snapshot(self._path, self._folder, stamps, self.graph, postings, prior):
             self._unsaved = set()

@@ -1,7 +1,8 @@
 """What ranking needs, stored beside the map's index so a new process loads it in milliseconds.
 
-The snapshot holds the reference graph's arrays (`repomap_graph`) and the lexical
-statistics (`repomap_postings`) of the index's files, with the (size, mtime) stamp each
+The snapshot holds the reference graph's arrays (`repomap_graph`), the lexical
+statistics (`repomap_postings`) and the files' PageRank with nothing in play (the
+where-to-look prior, `repomap_rank`) of the index's files, with the (size, mtime) stamp each
 file had when they were built: a file whose stamp differs now is patched in by the
 caller, one file at a time, from its tags. No file's content is in it, only the names
 files define, the words of their lexical documents and the numbers ranking uses.
@@ -26,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cairn.repomap.graph import RankGraph
+from cairn.repomap.graph import Floats, RankGraph
 from cairn.repomap.postings import Postings
 from cairn.repomap.store import MARSHAL_VERSION, write_atomic
 
@@ -47,6 +48,8 @@ class Snapshot:
     stamps: dict[str, Stamp]
     graph: RankGraph
     postings: Postings
+    prior: Floats | None
+    """Each file's PageRank with no file in play and nothing mentioned (None: not kept)."""
 
 
 def write_snapshot(
@@ -55,6 +58,7 @@ def write_snapshot(
     stamps: Mapping[str, Stamp],
     graph: RankGraph,
     postings: Postings,
+    prior: Floats | None = None,
 ) -> bool:
     """Store a snapshot of `graph` and `postings` (both of the files of `stamps`, sorted);
     False when it could not be written, or they are not of the same files (the map works
@@ -67,6 +71,8 @@ def write_snapshot(
         "stamp_mtime": np.array([stamps[rel][1] for rel in files], dtype=np.int64),
     }
     arrays.update({f"graph.{key}": value for key, value in graph.arrays().items()})
+    if prior is not None and len(prior) == len(files):
+        arrays["prior"] = prior
     arrays.update({f"lexicon.{key}": value for key, value in tables.items()})
     places: dict[str, tuple[str, int, int]] = {}
     chunks: list[bytes] = []
@@ -137,7 +143,10 @@ def _parse(data: mmap.mmap, folder: str) -> Snapshot | None:
     graph = RankGraph.from_arrays(files, list(header["names"]), _prefixed(arrays, "graph."))
     postings = Postings.from_arrays(files, list(header["vocab"]), _prefixed(arrays, "lexicon."))
     stamps = dict(zip(files, zip(sizes, mtimes, strict=True), strict=True))
-    return Snapshot(files, stamps, graph, postings)
+    prior = arrays.get("prior")
+    if prior is not None and (len(prior) != len(files) or not np.isfinite(prior).all()):
+        raise ValueError("a prior that does not fit the files")
+    return Snapshot(files, stamps, graph, postings, prior)
 
 
 def _prefixed(arrays: Mapping[str, np.ndarray[Any, Any]], prefix: str) -> dict[str, Any]:
