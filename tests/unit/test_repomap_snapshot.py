@@ -10,6 +10,7 @@ from pathlib import Path, PurePath
 import pytest
 
 from cairn.files.secrets import SecretPaths
+from cairn.repomap import snapshot
 from cairn.repomap.map import RepoMap
 from cairn.repomap.store import INDEX_NAME, SNAPSHOT_SUFFIX
 
@@ -153,3 +154,15 @@ def test_a_warm_process_judges_only_new_paths_by_the_secret_rules(
     warm = RepoMap(workspace, Files(workspace), cache, secrets=lambda: other_rules)
     lines, text = first_call(warm, workspace)
     assert "weather/" not in lines + text and len(asked) > 1  # other rules: judged again
+
+
+def test_a_snapshot_counted_by_other_document_rules_is_not_used(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    with monkeypatch.context() as patched:  # as if `lexical_document` read files otherwise
+        patched.setattr(snapshot, "documents_key", lambda: "counted otherwise")
+        first_call(RepoMap(workspace, Files(workspace), cache), workspace)
+    warm = RepoMap(workspace, Files(workspace), cache)
+    assert first_call(warm, workspace) == fresh(workspace)
+    assert warm.graph_builds == 1

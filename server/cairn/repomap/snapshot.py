@@ -20,8 +20,11 @@ from __future__ import annotations
 import marshal
 import mmap
 import struct
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,9 @@ from cairn.repomap.postings import Postings
 from cairn.repomap.store import MARSHAL_VERSION, write_atomic
 
 SNAPSHOT_FORMAT = 1
+DOCUMENT_MODULES = ("cairn.repomap.lexicon", "cairn.repomap.message_mentions")
+"""The modules that say what a file's lexical document holds: a snapshot records a digest
+of their source and is ignored when it differs (its statistics were counted otherwise)."""
 MAGIC = b"cairn-repomap-rank\n"
 LENGTH = struct.Struct("<Q")
 ALIGN = 8
@@ -86,6 +92,7 @@ def write_snapshot(
     header = marshal.dumps(
         {
             "format": SNAPSHOT_FORMAT,
+            "documents": documents_key(),
             "folder": folder,
             "files": files,
             "names": graph.names,
@@ -97,6 +104,19 @@ def write_snapshot(
     start = len(MAGIC) + LENGTH.size + len(header)
     head = MAGIC + LENGTH.pack(len(header)) + header + b"\0" * (-start % ALIGN)
     return write_atomic(path, head + b"".join(chunks))
+
+
+@cache
+def documents_key() -> str:
+    """A digest of the source of DOCUMENT_MODULES (empty when it cannot be read)."""
+    digest = zlib.crc32(b"")
+    for name in DOCUMENT_MODULES:
+        try:
+            source = Path(str(import_module(name).__file__)).read_bytes()
+            digest = zlib.crc32(source, digest)
+        except (ImportError, OSError, TypeError):
+            return ""
+    return f"{digest:08x}"
 
 
 def _compact(value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -127,6 +147,8 @@ def _parse(data: mmap.mmap, folder: str) -> Snapshot | None:
     begin = len(MAGIC) + LENGTH.size
     header = marshal.loads(data[begin : begin + size])
     if header["format"] != SNAPSHOT_FORMAT or header["folder"] != folder:
+        return None
+    if header["documents"] != documents_key():
         return None
     start = begin + size
     start += -start % ALIGN
