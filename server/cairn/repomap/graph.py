@@ -16,7 +16,9 @@ same arrays always give the same floats. One file's uses can be replaced in plac
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,58 +58,131 @@ def identifier_weights(names: list[str], definers: Ints) -> Floats:
     return weights
 
 
+GRAPH_ARRAYS = (
+    "pair_file",
+    "pair_name",
+    "definers",
+    "weights",
+    "offsets",
+    "use_file",
+    "use_name",
+    "use_weight",
+)
+"""The arrays `arrays()` gives and `from_arrays` takes."""
+
+
 class RankGraph:
     """Files (`files`, by path), defined identifiers (`names`, by name), the definition
     pairs (`pair_file`/`pair_name`, by file then identifier) and the uses."""
 
-    def __init__(self, tags: Mapping[str, FileTags]) -> None:
-        self.files = sorted(tags)
-        self._index = {rel: i for i, rel in enumerate(self.files)}
-        self.stems = [_stem(rel) for rel in self.files]
-        """Each file's name without its folder and extensions (`pkg/store.py` → `store`)."""
-        self._defined_names = [tags[rel].names for rel in self.files]
-        self.names = sorted({name for names in self._defined_names for name in names})
-        self._name_id = {name: i for i, name in enumerate(self.names)}
-        per_file = [sorted(map(self._name_id.__getitem__, names)) for names in self._defined_names]
-        self.pair_file: Ints = np.repeat(
-            np.arange(len(self.files), dtype=np.intp), [len(ids) for ids in per_file]
+    def __init__(
+        self,
+        tags: Mapping[str, FileTags],
+        names_of: Callable[[str], tuple[str, ...] | None] | None = None,
+    ) -> None:
+        """The graph of these files' tags (`names_of`: each file's names, when they are
+        cheaper to read than its tags)."""
+        files = sorted(tags)
+        if names_of is None:
+            defined = [tags[rel].names for rel in files]
+        else:
+            defined = [names_of(rel) or () for rel in files]
+        names = sorted({name for names in defined for name in names})
+        name_id = {name: i for i, name in enumerate(names)}
+        per_file = [sorted(map(name_id.__getitem__, names)) for names in defined]
+        pair_file = np.repeat(np.arange(len(files), dtype=np.intp), [len(ids) for ids in per_file])
+        pair_name = np.fromiter(
+            (nid for ids in per_file for nid in ids), dtype=np.intp, count=len(pair_file)
         )
-        self.pair_name: Ints = np.fromiter(
-            (nid for ids in per_file for nid in ids), dtype=np.intp, count=len(self.pair_file)
-        )
-        definers = np.bincount(self.pair_name, minlength=len(self.names))
-        self._definers: Floats = definers.astype(np.float64)
-        self._weights: Floats = identifier_weights(self.names, definers)
-        name_id = self._name_id
+        definers = np.bincount(pair_name, minlength=len(names))
+        weights = identifier_weights(names, definers)
         lengths: list[int] = []
         ids: list[int] = []
         counts: list[int] = []
-        for rel in self.files:
+        for rel in files:
             references = tags[rel].references
             used = references.keys() & name_id.keys()
             lengths.append(len(used))
             ids.extend(map(name_id.__getitem__, used))
             counts.extend(map(references.__getitem__, used))
-        self._offsets: Ints = np.zeros(len(self.files) + 1, dtype=np.intp)
-        np.cumsum(lengths, out=self._offsets[1:])
-        use_file = np.repeat(np.arange(len(self.files), dtype=np.intp), lengths)
+        offsets = np.zeros(len(files) + 1, dtype=np.intp)
+        np.cumsum(lengths, out=offsets[1:])
+        use_file = np.repeat(np.arange(len(files), dtype=np.intp), lengths)
         use_name = np.array(ids, dtype=np.intp)
         order = np.lexsort((use_name, use_file))  # by file, then identifier
-        self._use_file: Ints = use_file[order]
-        self._use_name: Ints = use_name[order]
-        self._use_weight: Floats = self._weights[self._use_name] * np.sqrt(
-            np.array(counts, dtype=np.float64)[order]
+        arrays = {
+            "pair_file": pair_file,
+            "pair_name": pair_name,
+            "definers": definers.astype(np.float64),
+            "weights": weights,
+            "offsets": offsets,
+            "use_file": use_file[order],
+            "use_name": use_name[order],
+            "use_weight": weights[use_name[order]] * np.sqrt(np.array(counts, np.float64)[order]),
+        }
+        self._setup(files, names, arrays)
+        self._name_id = name_id
+
+    def _setup(self, files: list[str], names: list[str], arrays: Mapping[str, Any]) -> None:
+        self.files = files
+        self._index = {rel: i for i, rel in enumerate(files)}
+        self.stems = [_stem(rel) for rel in files]
+        """Each file's name without its folder and extensions (`pkg/store.py` → `store`)."""
+        self.names = names
+        self._name_id: dict[str, int] | None = None
+        self.pair_file: Ints = np.asarray(arrays["pair_file"], dtype=np.intp)
+        self.pair_name: Ints = np.asarray(arrays["pair_name"], dtype=np.intp)
+        self._pair_offsets: Ints = np.searchsorted(
+            self.pair_file, np.arange(len(files) + 1, dtype=np.intp)
         )
-        self._labels: list[tuple[str, str]] | None = None
+        self._definers: Floats = np.asarray(arrays["definers"], dtype=np.float64)
+        self._weights: Floats = np.asarray(arrays["weights"], dtype=np.float64)
+        self._offsets: Ints = np.array(arrays["offsets"], dtype=np.intp)  # a copy: patched
+        self._use_file: Ints = np.asarray(arrays["use_file"], dtype=np.intp)
+        self._use_name: Ints = np.asarray(arrays["use_name"], dtype=np.intp)
+        self._use_weight: Floats = np.asarray(arrays["use_weight"], dtype=np.float64)
+
+    @classmethod
+    def from_arrays(
+        cls, files: list[str], names: list[str], arrays: Mapping[str, Any]
+    ) -> RankGraph:
+        """A graph stored by `arrays()` (checked: arrays that do not fit raise ValueError)."""
+        _check(len(files), len(names), arrays)
+        graph = cls.__new__(cls)
+        graph._setup(files, names, arrays)
+        return graph
+
+    def arrays(self) -> dict[str, Any]:
+        """The graph's arrays (with `files` and `names`, all it is made of)."""
+        return {
+            "pair_file": self.pair_file,
+            "pair_name": self.pair_name,
+            "definers": self._definers,
+            "weights": self._weights,
+            "offsets": self._offsets,
+            "use_file": self._use_file,
+            "use_name": self._use_name,
+            "use_weight": self._use_weight,
+        }
+
+    def _id(self, name: str) -> int | None:
+        """The id of a defined identifier (None: no file defines it)."""
+        if self._name_id is not None:
+            return self._name_id.get(name)
+        at = bisect_left(self.names, name)
+        return at if at < len(self.names) and self.names[at] == name else None
 
     def _uses_of(self, tags: FileTags) -> tuple[Ints, Floats]:
         """Ids of the defined identifiers `tags` uses (ascending) and their edge weights
         (the same floats as the constructor's)."""
         references = tags.references
-        name_id = self._name_id
-        used = references.keys() & name_id.keys()
-        ids = np.array(list(map(name_id.__getitem__, used)), dtype=np.intp)
-        counts = np.array(list(map(references.__getitem__, used)), dtype=np.float64)
+        found = [
+            (nid, count)
+            for name, count in references.items()
+            if (nid := self._id(name)) is not None
+        ]
+        ids = np.array([nid for nid, _ in found], dtype=np.intp)
+        counts = np.array([count for _, count in found], dtype=np.float64)
         order = np.argsort(ids)
         ids = ids[order]
         return ids, self._weights[ids] * np.sqrt(counts[order])
@@ -116,7 +191,7 @@ class RankGraph:
         """Replace one file's uses in place; False when the graph must be rebuilt instead
         (unknown file, or the names it defines changed)."""
         src = self._index.get(rel)
-        if src is None or self._defined_names[src] != tags.names:
+        if src is None or not self._defines_same(src, tags.names):
             return False
         ids, weights = self._uses_of(tags)
         start, end = int(self._offsets[src]), int(self._offsets[src + 1])
@@ -130,6 +205,14 @@ class RankGraph:
         self._offsets[src + 1 :] += len(ids) - (end - start)
         return True
 
+    def _defines_same(self, src: int, names: tuple[str, ...]) -> bool:
+        """True when file `src` defines exactly `names` (the graph depends on the set)."""
+        ids = {self._id(name) for name in names}
+        if None in ids:
+            return False
+        start, end = int(self._pair_offsets[src]), int(self._pair_offsets[src + 1])
+        return sorted(ids) == self.pair_name[start:end].tolist()  # type: ignore[type-var]
+
     def factors(self, mentioned: frozenset[str]) -> Floats:
         """Per identifier: MENTIONED_WEIGHT when mentioned, else 1."""
         factors = np.ones(len(self.names), dtype=np.float64)
@@ -138,9 +221,8 @@ class RankGraph:
 
     def ids_of(self, names: frozenset[str]) -> Ints:
         """Ids of those of `names` some file defines, ascending."""
-        return np.array(
-            sorted(self._name_id[name] for name in names if name in self._name_id), dtype=np.intp
-        )
+        ids = {self._id(name) for name in names}
+        return np.array(sorted(i for i in ids if i is not None), dtype=np.intp)
 
     def definers_of(self, names: frozenset[str]) -> Ints:
         """Indexes of the files defining any of `names`, ascending."""
@@ -176,15 +258,18 @@ class RankGraph:
         sums = np.bincount(self.pair_file, weights=flow[self.pair_name], minlength=len(self.files))
         return sums.astype(np.float64, copy=False)
 
-    def pair_labels(self) -> list[tuple[str, str]]:
-        """(path, identifier) of every definition pair, in pair order."""
-        if self._labels is None:
-            files, names = self.files, self.names
-            self._labels = [
-                (files[src], names[nid])
-                for src, nid in zip(self.pair_file.tolist(), self.pair_name.tolist(), strict=True)
-            ]
-        return self._labels
+    def pair_labels(self, pairs: Ints | None = None) -> list[tuple[str, str]]:
+        """(path, identifier) of these definition pairs (by index; None: all, in order)."""
+        files, names = self.pair_file, self.pair_name
+        if pairs is not None:
+            files, names = files[pairs], names[pairs]
+        return list(
+            zip(
+                map(self.files.__getitem__, files.tolist()),
+                map(self.names.__getitem__, names.tolist()),
+                strict=True,
+            )
+        )
 
     def uses(self) -> tuple[Ints, Ints, Floats]:
         """The use edges: (file, identifier, weight) arrays (for tests and inspection)."""
@@ -196,9 +281,30 @@ def _stem(rel: str) -> str:
     return name.split(".", 1)[0]
 
 
-def _no_ints() -> Ints:
-    return np.zeros(0, dtype=np.intp)
-
-
-def _no_floats() -> Floats:
-    return np.zeros(0, dtype=np.float64)
+def _check(files: int, names: int, arrays: Mapping[str, Any]) -> None:
+    """Raise ValueError unless the arrays make a graph of `files` files and `names` names."""
+    try:
+        a = {key: np.asarray(arrays[key]) for key in GRAPH_ARRAYS}
+    except KeyError as missing:
+        raise ValueError(f"the reference graph lacks {missing}") from None
+    pairs, uses = len(a["pair_file"]), len(a["use_file"])
+    fits = (
+        len(a["pair_name"]) == pairs
+        and len(a["definers"]) == len(a["weights"]) == names
+        and len(a["offsets"]) == files + 1
+        and len(a["use_name"]) == len(a["use_weight"]) == uses
+        and (files == 0 or int(a["offsets"][-1]) == uses)
+        and bool(np.all(np.diff(a["offsets"]) >= 0))
+        and bool(np.all(np.diff(a["pair_file"]) >= 0))
+        and bool(np.isfinite(a["use_weight"]).all() and np.isfinite(a["weights"]).all())
+    )
+    for key, bound in (
+        ("pair_file", files),
+        ("use_file", files),
+        ("pair_name", names),
+        ("use_name", names),
+    ):
+        values = a[key]
+        fits = fits and (len(values) == 0 or (int(values.min()) >= 0 and int(values.max()) < bound))
+    if not fits:
+        raise ValueError("the stored reference graph does not fit its files and names")

@@ -22,24 +22,30 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from cairn.code.languages import language_for_path
-from cairn.files.secrets import DEFAULT_SECRET_PATHS, SecretPaths
-from cairn.repomap.parts import DefRecord, NameParts, PartRecords
+from cairn.files.secrets import (
+    DEFAULT_SECRET_PATHS,
+    SECRET_DIR_NAMES,
+    SECRET_EXEMPT_NAMES,
+    SECRET_NAME_PATTERNS,
+    SecretPaths,
+)
+from cairn.repomap.entries import IndexTags, Packed, pack
 from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
 from cairn.repomap.store import Changes, IndexStore, RawEntry
 from cairn.repomap.tags import FileTags, ParseRequest, with_found
-from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result_tags
+from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result
 
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
 """The memo of listed paths is cleared when it holds more than FACTOR x listed + SLACK
 paths (files created and deleted since it was filled)."""
-TAGS_ENTRY_FIELDS = 7
-"""A stored entry of a mapped file: size, mtime, names, references, definitions, part
-records, name parts; a refused file's entry is size, mtime, reason."""
+TAGS_ENTRY_FIELDS = 4
+"""A stored entry of a mapped file: size, mtime and its tags packed (`repomap_entries`);
+a refused file's entry is size, mtime, reason."""
 
 Stamp = tuple[int, int]
 """(size in bytes, modification time in ns) of a file when it was scanned."""
@@ -48,37 +54,17 @@ SecretPolicy = Callable[[], SecretPaths]
 Located = tuple[str, str] | tuple[()]
 
 
+def rules_key(policy: SecretPaths) -> str:
+    """What decides which paths are secret, as text: the user's lists and the built-in
+    ones. Entries stored under the same key need not be judged again."""
+    builtin = (SECRET_NAME_PATTERNS, sorted(SECRET_EXEMPT_NAMES), sorted(SECRET_DIR_NAMES))
+    return repr((type(policy).__qualname__, policy.deny, policy.allow, builtin))
+
+
 def builtin_secrets() -> SecretPaths:
     """The built-in secret-path rules (`cairn.files.secrets`), without the user's lists;
     an engine passes its workspace's `secrets` instead."""
     return DEFAULT_SECRET_PATHS
-
-
-def _record(raw: Sequence[object]) -> DefRecord:
-    name, first, last, line, signature = raw
-    return (str(name), int(first), int(last), int(line), str(signature))  # type: ignore[call-overload]
-
-
-def _part_records(raw: Mapping[object, Sequence[Sequence[object]]]) -> PartRecords:
-    return {int(start): tuple(map(_record, records)) for start, records in raw.items()}  # type: ignore[call-overload]
-
-
-def _name_parts(raw: Mapping[object, Sequence[Sequence[object]]]) -> NameParts:
-    return {
-        str(name): tuple((int(start), int(end)) for start, end in spans)  # type: ignore[call-overload]
-        for name, spans in raw.items()
-    }
-
-
-def _tags_of(entry: RawEntry) -> FileTags:
-    _size, _mtime, names, references, definitions, part_records, name_parts = entry
-    return FileTags(
-        tuple(map(str, names)),  # type: ignore[call-overload]
-        dict(references),  # type: ignore[call-overload]
-        None if definitions is None else tuple(map(_record, definitions)),  # type: ignore[call-overload]
-        None if part_records is None else _part_records(part_records),  # type: ignore[arg-type]
-        None if name_parts is None else _name_parts(name_parts),  # type: ignore[arg-type]
-    )
 
 
 class TagIndex:
@@ -90,9 +76,19 @@ class TagIndex:
         self.folder = folder
         self._secrets = secrets
         self._policy = secrets()
+        self._secret: dict[str, bool] = {}
+        """What the rules in force say of each path asked about (cleared with the rules)."""
+        self._trusted = False
+        """True when the stored entries were admitted under the rules in force."""
         self._store = IndexStore(cache_dir, str(folder))
         self._stamps: dict[str, Stamp] = {}
         self._tags: dict[str, FileTags] = {}
+        self._packed: dict[str, Packed] = {}
+        """Tags as loaded, not decoded yet (`IndexTags` decodes them when read)."""
+        self._view = IndexTags(self._tags, self._packed)
+        self.purged = False
+        """True when entries were dropped for the secret rules: what was stored beside the
+        index (the ranking snapshot) must go too."""
         self._refused: dict[str, Refusal] = {}
         self._changed: set[str] = set()
         """Paths whose entry changed since the last save."""
@@ -106,12 +102,24 @@ class TagIndex:
         self._load()
 
     @property
-    def tags(self) -> dict[str, FileTags]:
-        return self._tags
+    def tags(self) -> IndexTags:
+        return self._view
+
+    def stamp(self, rel: str) -> Stamp | None:
+        """The (size, mtime) a file had when its entry was made (None: no entry)."""
+        return self._stamps.get(rel)
+
+    def _drop(self, rel: str) -> None:
+        self._tags.pop(rel, None)
+        self._packed.pop(rel, None)
 
     def is_secret(self, rel: str) -> bool:
-        """True for a folder-relative POSIX path the secret rules in force refuse."""
-        return self._policy.is_secret(PurePosixPath(rel))
+        """True for a folder-relative POSIX path the secret rules in force refuse (each
+        path judged once per set of rules: loading and listing ask about the same ones)."""
+        secret = self._secret.get(rel)
+        if secret is None:
+            secret = self._secret[rel] = self._policy.is_secret(PurePosixPath(rel))
+        return secret
 
     def _adopt_policy(self, changes: dict[str, FileTags | None]) -> None:
         """Follow new secret rules: forget where listed paths were found and every entry
@@ -120,10 +128,13 @@ class TagIndex:
         if policy is self._policy:
             return
         self._policy = policy
+        self._secret.clear()
         self._located.clear()
+        self._trusted = False
+        self._rewrite = True  # the stored rules must name the new ones
         for rel in [rel for rel in self._stamps if self.is_secret(rel)]:
             self._forget(rel, changes)
-            self._rewrite = True
+            self._rewrite = self.purged = True
 
     @property
     def refused(self) -> dict[str, Refusal]:
@@ -136,14 +147,18 @@ class TagIndex:
         return bool(self._changed) or self._rewrite
 
     def _load(self) -> None:
+        stored = self._store.load()
+        self._trusted = self._store.rules == rules_key(self._policy)
+        if stored and not self._trusted:
+            self._rewrite = True  # the stored rules must name these ones
         try:
-            for rel, entry in self._store.load().items():
-                if self.is_secret(rel):
-                    self._rewrite = True  # the stored copy must lose it too
+            for rel, entry in stored.items():
+                if not self._trusted and self.is_secret(rel):
+                    self._rewrite = self.purged = True  # the stored copies must lose it too
                     continue
                 stamp = (int(entry[0]), int(entry[1]))  # type: ignore[call-overload]
-                if len(entry) == TAGS_ENTRY_FIELDS:
-                    self._tags[rel] = _tags_of(entry)
+                if len(entry) == TAGS_ENTRY_FIELDS and isinstance(entry[3], bytes):
+                    self._packed[rel] = (entry[2], entry[3])
                 elif entry[2] in REFUSALS:
                     self._refused[rel] = as_refusal(entry[2])
                 else:
@@ -152,8 +167,9 @@ class TagIndex:
         except (ValueError, TypeError, IndexError, AttributeError):
             self._stamps.clear()
             self._tags.clear()
+            self._packed.clear()
             self._refused.clear()
-            self._rewrite = True
+            self._rewrite = self.purged = True
 
     def _entry(self, rel: str) -> RawEntry | None:
         stamp = self._stamps.get(rel)
@@ -162,18 +178,13 @@ class TagIndex:
         refusal = self._refused.get(rel)
         if refusal is not None:
             return (stamp[0], stamp[1], refusal)
-        tags = self._tags.get(rel)
-        if tags is None:
-            return None
-        return (
-            stamp[0],
-            stamp[1],
-            tags.names,
-            tags.references,
-            tags.definitions,
-            tags.part_records,
-            tags.name_parts,
-        )
+        packed = self._packed.get(rel)
+        if packed is None:
+            tags = self._tags.get(rel)
+            if tags is None:
+                return None
+            packed = pack(tags)
+        return (stamp[0], stamp[1], *packed)
 
     def save(self) -> None:
         """Store what changed since the last save: a journal frame, or the whole index
@@ -183,19 +194,27 @@ class TagIndex:
             return
         if self._rewrite or self._store.needs_rewrite():
             entries = {rel: entry for rel in self._stamps if (entry := self._entry(rel))}
-            saved = self._store.write(entries)
+            saved = self._store.write(entries, rules_key(self._policy))
         else:
             changes: Changes = {rel: self._entry(rel) for rel in sorted(self._changed)}
             saved = self._store.append(changes)
         if saved:
             self._changed.clear()
             self._rewrite = False
+        if self.purged:
+            self._store.drop_snapshot()
+            self.purged = False
+
+    @property
+    def snapshot_path(self) -> Path | None:
+        """Where the ranking snapshot of this index lies (None: nothing is stored)."""
+        return self._store.snapshot
 
     def complete(self, rel: str, names: Collection[str]) -> FileTags:
         """The tags of `rel` with the definitions the outline of `names` needs, parsing
         the file now if needed."""
         self.complete_many({rel: names})
-        return self._tags[rel]
+        return self._view[rel]
 
     def refresh(self, files: Iterable[Path]) -> dict[str, FileTags | None]:
         """Stat every file, scan new and changed ones, forget removed ones.
@@ -209,11 +228,11 @@ class TagIndex:
         for rel in [rel for rel in self._stamps if rel not in current]:
             self._forget(rel, changes)
         self.scanned_last_refresh = stale
-        results: list[FileTags | Refusal] = [*self._scan(stale, current), *refused.values()]
+        results: list[Packed | Refusal] = [*self._scan(stale, current), *refused.values()]
         for rel, result in zip([*stale, *refused], results, strict=True):
-            changes.setdefault(rel, self._tags.get(rel))
+            changes.setdefault(rel, self._view.peek(rel))
             self._refused.pop(rel, None)
-            self._tags.pop(rel, None)
+            self._drop(rel)
             self._changed.add(rel)
             if result == "unreadable":  # tried again on the next refresh
                 self._stamps.pop(rel, None)
@@ -222,13 +241,13 @@ class TagIndex:
             if isinstance(result, str):
                 self._refused[rel] = result
             else:
-                self._tags[rel] = result
-        return {rel: old for rel, old in changes.items() if old is not None or rel in self._tags}
+                self._packed[rel] = result
+        return {rel: old for rel, old in changes.items() if old is not None or rel in self._view}
 
     def _forget(self, rel: str, changes: dict[str, FileTags | None]) -> None:
-        changes.setdefault(rel, self._tags.get(rel))
+        changes.setdefault(rel, self._view.peek(rel))
         del self._stamps[rel]
-        self._tags.pop(rel, None)
+        self._drop(rel)
         self._refused.pop(rel, None)
         self._changed.add(rel)
 
@@ -240,7 +259,7 @@ class TagIndex:
         current: dict[str, Stamp] = {}
         stale: list[str] = []
         refused: dict[str, Refusal] = {}
-        located = self._located
+        located, stamps, lstat, is_link = self._located, self._stamps, os.lstat, stat.S_ISLNK
         listed = 0
         for path in files:
             listed += 1
@@ -250,12 +269,17 @@ class TagIndex:
             if not place:
                 continue
             full, rel = place
-            info = self._stat(full)
-            if info is None:
-                continue
+            try:
+                info: os.stat_result | None = lstat(full)
+            except (OSError, ValueError):
+                continue  # gone since it was listed
+            if is_link(info.st_mode):
+                info = self._stat(full)
+                if info is None:
+                    continue
             stamp = (info.st_size, info.st_mtime_ns)
             current[rel] = stamp
-            if self._stamps.get(rel) == stamp:
+            if stamps.get(rel) == stamp:
                 continue
             refusal = stat_refusal(info.st_mode, info.st_size)
             if refusal is None:
@@ -264,6 +288,7 @@ class TagIndex:
                 refused[rel] = refusal
         if len(located) > LOCATED_SLACK_FACTOR * listed + LOCATED_SLACK:
             located.clear()
+            self._secret.clear()
         return current, stale, refused
 
     def _stat(self, full: str) -> os.stat_result | None:
@@ -299,21 +324,24 @@ class TagIndex:
             except (OSError, RuntimeError):  # a symlink loop
                 return ()
             rel = self._inside(full)
-        if rel is None or language_for_path(full) is None or self.is_secret(rel):
+        if rel is None or language_for_path(full) is None:
+            return ()
+        # A stored entry was admitted under the rules in force (`_trusted`): not secret.
+        if not (self._trusted and rel in self._stamps) and self.is_secret(rel):
             return ()
         return full, rel
 
-    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[FileTags | Refusal]:
+    def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[Packed | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
-        return [scan_result_tags(result) for result in results]
+        return [scan_result(result) for result in results]
 
     def complete_many(self, wanted: Mapping[str, Collection[str]]) -> None:
         """Parse what the outlines of these files and names need (in parallel if many)."""
         requests: list[ParseRequest] = []
         rels: list[str] = []
         for rel, names in wanted.items():
-            parts = self._tags[rel].unparsed(names)
+            parts = self._view[rel].unparsed(names)
             if parts != []:
                 requests.append((str(self.folder / rel), sorted(names), parts))
                 rels.append(rel)
@@ -321,7 +349,7 @@ class TagIndex:
             return
         sizes = [self._stamps.get(rel, (0, 0))[0] for rel in rels]
         for rel, found in zip(rels, self._workers.run(PARSE, requests, sizes), strict=True):
-            self._tags[rel] = with_found(self._tags[rel], found)
+            self._tags[rel] = with_found(self._view[rel], found)
             self._changed.add(rel)
 
     def close(self) -> None:

@@ -2,9 +2,9 @@
 and how specific a defined name is (pure).
 
 A file's lexical document is its path parts, the names it defines and the identifiers
-it uses, split into snake/camel parts (`split_identifier`); `Lexicon` is built once
-per set of facts and scores a message's words; `definition_idf` weights a defined name
-by how few files define it.
+it uses, split into snake/camel parts (`split_identifier`); `Lexicon` scores a message's
+words over those documents, its statistics (`repomap_postings`) updated one file at a
+time; `definition_idf` weights a defined name by how few files define it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from cairn.repomap.message_mentions import MIN_WORD, split_identifier
+from cairn.repomap.postings import Postings
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -48,53 +49,51 @@ class FileFacts:
 
 class Lexicon:
     """BM25 over the files' lexical documents (path parts, defined names, used
-    identifiers, split into parts); built once per set of facts."""
+    identifiers, split into parts), kept up to date one file at a time (`update`); the
+    statistics live in `repomap_postings`."""
 
     def __init__(self, facts: Mapping[str, FileFacts]) -> None:
-        self.files = sorted(facts)
-        self._docs: list[Counter[str]] = []
-        frequency: Counter[str] = Counter()
-        for rel in self.files:
-            doc = lexical_document(rel, facts[rel])
-            self._docs.append(doc)
-            frequency.update(doc.keys())
-        self._frequency = frequency
-        lengths = [sum(d.values()) for d in self._docs]
-        self._lengths = lengths
-        self._average = (sum(lengths) / len(lengths)) if lengths else 0.0
+        memo: dict[str, list[str]] = {}
+        self._postings = Postings.stream(
+            sorted(facts), lambda rel: lexical_document(rel, facts[rel], memo)
+        )
+
+    @classmethod
+    def of(cls, postings: Postings) -> Lexicon:
+        """A lexicon over statistics built or loaded elsewhere (the map's stored index)."""
+        lexicon = cls.__new__(cls)
+        lexicon._postings = postings
+        return lexicon
+
+    @property
+    def postings(self) -> Postings:
+        return self._postings
+
+    @property
+    def files(self) -> list[str]:
+        """The files, sorted."""
+        return self._postings.files
+
+    def update(self, rel: str, facts: FileFacts | None) -> None:
+        """One file changed (None: it is gone): only its share of the statistics moves."""
+        self._postings.update(rel, None if facts is None else lexical_document(rel, facts))
 
     def scores(self, words: Sequence[str]) -> dict[str, tuple[float, tuple[str, ...]]]:
         """Each file with a positive score: (score, the query words it matched)."""
-        terms = sorted(set(words))
-        total = len(self.files)
-        idf = {
-            t: math.log(1.0 + (total - self._frequency[t] + 0.5) / (self._frequency[t] + 0.5))
-            for t in terms
-        }
-        out: dict[str, tuple[float, tuple[str, ...]]] = {}
-        for rel, doc, length in zip(self.files, self._docs, self._lengths, strict=True):
-            norm = (
-                BM25_K1 * (1.0 - BM25_B + BM25_B * length / self._average) if self._average else 0
-            )
-            score = 0.0
-            matched: list[tuple[float, str]] = []
-            for t in terms:
-                tf = doc.get(t, 0)
-                if tf:
-                    part = idf[t] * tf * (BM25_K1 + 1.0) / (tf + norm)
-                    score += part
-                    matched.append((-part, t))
-            if score > 0.0:
-                out[rel] = (score, tuple(t for _, t in sorted(matched)))
-        return out
+        return self._postings.scores(sorted(set(words)), BM25_K1, BM25_B)
 
     def files_holding(self, wanted: Sequence[frozenset[str]]) -> dict[str, list[int]]:
         """For each file whose lexical document holds every word of some set of `wanted`,
-        the indexes of those sets (one pass over the files)."""
-        words = frozenset().union(*wanted) if wanted else frozenset()
+        the indexes of those sets (one posting list read per word)."""
+        holders = {w: self._postings.holders(w) for w in frozenset().union(*wanted)}
         out: dict[str, list[int]] = {}
-        if not words:
-            return out
+        for i, need in enumerate(wanted):
+            if not need:
+                continue
+            files = set.intersection(*(holders[w] for w in need))
+            for rel in files:
+                out.setdefault(rel, []).append(i)
+        return {rel: sorted(held) for rel, held in sorted(out.items())}
         for rel, doc in zip(self.files, self._docs, strict=True):
             present = {w for w in words if w in doc}
             if present:
@@ -104,20 +103,37 @@ class Lexicon:
         return out
 
 
-def lexical_document(rel: str, facts: FileFacts) -> Counter[str]:
-    """The word counts BM25 sees for one file."""
+def lexical_document(
+    rel: str, facts: FileFacts, memo: dict[str, list[str]] | None = None
+) -> Counter[str]:
+    """The word counts BM25 sees for one file (`memo`: identifiers' words already found)."""
+    words = _memoized(memo) if memo is not None else _words
     doc: Counter[str] = Counter()
+    get = doc.get
     stem = PurePosixPath(rel)
     for part in [*stem.parts[:-1], stem.stem]:
-        for word in split_identifier(part):
-            if len(word) >= MIN_WORD:
-                doc[word] += PATH_REPEAT
+        for word in _words(part):
+            doc[word] = get(word, 0) + PATH_REPEAT
     for name in facts.names:
-        for word in split_identifier(name):
-            if len(word) >= MIN_WORD:
-                doc[word] += DEFINED_REPEAT
+        for word in words(name):
+            doc[word] = get(word, 0) + DEFINED_REPEAT
     for name, uses in facts.references.items():
-        for word in split_identifier(name):
-            if len(word) >= MIN_WORD:
-                doc[word] += min(uses, 3)
+        count = min(uses, 3)
+        for word in words(name):
+            doc[word] = get(word, 0) + count
     return doc
+
+
+def _words(name: str) -> list[str]:
+    """The parts of an identifier a lexical document counts."""
+    return [word for word in split_identifier(name) if len(word) >= MIN_WORD]
+
+
+def _memoized(memo: dict[str, list[str]]) -> Callable[[str], list[str]]:
+    def words(name: str) -> list[str]:
+        found = memo.get(name)
+        if found is None:
+            found = memo[name] = _words(name)
+        return found
+
+    return words

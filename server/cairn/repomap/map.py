@@ -24,14 +24,16 @@ from typing import Protocol
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS, WhereWeights
-from cairn.repomap.graph import RankGraph
+from cairn.repomap.current import CurrentTags, facts_of
 from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
-from cairn.repomap.lexicon import FileFacts, Lexicon
+from cairn.repomap.lexicon import FileFacts
 from cairn.repomap.message_mentions import mentions_in
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
+from cairn.repomap.ranking_data import RankingData
 from cairn.repomap.reading import Refusal, read_source
 from cairn.repomap.render import file_block, fit
+from cairn.repomap.snapshot import UNKNOWN_STAMP, Stamp
 from cairn.repomap.tags import FileTags, complete_text, scan_text
 from cairn.repomap.where import RankedFile, WhereMeasure, ranked_from_parts
 from cairn.repomap.where_parts import file_parts
@@ -74,21 +76,19 @@ class RepoMap:
         self._buffer_texts: dict[str, str] = {}
         self._refused_buffers: dict[str, Refusal] = {}
         """Open buffers the map leaves out (too large, minified, generated)."""
-        self._merged: dict[str, FileTags] | None = None
-        self._graph: RankGraph | None = None
+        self._view = CurrentTags(self._index.tags, self._buffers, self._refused_buffers)
+        self._data = RankingData(self._index.snapshot_path, str(self.folder))
+        """The graph and the lexicon (loaded from the index's snapshot, or built)."""
+        self._facts: dict[str, FileFacts] | None = None
+        """What where-to-look knows of each file (kept up to date one file at a time)."""
         self._ranks: dict[RankKey, Ranking] = {}
         self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
-        self.graph_builds = 0
-        """How many times the reference graph was built whole (edits mostly patch it)."""
         self._documents: dict[str, ParsedDocument] = {}
         """Buffers parsed whole (languages without a name finder, a part with a syntax
         error), kept so that the next whole parse after an edit is incremental."""
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
-        self._lexicon: Lexicon | None = None
-        """The where-to-look BM25 index of the current tags (rebuilt after a change of
-        a file's names or uses)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -146,19 +146,25 @@ class RepoMap:
         """Bring the merged tags, the graph and the rankings up to date with one file's
         change: the ranking is kept when its names and uses are the same, the graph is
         patched when only its uses changed, else rebuilt on the next render."""
-        if self._merged is not None:
-            if new is None:
-                self._merged.pop(rel, None)
-            else:
-                self._merged[rel] = new
         if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
             return
         self._ranks.clear()
-        self._lexicon = None
-        if self._graph is not None and (
-            old is None or new is None or not self._graph.update_file(rel, new)
-        ):
-            self._graph = None
+        if self._facts is not None:
+            self._facts.pop(rel, None)
+            if new is not None:
+                self._facts[rel] = FileFacts(new.names, new.references)
+        self._data.changed(rel, new)
+
+    @property
+    def graph_builds(self) -> int:
+        """How many times the reference graph was built whole (edits mostly patch it)."""
+        return self._data.graph_builds
+
+    def _stamp(self, rel: str) -> Stamp:
+        """A current file's stamp for the snapshot (unknown for an open buffer)."""
+        if rel in self._buffers:
+            return UNKNOWN_STAMP
+        return self._index.stamp(rel) or UNKNOWN_STAMP
 
     def _current(self, rel: str) -> FileTags | None:
         if rel in self._refused_buffers:
@@ -177,8 +183,13 @@ class RepoMap:
             self._refresh()
         finally:
             self._index.close()
+        self._save()
+
+    def _save(self) -> None:
+        """Store what changed: the index, and the ranking snapshot when it is due."""
         if self._index.dirty:
             self._index.save()
+        self._data.save_if_due(self._stamp)
 
     def _refresh(self) -> None:
         for rel in [
@@ -186,14 +197,19 @@ class RepoMap:
         ]:
             self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
         for rel, old in self._index.refresh(self._ignore.files()).items():
-            if rel not in self._buffers and rel not in self._refused_buffers:
-                self._changed(rel, old, self._index.tags.get(rel))
+            if rel in self._buffers or rel in self._refused_buffers:
+                continue
+            if old is None and self._facts is None and not self._data.built:
+                self._ranks.clear()  # nothing built yet: no need to read the new tags
+                continue
+            self._changed(rel, old, self._index.tags.peek(rel))
 
     def mapped_files(self) -> frozenset[str]:
         """Root-relative paths of the files with definitions the map can outline (refreshed
         first)."""
         self.refresh()
-        return frozenset(rel for rel, tags in self._tags().items() if tags.names)
+        view = self._view
+        return frozenset(rel for rel in view if view.names(rel))
 
     @property
     def scanned_last_refresh(self) -> list[str]:
@@ -229,27 +245,15 @@ class RepoMap:
             text = self._buffer_texts[rel]
             buffer = complete_text(buffer, text, rel, names, self._kept_parse(rel, text))
             self._buffers[rel] = buffer
-            if self._merged is not None:
-                self._merged[rel] = buffer
         return buffer
-
-    def _tags(self) -> dict[str, FileTags]:
-        if self._merged is None:
-            merged = dict(self._index.tags)
-            merged.update(self._buffers)
-            for rel in self._refused_buffers:
-                merged.pop(rel, None)
-            self._merged = merged
-        return self._merged
 
     def _ranked(self, in_play: frozenset[str], mentioned: frozenset[str]) -> Ranking:
         key = (in_play, mentioned)
         ranked = self._ranks.get(key)
         if ranked is None:
-            if self._graph is None:
-                self._graph = RankGraph(self._tags())
-                self.graph_builds += 1
-            ranked = rank_definitions(self._graph, in_play, mentioned)
+            graph = self._data.graph_for(self._view, self._stamp)
+            known = self._data.prior(graph) if not in_play and not mentioned else None
+            ranked = rank_definitions(graph, in_play, mentioned, known)
             if len(self._ranks) >= RANK_CACHE_SIZE:
                 self._ranks.pop(next(iter(self._ranks)))
             self._ranks[key] = ranked
@@ -282,16 +286,15 @@ class RepoMap:
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
-            tags = self._tags()
-            facts = {rel: FileFacts(t.names, t.references) for rel, t in tags.items()}
-            if self._lexicon is None:
-                self._lexicon = Lexicon(facts)
+            if self._facts is None:
+                self._facts = facts_of(self._view)
+            lexicon = self._data.lexicon_for(self._view, self._stamp)
             prior = self._ranked(in_play, frozenset()).file_rank()
             parts = file_parts(
-                facts, mentions_in(message), message, self._lexicon, self._symbol_at,
+                self._facts, mentions_in(message), message, lexicon, self._symbol_at,
                 self.read_text,
             )  # fmt: skip
-            return WhereMeasure(parts, facts, prior, in_play)
+            return WhereMeasure(parts, self._facts, prior, in_play)
         finally:
             self._index.close()
 
@@ -354,8 +357,7 @@ class RepoMap:
                 text, size = fit(everything, self._block, max_tokens, count, self._prepare)
         finally:
             self._index.close()
-        if self._index.dirty:
-            self._index.save()
+        self._save()
         return text
 
     def _ordered(
@@ -373,16 +375,21 @@ class RepoMap:
         rest: list[tuple[str, str]] = []
         for pair in used:
             (first[pair[0]] if pair[0] in position else rest).append(pair)
-        tags = self._tags()
         out: list[tuple[str, str]] = []
         for rel in sorted(position, key=position.__getitem__):
-            names = set(tags[rel].names) if rel in tags else set()
-            chosen = [n for n in best[rel] if n in names]
-            chosen += [n for _, n in first[rel] if n not in chosen]
+            used_names = [n for _, n in first[rel]]
+            chosen = used_names
+            if best[rel]:  # the file's best symbols first (those it still defines)
+                names = set(self._view.names(rel) or ())
+                chosen = [n for n in best[rel] if n in names]
+                taken = set(chosen)
+                chosen += [n for n in used_names if n not in taken]
             if not chosen:
-                chosen = sorted(names)
-            out += [(rel, n) for n in chosen[:ORDERED_NAMES_PER_FILE]]
-            rest += [(rel, n) for _, n in first[rel] if n not in chosen[:ORDERED_NAMES_PER_FILE]]
+                chosen = sorted(set(self._view.names(rel) or ()))
+            head = chosen[:ORDERED_NAMES_PER_FILE]
+            out += [(rel, n) for n in head]
+            shown = set(head)
+            rest += [(rel, n) for n in used_names if n not in shown]
         return out + rest
 
     def _prepare(self, pairs: Sequence[tuple[str, str]]) -> None:

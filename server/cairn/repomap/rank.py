@@ -47,6 +47,13 @@ def pagerank(graph: RankGraph, edge_weights: Floats, inverse: Floats, personal: 
     return rank
 
 
+def file_ranks(graph: RankGraph, in_play: frozenset[str], mentioned: frozenset[str]) -> Floats:
+    """The PageRank of every file for these inputs (what `rank_definitions` starts from)."""
+    edge_weights = graph.edge_weights(graph.factors(mentioned))
+    inverse = graph.inverse_totals(edge_weights)
+    return pagerank(graph, edge_weights, inverse, personalization(graph, in_play, mentioned))
+
+
 def personalization(graph: RankGraph, in_play: frozenset[str], mentioned: frozenset[str]) -> Floats:
     """Teleport weights: files in play, files named like a mentioned identifier, and
     files defining one."""
@@ -71,7 +78,7 @@ class Ranking:
     """Definitions best first: `used` ones (some file uses their identifier), then `unused()`.
 
     Scores are shares of the total rank, compared as integers at SCORE_SCALE resolution,
-    ties broken by path, then name. The unused tail (by file rank) is built on demand.
+    ties broken by path, then name. Both lists are built on demand.
     """
 
     def __init__(
@@ -86,13 +93,19 @@ class Ranking:
         self._shown = np.ones(len(graph.files), dtype=bool)
         self._shown[graph.indexes_of(in_play)] = False
         self._unused: list[tuple[str, str]] | None = None
+        self._used: list[tuple[str, str]] | None = None
         self._pair_hub = hub[graph.pair_name]
-        scored = np.flatnonzero(self._pair_hub)
-        order = scored[np.argsort(_score_keys(self._pair_hub[scored]), kind="stable")]
-        order = order[self._shown[graph.pair_file[order]]]
-        self.used: list[tuple[str, str]] = list(
-            map(graph.pair_labels().__getitem__, order.tolist())
-        )
+
+    @property
+    def used(self) -> list[tuple[str, str]]:
+        """The used definitions, best first (built on first use: a prior needs none)."""
+        if self._used is None:
+            graph, hub = self._graph, self._pair_hub
+            scored = np.flatnonzero(hub)
+            order = scored[np.argsort(_score_keys(hub[scored]), kind="stable")]
+            order = order[self._shown[graph.pair_file[order]]]
+            self._used = graph.pair_labels(order)
+        return self._used
 
     def file_rank(self) -> dict[str, float]:
         """Each file's PageRank (its share of the total rank)."""
@@ -107,23 +120,28 @@ class Ranking:
             files = pair_file[chosen]
             keys = _score_keys(self._rank)[files]
             order = chosen[np.lexsort((graph.pair_name[chosen], files, keys))]
-            self._unused = list(map(graph.pair_labels().__getitem__, order.tolist()))
+            self._unused = graph.pair_labels(order)
         return self._unused
 
 
 def rank_definitions(
-    graph: RankGraph, in_play: frozenset[str], mentioned: frozenset[str]
+    graph: RankGraph,
+    in_play: frozenset[str],
+    mentioned: frozenset[str],
+    known_rank: Floats | None = None,
 ) -> Ranking:
     """Rank the definitions for these files in play and mentioned identifiers.
 
     A definition's score is the rank its identifier receives from the files using it
     (plus MENTIONED_BONUS for a mentioned identifier); definitions in files in play are
-    left out (they are in the context already).
+    left out (they are in the context already). `known_rank`: the PageRank of these
+    inputs on this graph, computed before (`file_ranks`), which is then not run again.
     """
-    personal = personalization(graph, in_play, mentioned)
     edge_weights = graph.edge_weights(graph.factors(mentioned))
     inverse = graph.inverse_totals(edge_weights)
-    rank = pagerank(graph, edge_weights, inverse, personal)
+    rank = known_rank
+    if rank is None:
+        rank = pagerank(graph, edge_weights, inverse, personalization(graph, in_play, mentioned))
     hub = graph.flow(rank * inverse, edge_weights)
     hub[graph.ids_of(mentioned)] += MENTIONED_BONUS
     return Ranking(graph, rank, hub, in_play)

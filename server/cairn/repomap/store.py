@@ -27,12 +27,14 @@ import zlib
 from contextlib import suppress
 from pathlib import Path
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 INDEX_PREFIX = "repomap-v"
 INDEX_NAME = (
     f"{INDEX_PREFIX}{INDEX_FORMAT}-py{sys.version_info.major}{sys.version_info.minor}.marshal"
 )
 JOURNAL_SUFFIX = ".journal"
+SNAPSHOT_SUFFIX = ".rank"
+"""The snapshot of what ranking needs (`repomap_snapshot`) lies beside the base."""
 MARSHAL_VERSION = 4
 FRAME_HEADER = struct.Struct("<QI")
 """Each journal frame: payload length (8 bytes), CRC-32 of the payload (4 bytes)."""
@@ -54,8 +56,20 @@ class IndexStore:
         self.path = cache_dir / INDEX_NAME if cache_dir is not None else None
         self._folder = folder
         self._token: bytes | None = None
+        self.rules: str | None = None
+        """The secret rules the stored entries were admitted under (see `write`)."""
         self._base_bytes = 0
         self._journal_bytes = 0
+
+    @property
+    def snapshot(self) -> Path | None:
+        return self.path.with_name(self.path.name + SNAPSHOT_SUFFIX) if self.path else None
+
+    def drop_snapshot(self) -> None:
+        """Delete the stored snapshot (it may name files the map must forget)."""
+        if self.snapshot is not None:
+            with suppress(OSError):
+                self.snapshot.unlink()
 
     @property
     def journal(self) -> Path | None:
@@ -73,9 +87,11 @@ class IndexStore:
                 return {}
             entries: dict[str, RawEntry] = dict(raw["entries"])
             token = bytes(raw["token"])
+            rules = raw["rules"]
         except (OSError, EOFError, ValueError, TypeError, KeyError, AttributeError):
             return {}
         self._token, self._base_bytes = token, len(data)
+        self.rules = rules if isinstance(rules, str) else None
         self._journal_bytes = self._apply_journal(entries)
         return entries
 
@@ -113,7 +129,7 @@ class IndexStore:
             names = os.listdir(self.path.parent)
         except OSError:
             return
-        mine = {self.path.name, self.path.name + JOURNAL_SUFFIX}
+        mine = {self.path.name + suffix for suffix in ("", JOURNAL_SUFFIX, SNAPSHOT_SUFFIX)}
         for name in names:
             if name.startswith(INDEX_PREFIX) and name not in mine:
                 with suppress(OSError):
@@ -125,18 +141,21 @@ class IndexStore:
             return True
         return self._journal_bytes > max(JOURNAL_MIN_BYTES, JOURNAL_MAX_SHARE * self._base_bytes)
 
-    def write(self, entries: dict[str, RawEntry]) -> bool:
-        """Write the base with every entry and drop the journal; False if it failed."""
+    def write(self, entries: dict[str, RawEntry], rules: str) -> bool:
+        """Write the base with every entry and drop the journal; False if it failed.
+
+        `rules` names the secret rules every entry was admitted under: the journal frames
+        that follow are written under the same rules (a change of rules rewrites the base).
+        """
         if self.path is None:
             return False
         token = secrets.token_bytes(TOKEN_BYTES)
-        data = marshal.dumps(
-            {"format": INDEX_FORMAT, "folder": self._folder, "token": token, "entries": entries},
-            MARSHAL_VERSION,
-        )
-        if not _write_atomic(self.path, data):
+        header = {"format": INDEX_FORMAT, "folder": self._folder, "token": token}
+        data = marshal.dumps({**header, "rules": rules, "entries": entries}, MARSHAL_VERSION)
+        if not write_atomic(self.path, data):
             return False
         self._token, self._base_bytes, self._journal_bytes = token, len(data), 0
+        self.rules = rules
         if self.journal is not None:
             with suppress(OSError):
                 self.journal.unlink()
@@ -157,7 +176,7 @@ class IndexStore:
         return True
 
 
-def _write_atomic(path: Path, data: bytes) -> bool:
+def write_atomic(path: Path, data: bytes) -> bool:
     """Write `data` to `path` with `trace.files.atomic_write`; False on failure."""
     # Imported here: the trace package loads pydantic, which the map itself never needs.
     from cairn.trace.files import atomic_write

@@ -30,7 +30,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from cairn.repomap.parts import DefRecord
+from cairn.repomap.entries import Packed, pack, unpack
 from cairn.repomap.reading import Refusal, as_refusal
 from cairn.repomap.tags import FileTags, parse_files, scan_files
 
@@ -55,24 +55,32 @@ READ_PIECE_BYTES = 1 << 20
 SCAN = "scan"
 PARSE = "parse"
 
-ScanResult = tuple[tuple[str, ...], dict[str, int], tuple[DefRecord, ...] | None] | str
-"""A scanned file as it crosses the pipe (`marshal` keeps tuples and dicts): the fields of
-its FileTags, or the reason it is not mapped (`cairn.repomap.reading.Refusal`)."""
+ScanResult = Packed | str
+"""A scanned file as it crosses the pipe: its tags packed as the index stores them
+(`repomap_entries`: the caller keeps the bytes and decodes them only when read), or the
+reason it is not mapped (`cairn.repomap.reading.Refusal`)."""
 
 
 def _scan_job(paths: list[str]) -> list[ScanResult]:
-    return [
-        tags if isinstance(tags, str) else (tags.names, tags.references, tags.definitions)
-        for tags in scan_files(paths)
-    ]
+    return [tags if isinstance(tags, str) else pack(tags) for tags in scan_files(paths)]
 
 
 JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: parse_files}
 
 
+def scan_result(result: object) -> Packed | Refusal:
+    """A scan result as the index keeps it (checked: garbage raises ValueError)."""
+    if isinstance(result, str):
+        return as_refusal(result)
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], bytes):
+        return result[0], result[1]
+    raise ValueError("a scan result is neither tags nor a refusal")
+
+
 def scan_result_tags(result: ScanResult) -> FileTags | Refusal:
     """The FileTags of a scan result (a refusal stays a refusal)."""
-    return as_refusal(result) if isinstance(result, str) else FileTags(*result)
+    kept = scan_result(result)
+    return kept if isinstance(kept, str) else unpack(kept)
 
 
 def batches_by_size(sizes: Sequence[int], count: int) -> list[list[int]]:
