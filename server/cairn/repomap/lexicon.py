@@ -94,13 +94,6 @@ class Lexicon:
             for rel in files:
                 out.setdefault(rel, []).append(i)
         return {rel: sorted(held) for rel, held in sorted(out.items())}
-        for rel, doc in zip(self.files, self._docs, strict=True):
-            present = {w for w in words if w in doc}
-            if present:
-                held = [i for i, need in enumerate(wanted) if need <= present]
-                if held:
-                    out[rel] = held
-        return out
 
 
 def lexical_document(

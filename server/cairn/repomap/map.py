@@ -302,7 +302,7 @@ class RepoMap:
         """A mapped file's text: its buffer, else its disk bytes (None: not mapped, refused)."""
         if rel in self._buffer_texts:
             return self._buffer_texts[rel]
-        if rel not in self._tags():
+        if rel not in self._view:
             return None
         data = read_source(str(self.folder / rel))
         return data.decode("utf-8", "replace") if isinstance(data, bytes) else None
