@@ -13,6 +13,7 @@ from bench.cache.replay import (
     APPEND_ONLY_INSTRUCTION,
     PeerName,
     Request,
+    blocks,
     cairn_breakpoints,
     make_peer,
     peer_requests,
@@ -68,3 +69,19 @@ def test_the_append_only_peer_repeats_its_context_and_never_prunes() -> None:
     assert after.messages == [*SYSTEM, {"role": "user", "content": "SUMMARY"}]
     assert after.breakpoints == cairn_breakpoints(after.messages)
     assert all(m.get("content") != PRUNED_OUTPUT for r in requests for m in r.messages)
+
+
+def test_anthropic_blocks_carry_every_byte_of_each_message() -> None:
+    """The Anthropic side prices the bytes the OpenAI side does: a tool result's call id and a
+    tool call's role are in the blocks, so a re-sent history is read whole, not 5% short."""
+    calls = [{"id": "call_7", "type": "function", "function": {"name": "read_file"}}]
+    messages: list[Chat] = [
+        *SYSTEM,
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "call_7", "content": "x = 1"},
+    ]
+    first = Request(messages, TOOLS, (0, 3), 0.0)
+    keys = [b.key for b in blocks(first, count)]
+    assert any('"tool_call_id": "call_7"' in k and '"x = 1"' in k for k in keys)
+    assert any('"role": "assistant"' in k and "read_file" in k for k in keys)
