@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -132,13 +133,27 @@ class Run:
     calls: list[CallPoint]
     timings: Timings
     wall_s: float
+    # The breakpoints Cairn named for each request it sent (`sent_key` → indexes).
+    hints: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any]) -> Run:
-    """The whole session through the local server; every request recorded."""
+def sent_key(messages: Any) -> str:
+    """A request's messages as both sides see them (the text of each, in order)."""
+    return json.dumps([[m.get("role"), m.get("content")] for m in messages], default=str)
+
+
+async def drive(
+    folder: Path,
+    script: list[list[Step]],
+    options: dict[str, Any],
+    branches: Callable[[RecordedRequest], Reply | None] | None = None,
+) -> Run:
+    """The whole session through the local server; every request recorded. `branches`
+    answers the explore branches' requests (None for the main agent's)."""
     from bench.cache.session import USER_MESSAGES
 
     timings = Timings()
+    hints: dict[str, tuple[int, ...]] = {}
     instrument(timings)
     settings = Settings.model_validate(
         {
@@ -158,6 +173,9 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         def responder(request: RecordedRequest) -> Reply:
             if is_compaction(request):
                 return Reply(text=narrative())
+            branch = branches(request) if branches is not None else None
+            if branch is not None:
+                return branch
             step = replies.pop(0)
             return Reply(text=step.text, tool_calls=step.tool_calls)
 
@@ -165,6 +183,8 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         inner = engine.runtime.complete
 
         async def complete(model: str, messages: Any, tools: Any, **kw: Any) -> Any:
+            cache = kw.get("cache")
+            hints[sent_key(messages)] = tuple(cache.breakpoints) if cache is not None else ()
             if kw.get("agent") is None:
                 timings.close_call()
                 session = engine.session()
@@ -183,17 +203,19 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         session = engine.session(session_id)
         requests = list(server.requests)
         engine.close()
-    return Run(options["context_window"], requests, session, calls, timings, wall)
+    return Run(options["context_window"], requests, session, calls, timings, wall, hints)
 
 
 def cairn_requests(run: Run) -> list[Request]:
-    from bench.cache.replay import cairn_breakpoints
-
+    """Cairn's requests as sent, each with the breakpoints Cairn named for it."""
+    missing = [r for r in run.requests if sent_key(r.messages) not in run.hints]
+    if missing:
+        raise RuntimeError(f"cache bench: {len(missing)} requests without their breakpoints")
     return [
         Request(
             r.messages,
             list(r.body.get("tools") or []),
-            cairn_breakpoints(r.messages),
+            run.hints[sent_key(r.messages)],
             r.at,
             "compaction" if is_compaction(r) else "main",
         )
