@@ -263,6 +263,19 @@ def _stats(
     )
 
 
+def _cache_record(
+    laid: Layout, snapshot: ContextSnapshot, predicted: int
+) -> tuple[ManifestCache, tuple[int, ...]]:
+    """The manifest's cache record of a laid-out request, and where its breakpoints go."""
+    marks = place(laid.boundaries, predicted)
+    record = ManifestCache(
+        predicted_cached=predicted,
+        zone_hashes=zone_hashes(laid, snapshot.tool_schemas),
+        breakpoints=served(marks, laid.boundaries, predicted),
+    )
+    return record, tuple(m.boundary.message for m in marks)
+
+
 def assemble(
     snapshot: ContextSnapshot,
     view: CacheView | None = None,
@@ -305,12 +318,7 @@ def assemble(
         view, match, snapshot.model, _budget_keys(candidates, selection.candidates)
     )
     predicted = predicted_cached(view, match, snapshot.model)
-    marks = place(laid.boundaries, predicted)
-    manifest.cache = ManifestCache(
-        predicted_cached=predicted,
-        zone_hashes=zone_hashes(laid, snapshot.tool_schemas),
-        breakpoints=served(marks, laid.boundaries, predicted),
-    )
+    manifest.cache, marks = _cache_record(laid, snapshot, predicted)
     stats = _stats(snapshot, view, blocks, history, predicted, manifest.cache_break)
     manifest.extras = extra_costs(blocks)
     manifest.notes = list(snapshot.notes)
@@ -320,7 +328,7 @@ def assemble(
         manifest=manifest,
         stats=stats,
         blocks=blocks,
-        breakpoints=tuple(m.boundary.message for m in marks),
+        breakpoints=marks,
         preamble=preamble,
         memo=selection.memo,
         attachments=pending,

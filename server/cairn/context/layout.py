@@ -100,7 +100,11 @@ def to_messages(ordered: Sequence[Candidate], tools: tuple[int, int] = (0, 0)) -
     zones: dict[Zone, tuple[int, ...]] = {}
     tokens, blocks = tools
     boundaries: list[Boundary] = []
-    for zone in (ZONE_SYSTEM, ZONE_PREAMBLE):
+    opening: tuple[tuple[Zone, BoundaryKind], ...] = (
+        (ZONE_SYSTEM, "system"),
+        (ZONE_PREAMBLE, "preamble"),
+    )
+    for zone, kind in opening:
         texts = _sections(ordered, zone)
         if texts:
             zones[zone] = (len(messages),)
@@ -111,7 +115,7 @@ def to_messages(ordered: Sequence[Candidate], tools: tuple[int, int] = (0, 0)) -
                 if c.block.zone == zone and c.messages is None and c.block.included
             )
             blocks += 1
-            boundaries.append(Boundary(len(messages) - 1, zone, tokens, blocks))
+            boundaries.append(Boundary(len(messages) - 1, kind, tokens, blocks))
     history_start = len(messages)
     for candidate in ordered:
         if candidate.messages is None or not candidate.block.included:
@@ -120,8 +124,8 @@ def to_messages(ordered: Sequence[Candidate], tools: tuple[int, int] = (0, 0)) -
         messages.extend(shown)
         tokens += candidate.block.tokens
         blocks += sum(content_blocks(m) for m in shown)
-        kind: BoundaryKind = "summary" if candidate.block.source == "summary" else "history"
-        boundaries.append(Boundary(len(messages) - 1, kind, tokens, blocks))
+        ends: BoundaryKind = "summary" if candidate.block.source == "summary" else "history"
+        boundaries.append(Boundary(len(messages) - 1, ends, tokens, blocks))
     zones[ZONE_HISTORY] = tuple(range(history_start, len(messages)))
     tail = _sections(ordered, ZONE_TAIL)
     if tail:
