@@ -7,7 +7,10 @@ A scripted session (`bench/cache/session.py`: goals done and abandoned, big
 reads, edits, test runs) is driven through the engine, litellm's `openai/`
 provider and the local OpenAI-compatible server (`tests/fakes`), which
 records every request. It runs twice: with a small window (20k, at least
-3 summaries) and a large one (200k). Each run reports, over every request Cairn sent
+3 summaries) and a large one (200k); then a third time, shorter, at the
+large window with one `explore` call of three branches per turn
+(`bench/cache/explore.py`: how much of the parent's prefix each branch reads
+from the cache, and the session's cost). Each run reports, over every request Cairn sent
 (compaction calls included): the share of input tokens that is an unchanged
 prefix of the previous request, the share served from the cache under
 Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
@@ -46,6 +49,7 @@ from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
 import cairn
 from bench.cache.breakdown import breakdown_lines, cacheable_line
+from bench.cache.explore import BranchReplies, explore_report, explore_script
 from bench.cache.replay import PEERS, Request, Row, account, make_peer, peer_requests
 from bench.cache.session import TEST_COMMAND, Step, build_script, make_workspace
 from bench.cache.session import narrative_reply as narrative
@@ -361,6 +365,19 @@ def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
     return "\n".join(lines), cost_figures(run.window, figures)
 
 
+async def explore_run(seed: int, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
+    """The explore run (`bench/cache/explore.py`) at the large window."""
+    folder = Path(tempfile.mkdtemp(prefix="cairn-cache-bench-"))
+    try:
+        files = make_workspace(folder)
+        replies = BranchReplies(files)
+        run = await drive(folder, explore_script(files, seed), dict(LARGE), replies)
+        lines, figures = explore_report(cairn_requests(run), count)
+        return "\n".join(lines), figures
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.cache")
     parser.add_argument("--turns", type=int, default=7)
@@ -390,6 +407,10 @@ async def main() -> None:
             sections.append(text)
             figures += measured
         shutil.rmtree(folder, ignore_errors=True)
+    if not args.timing_only:
+        text, measured = await explore_run(args.seed, count)
+        sections.append(text)
+        figures += measured
     command = invocation("cache")
     text = "\n\n".join(sections)
     header = (
