@@ -48,7 +48,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
 import cairn
-from bench.cache.breakdown import breakdown_lines, cacheable_line
+from bench.cache.breakdown import breakdown_lines, cacheable_line, floor_line
 from bench.cache.explore import BranchReplies, explore_report, explore_script
 from bench.cache.replay import PEERS, Request, Row, account, make_peer, peer_requests
 from bench.cache.session import TEST_COMMAND, Step, build_script, make_workspace
@@ -360,6 +360,7 @@ def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
     lines += breakdown_lines(sides["Cairn"], account(sides["Cairn"], count), manifests, count)
     accounted = {name: (reqs, account(reqs, count)) for name, reqs in sides.items()}
     lines.append(cacheable_line(accounted, count))
+    lines.append(floor_line(accounted, count, "opencode"))
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
     return "\n".join(lines), cost_figures(run.window, figures)

@@ -14,7 +14,12 @@ request that the previous request also sent (its tools, and every message it
 had, wherever it stood). The messages new since the previous call (the
 model's reply, the tool results it asked for) were never sent before, so no
 provider serves them from a cache; `cacheable_line` gives, for each side,
-the share of that input the cache served.
+the share of that input the cache served. `floor_line` is what follows for
+Cairn's cost: were every token sent before read from the cache (0.1x) and
+every other one paid once at the full price (never more: an Anthropic write
+costs 1.25x), its input would still cost at least `floor`; over the peer's
+measured cost, that is the lowest ratio any breakpoint placement can reach
+without sending less.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bench.cache.replay import TAIL_PREFIX, Request, Row, units
+from bench.cache.replay import OPENAI_READ, TAIL_PREFIX, Request, Row, units
 
 Count = Callable[[str], int]
 
@@ -110,4 +115,22 @@ def cacheable_line(
     return (
         "Served from cache, of the input the previous request also sent (Anthropic / OpenAI"
         " rules; the new messages since the previous call cannot be cached): " + ", ".join(parts)
+    )
+
+
+def floor_line(
+    sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count, peer: str
+) -> str:
+    """Cairn's cost floor for its requests (see the module docstring) over `peer`'s cost."""
+    requests, rows = sides["Cairn"]
+    before = sent_before(requests, count)
+    total = sum(r.total for r in rows)
+    floor = total - before + OPENAI_READ * before
+    _, peer_rows = sides[peer]
+    anthropic = sum(r.anthropic_cost for r in peer_rows) or 1
+    openai = sum(r.openai_cost for r in peer_rows) or 1
+    return (
+        f"Cost floor of Cairn's requests (all {before} tokens sent before read from cache, the"
+        f" other {total - before} paid once): {floor:.0f}, {floor / anthropic:.2f}× {peer}'s"
+        f" cost at Anthropic prices, {floor / openai:.2f}× at OpenAI prices."
     )
