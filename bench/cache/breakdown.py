@@ -16,10 +16,11 @@ model's reply, the tool results it asked for) were never sent before, so no
 provider serves them from a cache; `cacheable_line` gives, for each side,
 the share of that input the cache served. `floor_line` is what follows for
 Cairn's cost: were every token sent before read from the cache (0.1x) and
-every other one paid once at the full price (never more: an Anthropic write
-costs 1.25x), its input would still cost at least `floor`; over the peer's
-measured cost, that is the lowest ratio any breakpoint placement can reach
-without sending less.
+every other one paid once at the full price — at Anthropic's, those the
+next request sends again written (1.25x), since only a written prefix is
+read later — its input would still cost at least that much; over the
+peer's measured cost, it is the lowest ratio any breakpoint placement can
+reach without sending less.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bench.cache.replay import OPENAI_READ, TAIL_PREFIX, Request, Row, units
+from bench.cache.replay import ANTHROPIC_WRITE, OPENAI_READ, TAIL_PREFIX, Request, Row, units
 
 Count = Callable[[str], int]
 
@@ -118,19 +119,38 @@ def cacheable_line(
     )
 
 
+def floor_parts(requests: Sequence[Request], count: Count) -> tuple[int, int, int]:
+    """(tokens sent before, tokens new, of those the ones the next request sends again)."""
+    before = new = again = 0
+    sets = [set(units(r)) for r in requests]
+    for index, request in enumerate(requests):
+        previous = sets[index - 1] if index else set()
+        following = sets[index + 1] if index + 1 < len(sets) else set()
+        for unit in units(request):
+            tokens = count(unit)
+            if unit in previous:
+                before += tokens
+            else:
+                new += tokens
+                again += tokens if unit in following else 0
+    return before, new, again
+
+
 def floor_line(
     sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count, peer: str
 ) -> str:
     """Cairn's cost floor for its requests (see the module docstring) over `peer`'s cost."""
-    requests, rows = sides["Cairn"]
-    before = sent_before(requests, count)
-    total = sum(r.total for r in rows)
-    floor = total - before + OPENAI_READ * before
+    requests, _ = sides["Cairn"]
+    before, new, again = floor_parts(requests, count)
+    openai = new + OPENAI_READ * before
+    anthropic = openai + (ANTHROPIC_WRITE - 1) * again
     _, peer_rows = sides[peer]
-    anthropic = sum(r.anthropic_cost for r in peer_rows) or 1
-    openai = sum(r.openai_cost for r in peer_rows) or 1
+    peer_anthropic = sum(r.anthropic_cost for r in peer_rows) or 1
+    peer_openai = sum(r.openai_cost for r in peer_rows) or 1
     return (
         f"Cost floor of Cairn's requests (all {before} tokens sent before read from cache, the"
-        f" other {total - before} paid once): {floor:.0f}, {floor / anthropic:.2f}× {peer}'s"
-        f" cost at Anthropic prices, {floor / openai:.2f}× at OpenAI prices."
+        f" other {new} paid once, and at Anthropic prices the {again} of them the next request"
+        f" sends again written at {ANTHROPIC_WRITE}x): {anthropic:.0f} at Anthropic prices,"
+        f" {anthropic / peer_anthropic:.2f}× {peer}'s cost; {openai:.0f} at OpenAI prices,"
+        f" {openai / peer_openai:.2f}×."
     )
