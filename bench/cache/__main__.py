@@ -48,7 +48,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
 import cairn
-from bench.cache.breakdown import breakdown_lines, cacheable_line, floor_line
+from bench.cache.breakdown import (
+    breakdown_lines,
+    cacheable_line,
+    floor_line,
+    served_shares,
+)
 from bench.cache.explore import BranchReplies, explore_report, explore_script
 from bench.cache.replay import PEERS, Request, Row, account, make_peer, peer_requests
 from bench.cache.session import TEST_COMMAND, Step, build_script, make_workspace
@@ -363,7 +368,17 @@ def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
     lines.append(floor_line(accounted, count, "opencode"))
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
-    return "\n".join(lines), cost_figures(run.window, figures)
+    anthropic, openai = served_shares(*accounted["Cairn"], count)
+    served = [
+        Figure(
+            f"window {run.window:,}: re-sent input served from cache, {rule} rule"
+            " (higher is better)",
+            round(share * 100, 1),
+            "%",
+        )
+        for rule, share in (("Anthropic", anthropic), ("OpenAI", openai))
+    ]
+    return "\n".join(lines), [*cost_figures(run.window, figures), *served]
 
 
 async def explore_run(seed: int, count: Callable[[str], int]) -> tuple[str, list[Figure]]:

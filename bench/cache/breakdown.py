@@ -102,16 +102,23 @@ def sent_before(requests: Sequence[Request], count: Count) -> int:
     return total
 
 
+def served_shares(
+    requests: Sequence[Request], rows: Sequence[Row], count: Count
+) -> tuple[float, float]:
+    """Of the input sent before, the share served from cache (Anthropic, OpenAI rules)."""
+    before = sent_before(requests, count) or 1
+    anthropic = sum(r.anthropic_read for r in rows) / before
+    return anthropic, sum(r.openai_cached for r in rows) / before
+
+
 def cacheable_line(
     sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count
 ) -> str:
     """Per side: of the input sent before, the share served from cache (Anthropic / OpenAI)."""
     parts: list[str] = []
     for name, (requests, rows) in sides.items():
-        before = sent_before(requests, count) or 1
-        anthropic = sum(r.anthropic_read for r in rows) / before
-        openai = sum(r.openai_cached for r in rows) / before
-        share = before / (sum(r.total for r in rows) or 1)
+        anthropic, openai = served_shares(requests, rows, count)
+        share = sent_before(requests, count) / (sum(r.total for r in rows) or 1)
         parts.append(f"{name} {anthropic:.1%} / {openai:.1%} (of {share:.1%} of its input)")
     return (
         "Served from cache, of the input the previous request also sent (Anthropic / OpenAI"
