@@ -7,7 +7,10 @@ A scripted session (`bench/cache/session.py`: goals done and abandoned, big
 reads, edits, test runs) is driven through the engine, litellm's `openai/`
 provider and the local OpenAI-compatible server (`tests/fakes`), which
 records every request. It runs twice: with a small window (20k, at least
-3 summaries) and a large one (200k). Each run reports, over every request Cairn sent
+3 summaries) and a large one (200k); then a third time, shorter, at the
+large window with one `explore` call of three branches per turn
+(`bench/cache/explore.py`: how much of the parent's prefix each branch reads
+from the cache, and the session's cost). Each run reports, over every request Cairn sent
 (compaction calls included): the share of input tokens that is an unchanged
 prefix of the previous request, the share served from the cache under
 Anthropic's breakpoint rules and OpenAI's automatic ones, the cache breaks
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -44,7 +48,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from tests.fakes.openai_server import OpenAIServer, RecordedRequest, Reply
 
 import cairn
-from bench.cache.breakdown import breakdown_lines, cacheable_line
+from bench.cache.breakdown import (
+    breakdown_lines,
+    cacheable_line,
+    floor_line,
+    served_shares,
+)
+from bench.cache.explore import BranchReplies, explore_report, explore_script
 from bench.cache.replay import PEERS, Request, Row, account, make_peer, peer_requests
 from bench.cache.session import TEST_COMMAND, Step, build_script, make_workspace
 from bench.cache.session import narrative_reply as narrative
@@ -132,13 +142,27 @@ class Run:
     calls: list[CallPoint]
     timings: Timings
     wall_s: float
+    # The breakpoints Cairn named for each request it sent (`sent_key` → indexes).
+    hints: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
-async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any]) -> Run:
-    """The whole session through the local server; every request recorded."""
+def sent_key(messages: Any) -> str:
+    """A request's messages as both sides see them (the text of each, in order)."""
+    return json.dumps([[m.get("role"), m.get("content")] for m in messages], default=str)
+
+
+async def drive(
+    folder: Path,
+    script: list[list[Step]],
+    options: dict[str, Any],
+    branches: Callable[[RecordedRequest], Reply | None] | None = None,
+) -> Run:
+    """The whole session through the local server; every request recorded. `branches`
+    answers the explore branches' requests (None for the main agent's)."""
     from bench.cache.session import USER_MESSAGES
 
     timings = Timings()
+    hints: dict[str, tuple[int, ...]] = {}
     instrument(timings)
     settings = Settings.model_validate(
         {
@@ -158,6 +182,9 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         def responder(request: RecordedRequest) -> Reply:
             if is_compaction(request):
                 return Reply(text=narrative())
+            branch = branches(request) if branches is not None else None
+            if branch is not None:
+                return branch
             step = replies.pop(0)
             return Reply(text=step.text, tool_calls=step.tool_calls)
 
@@ -165,6 +192,8 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         inner = engine.runtime.complete
 
         async def complete(model: str, messages: Any, tools: Any, **kw: Any) -> Any:
+            cache = kw.get("cache")
+            hints[sent_key(messages)] = tuple(cache.breakpoints) if cache is not None else ()
             if kw.get("agent") is None:
                 timings.close_call()
                 session = engine.session()
@@ -183,17 +212,19 @@ async def drive(folder: Path, script: list[list[Step]], options: dict[str, Any])
         session = engine.session(session_id)
         requests = list(server.requests)
         engine.close()
-    return Run(options["context_window"], requests, session, calls, timings, wall)
+    return Run(options["context_window"], requests, session, calls, timings, wall, hints)
 
 
 def cairn_requests(run: Run) -> list[Request]:
-    from bench.cache.replay import cairn_breakpoints
-
+    """Cairn's requests as sent, each with the breakpoints Cairn named for it."""
+    missing = [r for r in run.requests if sent_key(r.messages) not in run.hints]
+    if missing:
+        raise RuntimeError(f"cache bench: {len(missing)} requests without their breakpoints")
     return [
         Request(
             r.messages,
             list(r.body.get("tools") or []),
-            cairn_breakpoints(r.messages),
+            run.hints[sent_key(r.messages)],
             r.at,
             "compaction" if is_compaction(r) else "main",
         )
@@ -334,9 +365,33 @@ def report(run: Run, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
     lines += breakdown_lines(sides["Cairn"], account(sides["Cairn"], count), manifests, count)
     accounted = {name: (reqs, account(reqs, count)) for name, reqs in sides.items()}
     lines.append(cacheable_line(accounted, count))
+    lines.append(floor_line(accounted, count, "opencode"))
     lines += ["", "| time per model call | p50 | p95 |", "| --- | ---: | ---: |"]
     lines += timing_lines(run.timings)
-    return "\n".join(lines), cost_figures(run.window, figures)
+    anthropic, openai = served_shares(*accounted["Cairn"], count)
+    served = [
+        Figure(
+            f"window {run.window:,}: re-sent input served from cache, {rule} rule"
+            " (higher is better)",
+            round(share * 100, 1),
+            "%",
+        )
+        for rule, share in (("Anthropic", anthropic), ("OpenAI", openai))
+    ]
+    return "\n".join(lines), [*cost_figures(run.window, figures), *served]
+
+
+async def explore_run(seed: int, count: Callable[[str], int]) -> tuple[str, list[Figure]]:
+    """The explore run (`bench/cache/explore.py`) at the large window."""
+    folder = Path(tempfile.mkdtemp(prefix="cairn-cache-bench-"))
+    try:
+        files = make_workspace(folder)
+        replies = BranchReplies(files)
+        run = await drive(folder, explore_script(files, seed), dict(LARGE), replies)
+        lines, figures = explore_report(cairn_requests(run), count)
+        return "\n".join(lines), figures
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def main() -> None:
@@ -368,6 +423,10 @@ async def main() -> None:
             sections.append(text)
             figures += measured
         shutil.rmtree(folder, ignore_errors=True)
+    if not args.timing_only:
+        text, measured = await explore_run(args.seed, count)
+        sections.append(text)
+        figures += measured
     command = invocation("cache")
     text = "\n\n".join(sections)
     header = (

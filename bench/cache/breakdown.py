@@ -14,7 +14,13 @@ request that the previous request also sent (its tools, and every message it
 had, wherever it stood). The messages new since the previous call (the
 model's reply, the tool results it asked for) were never sent before, so no
 provider serves them from a cache; `cacheable_line` gives, for each side,
-the share of that input the cache served.
+the share of that input the cache served. `floor_line` is what follows for
+Cairn's cost: were every token sent before read from the cache (0.1x) and
+every other one paid once at the full price — at Anthropic's, those the
+next request sends again written (1.25x), since only a written prefix is
+read later — its input would still cost at least that much; over the
+peer's measured cost, it is the lowest ratio any breakpoint placement can
+reach without sending less.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bench.cache.replay import TAIL_PREFIX, Request, Row, units
+from bench.cache.replay import ANTHROPIC_WRITE, OPENAI_READ, TAIL_PREFIX, Request, Row, units
 
 Count = Callable[[str], int]
 
@@ -96,18 +102,62 @@ def sent_before(requests: Sequence[Request], count: Count) -> int:
     return total
 
 
+def served_shares(
+    requests: Sequence[Request], rows: Sequence[Row], count: Count
+) -> tuple[float, float]:
+    """Of the input sent before, the share served from cache (Anthropic, OpenAI rules)."""
+    before = sent_before(requests, count) or 1
+    anthropic = sum(r.anthropic_read for r in rows) / before
+    return anthropic, sum(r.openai_cached for r in rows) / before
+
+
 def cacheable_line(
     sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count
 ) -> str:
     """Per side: of the input sent before, the share served from cache (Anthropic / OpenAI)."""
     parts: list[str] = []
     for name, (requests, rows) in sides.items():
-        before = sent_before(requests, count) or 1
-        anthropic = sum(r.anthropic_read for r in rows) / before
-        openai = sum(r.openai_cached for r in rows) / before
-        share = before / (sum(r.total for r in rows) or 1)
+        anthropic, openai = served_shares(requests, rows, count)
+        share = sent_before(requests, count) / (sum(r.total for r in rows) or 1)
         parts.append(f"{name} {anthropic:.1%} / {openai:.1%} (of {share:.1%} of its input)")
     return (
         "Served from cache, of the input the previous request also sent (Anthropic / OpenAI"
         " rules; the new messages since the previous call cannot be cached): " + ", ".join(parts)
+    )
+
+
+def floor_parts(requests: Sequence[Request], count: Count) -> tuple[int, int, int]:
+    """(tokens sent before, tokens new, of those the ones the next request sends again)."""
+    before = new = again = 0
+    sets = [set(units(r)) for r in requests]
+    for index, request in enumerate(requests):
+        previous = sets[index - 1] if index else set()
+        following = sets[index + 1] if index + 1 < len(sets) else set()
+        for unit in units(request):
+            tokens = count(unit)
+            if unit in previous:
+                before += tokens
+            else:
+                new += tokens
+                again += tokens if unit in following else 0
+    return before, new, again
+
+
+def floor_line(
+    sides: Mapping[str, tuple[Sequence[Request], Sequence[Row]]], count: Count, peer: str
+) -> str:
+    """Cairn's cost floor for its requests (see the module docstring) over `peer`'s cost."""
+    requests, _ = sides["Cairn"]
+    before, new, again = floor_parts(requests, count)
+    openai = new + OPENAI_READ * before
+    anthropic = openai + (ANTHROPIC_WRITE - 1) * again
+    _, peer_rows = sides[peer]
+    peer_anthropic = sum(r.anthropic_cost for r in peer_rows) or 1
+    peer_openai = sum(r.openai_cost for r in peer_rows) or 1
+    return (
+        f"Cost floor of Cairn's requests (all {before} tokens sent before read from cache, the"
+        f" other {new} paid once, and at Anthropic prices the {again} of them the next request"
+        f" sends again written at {ANTHROPIC_WRITE}x): {anthropic:.0f} at Anthropic prices,"
+        f" {anthropic / peer_anthropic:.2f}× {peer}'s cost; {openai:.0f} at OpenAI prices,"
+        f" {openai / peer_openai:.2f}×."
     )

@@ -77,6 +77,18 @@ export interface ApprovalResult {
   decision: ApprovalDecision;
 }
 
+/**
+ * One prompt-cache breakpoint of a call (`cache_control` for Anthropic-family models) and
+ * what it should serve (`cairn.context.breakpoints`).
+ */
+export interface CacheBreakpoint {
+  message: number;
+  ends: 'system' | 'preamble' | 'summary' | 'history' | 'resent';
+  tokens: number;
+  reads: number;
+  writes: number;
+}
+
 /** The prompt cache as the meter shows it: predicted for the next call, reported for the last. */
 export interface CacheStats {
   predictedCached: number;
@@ -254,6 +266,7 @@ export interface ManifestBlock {
 export interface ManifestCache {
   predictedCached: number;
   zoneHashes: Record<string, string>;
+  breakpoints: CacheBreakpoint[];
 }
 
 export interface ManifestParams {

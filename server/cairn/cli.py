@@ -132,6 +132,20 @@ def trace_repair(
     repair_trace(workspace, session_id)
 
 
+@trace_app.command("forget-limits")
+def trace_forget_limits(
+    session_id: Annotated[str, typer.Argument(help="Session id (a unique prefix is enough).")],
+    model: Annotated[
+        str | None, typer.Option("--model", help="Only this model's limit; default: every one.")
+    ] = None,
+    workspace: WorkspaceOpt = Path("."),
+) -> None:
+    """Clear the context limits providers stated in a session (see `cairn models`)."""
+    from cairn.commands.trace import forget_limits
+
+    forget_limits(workspace, session_id, model)
+
+
 @mcp_app.command("list")
 def mcp_list(
     workspace: WorkspaceOpt = Path("."),

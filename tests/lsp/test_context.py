@@ -80,7 +80,7 @@ async def test_context_stats_and_manifest_have_the_protocol_shapes_and_reject_ba
     assert manifest["sessionId"] == stats["sessionId"]
     assert manifest["blocks"] and all(set(b) == BLOCK_KEYS for b in manifest["blocks"])
     assert {b["zone"] for b in manifest["blocks"]} <= ZONES
-    assert set(manifest["cache"]) == {"predictedCached", "zoneHashes"}
+    assert set(manifest["cache"]) == {"predictedCached", "zoneHashes", "breakpoints"}
     assert set(manifest["stats"]) == STATS_KEYS
     assert all(set(e) == {"source", "tokens", "blocks", "dropped"} for e in manifest["extras"])
     assert "user" in {b["source"] for b in manifest["blocks"]}

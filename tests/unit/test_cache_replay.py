@@ -9,13 +9,16 @@ continues from one summary message, marked where Cairn marks.
 
 from __future__ import annotations
 
+from bench.cache.breakdown import floor_parts
 from bench.cache.replay import (
     APPEND_ONLY_INSTRUCTION,
     PeerName,
     Request,
+    blocks,
     cairn_breakpoints,
     make_peer,
     peer_requests,
+    units,
 )
 from bench.harness.opencode_replay import (
     COMPACTION_PROMPT,
@@ -68,3 +71,32 @@ def test_the_append_only_peer_repeats_its_context_and_never_prunes() -> None:
     assert after.messages == [*SYSTEM, {"role": "user", "content": "SUMMARY"}]
     assert after.breakpoints == cairn_breakpoints(after.messages)
     assert all(m.get("content") != PRUNED_OUTPUT for r in requests for m in r.messages)
+
+
+def test_anthropic_blocks_carry_every_byte_of_each_message() -> None:
+    """The Anthropic side prices the bytes the OpenAI side does: a tool result's call id and a
+    tool call's role are in the blocks, so a re-sent history is read whole, not 5% short."""
+    calls = [{"id": "call_7", "type": "function", "function": {"name": "read_file"}}]
+    messages: list[Chat] = [
+        *SYSTEM,
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "call_7", "content": "x = 1"},
+    ]
+    first = Request(messages, TOOLS, (0, 3), 0.0)
+    keys = [b.key for b in blocks(first, count)]
+    assert any('"tool_call_id": "call_7"' in k and '"x = 1"' in k for k in keys)
+    assert any('"role": "assistant"' in k and "read_file" in k for k in keys)
+
+
+def test_the_cost_floor_counts_what_was_sent_before_and_what_is_sent_again() -> None:
+    a: Chat = {"role": "user", "content": "a"}
+    b: Chat = {"role": "assistant", "content": "b"}
+    c: Chat = {"role": "user", "content": "c"}
+    stream = [Request([a], TOOLS, (), 0.0), Request([a, b], TOOLS, (), 1.0)]
+    stream.append(Request([a, c], TOOLS, (), 2.0))
+    before, new, again = floor_parts(stream, count)
+    first = [count(u) for u in units(stream[0])]  # the tools, then a
+    assert before == 2 * sum(first)  # requests 2 and 3 repeat the tools and a
+    assert new == sum(first) + count(units(stream[1])[-1]) + count(units(stream[2])[-1])
+    assert again == sum(first)  # b and c are never sent again

@@ -132,7 +132,7 @@ def test_used_input_is_the_sum_of_included_blocks(root: Path) -> None:
         "ref",
         "zone",
     }
-    assert set(wire["cache"]) == {"predictedCached", "zoneHashes"}
+    assert set(wire["cache"]) == {"predictedCached", "zoneHashes", "breakpoints"}
 
 
 def test_tool_schema_tokens_are_counted_and_leave_the_input_budget(root: Path) -> None:

@@ -7,13 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from cairn.agent.scope.branch import branch_offer, branch_refusal
 from cairn.agent.scope.inputs import TurnInputs
+from cairn.agent.scope.offer import make_offer
 from cairn.agent.scope.turn_scope import offered_tools
 from cairn.agent.tools import READ_ONLY_TOOLS, default_registry
+from cairn.mcp.tools import tool_specs
 from cairn.models.messages import ToolResultPart
 from cairn.settings import Settings
 from tests.unit.test_agent_support import call, make_engine, reply
 from tests.unit.test_explore import Overlap, branch_script
+from tests.unit.test_mcp_parts import catalog_of, stdio, tool
 
 
 def test_turn_inputs_are_frozen() -> None:
@@ -30,6 +34,25 @@ def test_branch_tools_are_the_modes_read_only_tools_without_explore() -> None:
     assert "explore" in main and "edit_file" in main
     assert branch == tuple(n for n in main if n in READ_ONLY_TOOLS)
     assert offered_tools(registry, "review") == (*READ_ONLY_TOOLS, "goal")
+
+
+def test_a_branch_is_offered_its_parents_tools_and_runs_only_read_only_ones() -> None:
+    specs = tool_specs("gh", [tool("read", read_only=True), tool("write")], stdio())
+    settings = Settings.model_validate({"context_window": 100_000})
+    parent = make_offer(
+        default_registry(), "build", catalog_of(specs), model="scripted/s.jsonl", settings=settings
+    )
+    branch = branch_offer(parent)
+    assert branch.offered() == parent.offered() and branch.schemas() == parent.schemas()
+    assert branch_refusal(branch, "mcp__gh__read") is None
+    assert all(branch_refusal(branch, name) is None for name in READ_ONLY_TOOLS)
+    for name in ("edit_file", "run_command", "goal", "explore", "mcp__gh__write"):
+        refused = branch_refusal(branch, name)
+        assert refused is not None and "read-only explore branch" in refused
+        allowed = refused.partition("Investigate with ")[2]
+        assert "read_file" in allowed and "mcp__gh__read" in allowed and name not in allowed
+    branch.found.append("x")  # what a branch's search reveals stays in the branch
+    assert parent.found == []
 
 
 async def test_files_a_turn_edits_are_in_play_for_its_next_calls(tmp_path: Path) -> None:

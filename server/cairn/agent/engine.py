@@ -127,7 +127,7 @@ class Engine:
                 workspace_snapshots(self.store.root, self.workspace),
             ),
         )
-        self.explorer = Explorer(self.config, self.runner, self.registry)
+        self.explorer = Explorer(self.config, self.runner)
         self.book = SessionBook(self.store, lambda: self.settings.model, self.listener.on_log)
 
     @property

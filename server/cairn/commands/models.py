@@ -6,8 +6,9 @@ session's own model with `--session`), the provider and endpoint, whether
 the key variable is set (its value is never shown), the context window and
 output limit from litellm's model map, for the main model how its history
 is compacted (the knobs in effect, and whether its provider caches prompt
-prefixes), and whether a call would be possible with the reasons it would
-not. In a folder that is not trusted, the main role's notes say which of
+prefixes), the context limits providers stated for each role's model in the
+workspace's sessions (or in `--session`'s), with the command that clears
+each, and whether a call would be possible with the reasons it would not. In a folder that is not trusted, the main role's notes say which of
 `cairn.toml`'s keys were ignored (`cairn.files.trust`), and their origins
 are the defaults. Text, or JSON with `--json`. Exit code 1
 when the main model cannot be called.
@@ -24,7 +25,12 @@ import typer
 
 from cairn.agent.sessions.session import session_model
 from cairn.commands.checks import require_workspace
-from cairn.commands.models_report import RoleReport, models_report
+from cairn.commands.models_report import (
+    LearnedLimit,
+    RoleReport,
+    learned_limits,
+    models_report,
+)
 from cairn.compaction.retention import Retention
 from cairn.files.trust import trust_notes, workspace_settings
 from cairn.llm.guide import no_model_message
@@ -33,6 +39,8 @@ from cairn.settings import field_name, read_settings_file, settings_origins, wit
 from cairn.trace import TraceStore
 
 LABEL_WIDTH = 10
+# Learned limits listed per role (the most constraining first).
+MAX_LEARNED_SHOWN = 5
 
 
 def _key_line(setup: ProviderSetup, origin: str) -> str:
@@ -67,6 +75,21 @@ def _retention_line(knobs: Retention) -> str:
     )
 
 
+def _learned_lines(learned: list[LearnedLimit]) -> list[str]:
+    """One line per learned limit (at most `MAX_LEARNED_SHOWN`, then how many more)."""
+    lines = [
+        _row(
+            "learned",
+            f"{limit.tokens:,} tokens in session {limit.session_id} (a provider's stated limit:"
+            f" it caps the window; clear it: {limit.clear})",
+        )
+        for limit in learned[:MAX_LEARNED_SHOWN]
+    ]
+    if len(learned) > MAX_LEARNED_SHOWN:
+        lines.append(_row("", f"… and {len(learned) - MAX_LEARNED_SHOWN} more sessions"))
+    return lines
+
+
 def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
     """The lines of one role."""
     lines = [f"{report.role:<{LABEL_WIDTH + 2}}{report.model or '(none)'}  ({report.origin})"]
@@ -90,6 +113,7 @@ def render_role(report: RoleReport, origins: dict[str, str]) -> list[str]:
         lines.append(_row("history", _retention_line(report.retention)))
     if report.map_tokens is not None:
         lines.append(_row("map", f"up to {report.map_tokens:,} tokens ({report.map_source})"))
+    lines += _learned_lines(report.learned)
     lines += [_row("note", note) for note in report.notes]
     if report.possible:
         lines.append(_row("call", "possible"))
@@ -117,6 +141,10 @@ def report_json(report: RoleReport) -> dict[str, Any]:
         "possible": report.possible,
         "problems": report.problems,
         "notes": report.notes,
+        "learnedLimits": [
+            {"sessionId": limit.session_id, "tokens": limit.tokens, "clear": limit.clear}
+            for limit in report.learned
+        ],
         "repoMapTokens": report.map_tokens,
         "repoMapSource": report.map_source or None,
         "compaction": None
@@ -140,11 +168,16 @@ def show_models(workspace: Path, model: str | None, session_id: str | None, as_j
     ]
     origins = settings_origins(file_keys, (), ["model"] if model else [])
     own: str | None = None
+    store = TraceStore(workspace / settings.trace_dir)
     if session_id is not None:
-        meta = TraceStore(workspace / settings.trace_dir).open(session_id).meta()
+        meta = store.open(session_id).meta()
         chosen = session_model(model, settings.model, meta)
         own = chosen if chosen != settings.model else None
-    reports = models_report(settings, origins, os.environ, workspace, own)
+        metas = [meta]
+    else:
+        metas = store.list()
+    learned = learned_limits(metas)
+    reports = models_report(settings, origins, os.environ, workspace, own, learned)
     reports[0].notes.extend(trust_notes(settings, workspace))
     if as_json:
         typer.echo(json.dumps([report_json(r) for r in reports], indent=2))

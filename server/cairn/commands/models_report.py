@@ -7,13 +7,16 @@ context window and output limit from litellm's model map (or the
 configured `context_window`), and whether a call would be possible — with
 every reason it would not. For the main model, the compaction knobs in
 effect (`cairn.compaction.retention`: the settings, the unset ones from the
-provider's prompt-cache price). Pure apart from checking that a scripted
-model's file exists; the environment is passed in.
+provider's prompt-cache price). For each role's model, the context limits
+providers stated in the workspace's sessions (`learned`: one session's with
+`--session`), each with the command that clears it. Pure apart from checking
+that a scripted model's file exists; the environment and the learned limits
+are passed in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from cairn.context.sources.repomap import map_cap
 from cairn.errors import BudgetError
 from cairn.llm.cache_hints import model_cache_price
 from cairn.llm.provider import ProviderSetup, provider_setup
+from cairn.models.session import SessionMeta
 from cairn.settings import ROLES, Origin, Role, Settings, role_model
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_map_window, model_max_output
 
@@ -35,6 +39,28 @@ ROLE_SETTING: dict[Role, str] = {
 SESSION_ORIGIN = "session"
 MAIN_ORIGIN = "default: the main model"
 NO_MODEL = "no model configured"
+
+
+@dataclass(frozen=True)
+class LearnedLimit:
+    """A context window a provider stated for a model in one session (it caps the window)."""
+
+    session_id: str
+    tokens: int
+
+    @property
+    def clear(self) -> str:
+        """The command that clears it."""
+        return f"cairn trace forget-limits {self.session_id}"
+
+
+def learned_limits(metas: Iterable[SessionMeta]) -> dict[str, list[LearnedLimit]]:
+    """model → the limits providers stated for it, per session (smallest first)."""
+    out: dict[str, list[LearnedLimit]] = {}
+    for meta in metas:
+        for model, tokens in meta.context_limits.items():
+            out.setdefault(model, []).append(LearnedLimit(meta.id, tokens))
+    return {model: sorted(found, key=lambda x: x.tokens) for model, found in out.items()}
 
 
 @dataclass(frozen=True)
@@ -57,6 +83,8 @@ class RoleReport:
     # window): `map_cap`, as the first call's map is budgeted.
     map_tokens: int | None = None
     map_source: str = ""
+    # The context limits providers stated for this model in the sessions asked about.
+    learned: list[LearnedLimit] = field(default_factory=list)
 
     @property
     def possible(self) -> bool:
@@ -99,8 +127,10 @@ def role_report(
     root: Path,
     main: str | None = None,
     main_origin: str | None = None,
+    learned: Mapping[str, list[LearnedLimit]] | None = None,
 ) -> RoleReport:
-    """The report of one role; `main` overrides the main model (a session's own)."""
+    """The report of one role; `main` overrides the main model (a session's own); `learned`:
+    the limits providers stated, by model."""
     main_model = main or settings.model
     model = role_model(settings, role, main_model)
     origin = _model_origin(role, settings, origins)
@@ -135,8 +165,9 @@ def role_report(
             f"no room for input: window {window:,} - max_output_tokens {reserved:,}"
             f" - safety_margin {settings.safety_margin:,} <= 0"
         )
+    found = list((learned or {}).get(model, []))
     report = RoleReport(
-        role, model, origin, setup, window, source, limit, reserved, problems, notes
+        role, model, origin, setup, window, source, limit, reserved, problems, notes, learned=found
     )
     return _with_main_budget(report, settings) if role == "main" else report
 
@@ -157,10 +188,11 @@ def models_report(
     env: Mapping[str, str],
     root: Path,
     session_model: str | None = None,
+    learned: Mapping[str, list[LearnedLimit]] | None = None,
 ) -> list[RoleReport]:
     """The report of every role (the main model a session's own when `session_model`)."""
     main_origin = SESSION_ORIGIN if session_model is not None else None
     return [
-        role_report(role, settings, origins, env, root, session_model, main_origin)
+        role_report(role, settings, origins, env, root, session_model, main_origin, learned)
         for role in ROLES
     ]

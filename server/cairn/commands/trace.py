@@ -1,4 +1,5 @@
-"""`cairn trace list|show|fork|delete|repair`: recorded sessions from the command line.
+"""`cairn trace list|show|fork|delete|repair|forget-limits`: recorded sessions from the
+command line.
 
 `list` and `show` only read (`show` streams: memory does not grow with
 the size of `messages.jsonl`, see `cairn.commands.trace_view`): a damaged or crashed session is shown as
@@ -6,7 +7,10 @@ the size of `messages.jsonl`, see `cairn.commands.trace_view`): a damaged or cra
 but nothing is written. `fork` copies a session up to a message with the
 goal tree of that moment; `delete` removes one after a confirmation (or
 `--yes`); `repair` brings a session's records back to a consistent state
-(`cairn.agent.sessions.recovery`) and says what it did.
+(`cairn.agent.sessions.recovery`) and says what it did; `forget-limits`
+clears the context windows providers stated in a session (the configured
+`context_window`, or the model map's, applies again until a provider
+states another) and says which.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 import typer
 
 from cairn.agent.sessions.recovery import fork_session, goals_of, meta_of, recover
+from cairn.agent.sessions.session import Session
 from cairn.commands.checks import require_workspace
 from cairn.commands.trace_slim import slim_message
 from cairn.commands.trace_view import (
@@ -241,3 +246,21 @@ def repair_trace(workspace: Path, session_id: str) -> None:
         return
     for note in notes:
         typer.echo(f"repaired: {note}" if "not repaired" not in note else note)
+
+
+def forget_limits(workspace: Path, session_id: str, model: str | None) -> None:
+    """Clear a session's learned context limits (one model's, or all); print each one."""
+    trace = _store(workspace).open(session_id)
+    try:
+        cleared = Session(trace).forget_limits([model] if model else [])
+    finally:
+        trace.close()
+    if not cleared:
+        which = f" for {model}" if model else ""
+        typer.echo(f"session {trace.id}: no context limit learned{which}")
+        return
+    for name, tokens in sorted(cleared.items()):
+        typer.echo(
+            f"session {trace.id}: forgot the limit of {name} ({tokens:,} tokens); its next call"
+            " builds for the configured window (context_window, else the model map)"
+        )

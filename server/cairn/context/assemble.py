@@ -17,7 +17,9 @@ snapshot and view give byte-identical messages. It
    builder's secret redaction);
 6. lays the zones out (`cairn.context.layout`) and compares the cacheable
    prefix with the previous call's (`cairn.context.prefix`): the
-   prediction, zone hashes and the break reason go in the manifest.
+   prediction, zone hashes, the break reason and the breakpoints
+   (`cairn.context.breakpoints`: where they go, what each should serve) go
+   in the manifest.
 
 The one effect: a block degraded to an outline or excerpt has its full
 text stored as an artifact through `ctx` — once per content hash, so
@@ -37,6 +39,7 @@ from cairn.context.attachments import (
     tail_blocks,
 )
 from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS, Candidate, ChatMessage, Count, section
+from cairn.context.breakpoints import place, served
 from cairn.context.budget import Budget
 from cairn.context.cache import CacheView, Preamble, break_reason, predicted_cached
 from cairn.context.degrade import DegradeContext
@@ -260,6 +263,19 @@ def _stats(
     )
 
 
+def _cache_record(
+    laid: Layout, snapshot: ContextSnapshot, predicted: int
+) -> tuple[ManifestCache, tuple[int, ...]]:
+    """The manifest's cache record of a laid-out request, and where its breakpoints go."""
+    marks = place(laid.boundaries, predicted)
+    record = ManifestCache(
+        predicted_cached=predicted,
+        zone_hashes=zone_hashes(laid, snapshot.tool_schemas),
+        breakpoints=served(marks, laid.boundaries, predicted),
+    )
+    return record, tuple(m.boundary.message for m in marks)
+
+
 def assemble(
     snapshot: ContextSnapshot,
     view: CacheView | None = None,
@@ -287,8 +303,10 @@ def assemble(
     candidates = prepare_candidates([*zone_headers(count, shown), *shown, *chat], count, prepare)
     selection = select(candidates, snapshot.budget.available_input, ctx, view.memo)
     ordered = layout(without_lonely_headers(selection.candidates))
-    laid = to_messages(ordered)
-    blocks = [*tool_blocks(snapshot.tools, snapshot.tool_tokens), *(c.block for c in ordered)]
+    tools = tool_blocks(snapshot.tools, snapshot.tool_tokens)
+    sent = [b.tokens for b in tools if b.included]
+    laid = to_messages(ordered, (sum(sent), len(sent)))
+    blocks = [*tools, *(c.block for c in ordered)]
     manifest = build_manifest(
         snapshot.session_id, snapshot.call_id, snapshot.model, snapshot.budget, blocks
     )
@@ -300,9 +318,7 @@ def assemble(
         view, match, snapshot.model, _budget_keys(candidates, selection.candidates)
     )
     predicted = predicted_cached(view, match, snapshot.model)
-    manifest.cache = ManifestCache(
-        predicted_cached=predicted, zone_hashes=zone_hashes(laid, snapshot.tool_schemas)
-    )
+    manifest.cache, marks = _cache_record(laid, snapshot, predicted)
     stats = _stats(snapshot, view, blocks, history, predicted, manifest.cache_break)
     manifest.extras = extra_costs(blocks)
     manifest.notes = list(snapshot.notes)
@@ -312,7 +328,7 @@ def assemble(
         manifest=manifest,
         stats=stats,
         blocks=blocks,
-        breakpoints=laid.breakpoints,
+        breakpoints=marks,
         preamble=preamble,
         memo=selection.memo,
         attachments=pending,

@@ -127,7 +127,9 @@ def budget_for(
     """The budget of a call to `model` with `tools`, and each line's schema tokens: its window
     (`role_window` for a role's own model) with the model's `calibration` factor, within
     `window_limit` (a window a provider stated, already in our counter's units); the offered
-    schemas' tokens are set aside (each counted once)."""
+    schemas' tokens are set aside (each counted once). A stated window that leaves no room
+    for input (kept by an older version) is not applied: the call is made, and a provider
+    that refuses it again ends the turn with the reason (`cairn.agent.turn.overflow`)."""
     count = counter_for(model)
     per_tool = tuple(count(schema_text(t.schema)) if t.schema is not None else 0 for t in tools)
     schema_tokens = sum(n for t, n in zip(tools, per_tool, strict=True) if t.offered)
@@ -135,7 +137,7 @@ def budget_for(
     budget = Budget.of(window, settings, tool_schema_tokens=schema_tokens, calibration=calibration)
     if window_limit is not None:
         learned = replace(budget, context_window=min(window, window_limit), calibration=1.0)
-        if learned.available_input < budget.available_input:
+        if 0 < learned.available_input < budget.available_input:
             budget = learned
     return budget, per_tool
 

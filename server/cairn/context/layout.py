@@ -13,10 +13,10 @@ The request (DESIGN §2.3, `cairn.context.zones`):
    user-role because litellm moves every system message into Anthropic's
    `system` parameter, which would put it before the history.
 
-`breakpoints` are the indexes of the messages that end a cacheable
-segment: the system message, the preamble, the summary and the last
-history message (at most `MAX_BREAKPOINTS`, Anthropic's limit), where
-`cairn.llm.cache_hints` puts `cache_control` for Anthropic-family models.
+`boundaries` are the ends of the request's cacheable parts (the system
+message, the preamble, the summary, each history entry) with the tokens and
+content blocks through each: `cairn.context.breakpoints` chooses among them
+where `cache_control` goes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.context.blocks import Candidate, ChatMessage
+from cairn.context.breakpoints import Boundary, BoundaryKind
 from cairn.context.zones import (
     SECTION_ORDER,
     ZONE_HISTORY,
@@ -42,18 +43,25 @@ SECTION_SEPARATOR = "\n\n"
 HEADER_SOURCE = "system"
 # Sources placed last in the tail, in this order (the plan is the last thing read).
 TAIL_LAST: tuple[str, ...] = ("ledger", "plan")
-# Anthropic accepts at most four cache breakpoints per request.
-MAX_BREAKPOINTS = 4
 
 
 @dataclass(frozen=True)
 class Layout:
-    """The messages of a request, where each zone's messages are, and the breakpoints."""
+    """The messages of a request, where each zone's messages are, and its cacheable parts."""
 
     messages: list[ChatMessage]
     # Zone → indexes of its messages in `messages` (the tools zone has none).
     zones: dict[Zone, tuple[int, ...]]
-    breakpoints: tuple[int, ...]
+    boundaries: tuple[Boundary, ...] = ()
+
+
+def content_blocks(message: ChatMessage) -> int:
+    """The content blocks a message is sent as (its text, each tool call): what Anthropic's
+    cache lookback counts."""
+    content = message.get("content")
+    texts = len(content) if isinstance(content, list) else int(bool(content))
+    calls = len(message.get("tool_calls") or [])
+    return max(texts + calls, 1)
 
 
 def _section_rank(zone: Zone, source: str) -> int:
@@ -85,33 +93,45 @@ def _sections(ordered: Sequence[Candidate], zone: Zone) -> list[str]:
     ]
 
 
-def to_messages(ordered: Sequence[Candidate]) -> Layout:
-    """The messages of the included candidates of a `layout`-ordered list."""
+def to_messages(ordered: Sequence[Candidate], tools: tuple[int, int] = (0, 0)) -> Layout:
+    """The messages of the included candidates of a `layout`-ordered list; `tools`: the
+    tokens and count of the tool schemas sent before them (the boundaries count from there)."""
     messages: list[ChatMessage] = []
     zones: dict[Zone, tuple[int, ...]] = {}
-    for zone in (ZONE_SYSTEM, ZONE_PREAMBLE):
+    tokens, blocks = tools
+    boundaries: list[Boundary] = []
+    opening: tuple[tuple[Zone, BoundaryKind], ...] = (
+        (ZONE_SYSTEM, "system"),
+        (ZONE_PREAMBLE, "preamble"),
+    )
+    for zone, kind in opening:
         texts = _sections(ordered, zone)
         if texts:
             zones[zone] = (len(messages),)
             messages.append({"role": "system", "content": SECTION_SEPARATOR.join(texts)})
+            tokens += sum(
+                c.block.tokens
+                for c in ordered
+                if c.block.zone == zone and c.messages is None and c.block.included
+            )
+            blocks += 1
+            boundaries.append(Boundary(len(messages) - 1, kind, tokens, blocks))
     history_start = len(messages)
-    summary_end: int | None = None
     for candidate in ordered:
         if candidate.messages is None or not candidate.block.included:
             continue
-        messages.extend(dict(m) for m in candidate.messages)
-        if candidate.block.source == "summary":
-            summary_end = len(messages) - 1
+        shown = [dict(m) for m in candidate.messages]
+        messages.extend(shown)
+        tokens += candidate.block.tokens
+        blocks += sum(content_blocks(m) for m in shown)
+        ends: BoundaryKind = "summary" if candidate.block.source == "summary" else "history"
+        boundaries.append(Boundary(len(messages) - 1, ends, tokens, blocks))
     zones[ZONE_HISTORY] = tuple(range(history_start, len(messages)))
-    last_history = len(messages) - 1 if len(messages) > history_start else None
     tail = _sections(ordered, ZONE_TAIL)
     if tail:
         zones[ZONE_TAIL] = (len(messages),)
         messages.append({"role": "user", "content": SECTION_SEPARATOR.join(tail)})
-    marks = [*(zones.get(ZONE_SYSTEM, ())), *(zones.get(ZONE_PREAMBLE, ()))]
-    marks += [i for i in (summary_end, last_history) if i is not None]
-    breakpoints = tuple(sorted(set(marks)))[-MAX_BREAKPOINTS:]
-    return Layout(messages=messages, zones=zones, breakpoints=breakpoints)
+    return Layout(messages=messages, zones=zones, boundaries=tuple(boundaries))
 
 
 def zone_hashes(layout_: Layout, tool_schemas: Sequence[object]) -> dict[str, str]:

@@ -4,8 +4,9 @@ Providers cache a repeated prompt prefix in different ways (`cache_family`):
 - `anthropic`: Claude through `anthropic/`, `bedrock/`, `vertex_ai/` (or any
   route whose model name says `claude`) caches only prefixes that end at a
   `cache_control` breakpoint, at most four per request. The context builder
-  names the breakpoints (end of the system message, end of the preamble,
-  end of the frozen summary, the last history message);
+  names the breakpoints (`cairn.context.breakpoints`: the system message,
+  the preamble, the frozen summary, the last history message, and the end
+  of what the previous call also sent when no other one reaches it);
   `with_breakpoints` marks those messages. litellm's Anthropic
   transformation keeps `cache_control` on a text content part (system,
   user, tool and assistant text) and on a tool call entry (an assistant
@@ -28,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from cairn.context.breakpoints import MAX_BREAKPOINTS
 from cairn.settings import CacheFamily, CachePrice, Settings
 from cairn.tokens.model_info import SCRIPTED_PROVIDER
 
@@ -37,8 +39,6 @@ AUTOMATIC: Final[CacheFamily] = "automatic"
 NONE: Final[CacheFamily] = "none"
 
 EPHEMERAL: Final = {"type": "ephemeral"}
-# Anthropic accepts at most four cache_control breakpoints per request.
-MAX_BREAKPOINTS: Final = 4
 PROMPT_CACHE_KEY: Final = "prompt_cache_key"
 
 ANTHROPIC_PROVIDERS: Final = frozenset({"anthropic"})

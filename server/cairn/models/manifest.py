@@ -108,6 +108,27 @@ class ManifestBlock(WireModel):
     zone: Zone | None = None
 
 
+# What a prompt-cache breakpoint ends ("resent": the end of what the previous call also sent).
+BreakpointKind = Literal["system", "preamble", "summary", "history", "resent"]
+
+
+class CacheBreakpoint(WireModel):
+    """One prompt-cache breakpoint of a call (`cache_control` for Anthropic-family models) and
+    what it should serve (`cairn.context.breakpoints`)."""
+
+    # Index of the message it ends in the request.
+    message: int
+    # What it ends: "history" is the last history message; "resent" the end of what the
+    # previous call also sent, after a change deeper in.
+    ends: BreakpointKind
+    # Tokens of the request through it (tool schemas included).
+    tokens: int
+    # Tokens it should read from the cache (the longest prefix the previous call marked that
+    # this one repeats, when it reaches it) and write to it.
+    reads: int = 0
+    writes: int = 0
+
+
 class ManifestCache(WireModel):
     """What a build predicted about the provider's prompt cache."""
 
@@ -115,6 +136,8 @@ class ManifestCache(WireModel):
     predicted_cached: int = 0
     # Content hash of each zone's bytes (tools, system, preamble, history, tail).
     zone_hashes: dict[str, str] = Field(default_factory=dict)
+    # The breakpoints of the call, in request order, with what each should read and write.
+    breakpoints: list[CacheBreakpoint] = Field(default_factory=list)
 
 
 class ExtraCost(WireModel):

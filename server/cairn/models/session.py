@@ -16,7 +16,8 @@ origin when it is created or forked (with what a fork inherits: allowed
 commands, context limits, the model setting), each turn's record when it
 starts (with the model setting then in force) and when it ends (the later
 record wins), usage spent outside turns, each command allowed for the rest
-of the session and each context limit a provider reported. A damaged
+of the session, each context limit a provider reported and each time the
+user cleared them. A damaged
 `meta.json` is rebuilt from the journal and the messages.
 """
 
@@ -192,6 +193,16 @@ class LimitRecord(WireModel):
     at: datetime = Field(default_factory=utc_now)
 
 
+class ForgetLimitsRecord(WireModel):
+    """Journal: the user cleared the context windows providers reported for these models
+    (`cairn trace forget-limits`); the configured window applies again until a provider
+    states another."""
+
+    kind: Literal["forget-limits"] = "forget-limits"
+    models: list[str]
+    at: datetime = Field(default_factory=utc_now)
+
+
 def narrows_limit(limits: Mapping[str, int], model: str, tokens: int) -> bool:
     """Whether a reported limit of `tokens` for `model` is news: none is known, or it is
     smaller (of several reported limits the smallest holds)."""
@@ -200,6 +211,6 @@ def narrows_limit(limits: Mapping[str, int], model: str, tokens: int) -> bool:
 
 
 JournalRecord = Annotated[
-    SessionRecord | TurnRecord | UsageRecord | AllowRecord | LimitRecord,
+    SessionRecord | TurnRecord | UsageRecord | AllowRecord | LimitRecord | ForgetLimitsRecord,
     Field(discriminator="kind"),
 ]

@@ -3,8 +3,9 @@
 `meta_from_records` folds a trace's journal (`journal.jsonl`: the session's
 origin, every turn's start and end record, usage outside turns, the commands
 allowed for the session, the context limits providers reported, the model
-setting each turn started under) into the `SessionMeta` that `meta.json`
-should hold; the messages fill in what an older trace's journal lacks (a
+setting each turn started under, the limits the user cleared) into the
+`SessionMeta` that `meta.json` should hold; the messages fill in what an
+older trace's journal lacks (a
 turn's user message and start time, the title, the last update). It is what
 a damaged or missing `meta.json` is replaced by. A journal older than some
 record kinds simply leaves their fields empty.
@@ -27,6 +28,7 @@ from typing import NamedTuple
 from cairn.models.messages import Message
 from cairn.models.session import (
     AllowRecord,
+    ForgetLimitsRecord,
     JournalRecord,
     LimitRecord,
     SessionMeta,
@@ -78,6 +80,9 @@ def _recorded(origin: SessionRecord | None, journal: Sequence[JournalRecord]) ->
             configured = record.setting.model
         elif isinstance(record, LimitRecord) and narrows_limit(limits, record.model, record.tokens):
             limits[record.model] = record.tokens
+        elif isinstance(record, ForgetLimitsRecord):
+            for model in record.models:
+                limits.pop(model, None)
         elif isinstance(record, AllowRecord) and record.command not in allowed:
             allowed.append(record.command)
     return _Recorded(configured, limits, allowed)

@@ -9,7 +9,10 @@ run reads the state and changes nothing. A tools zone that differs from the
 previous call's (an MCP server added or gone, tools `tool_search` revealed)
 is a recorded break naming what changed (`tools_change`), as a recomputed
 preamble and a mode switch are. Usage the provider reported calibrates the
-model's token counts from the next turn on.
+model's token counts from the next turn on. An explore branch's first call
+reads its parent's state (`SessionCache.inherit`): the parent's preamble and
+calibration hold for it, and its prefix is compared with the parent's last
+call's.
 """
 
 from __future__ import annotations
@@ -76,8 +79,11 @@ class PromptCache:
         """The model's token calibration for the scope's next call: the one the turn's first
         call used (frozen for the turn), else the workspace's current one."""
         model, turn = scope.inputs.model, scope.session.current_turn_id
-        frozen = scope.session.cache.calibration
+        cache = scope.session.cache
+        frozen = cache.calibration
         if frozen is not None and turn is not None and frozen[:2] == (turn, model):
+            return frozen[2]
+        if frozen is not None and cache.inherited and frozen[1] == model:
             return frozen[2]
         return self.calibrations.get(model)
 
@@ -88,6 +94,8 @@ class PromptCache:
         frozen, turn = cache.preamble, session.current_turn_id
         forced = cache.refresh or mode_switched(scope)
         if frozen is not None and not forced and turn is not None and cache.preamble_turn == turn:
+            return False
+        if frozen is not None and not forced and cache.inherited:
             return False
         in_play = files_in_play(self.workspace, scope.inputs, scope.edited)
         own = set(scope.edit_log.paths)

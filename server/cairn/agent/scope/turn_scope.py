@@ -15,8 +15,10 @@ tools all read the scope; no other object carries per-turn state.
 `main_scope` is the main agent's (the engine also opens one for work on a
 session between turns: a dry run, a goal the user finished, a forced
 compaction; it offers the next turn's tools and has edited nothing);
-`branch_scope` is an explore branch's: read-only tools, no compaction, no
-nested explore, nothing reported to the editor.
+`branch_scope` is an explore branch's: read-only (its offer is the parent's,
+so its request repeats the parent's cached prefix; a call that is not
+read-only is refused when it arrives: `cairn.agent.scope.branch`), no
+compaction, no nested explore, nothing reported to the editor.
 """
 
 from __future__ import annotations
@@ -137,8 +139,8 @@ def branch_scope(
     tools: ToolOffer | ToolRegistry,
     parent_id: str,
 ) -> TurnScope:
-    """The scope of an explore branch: read-only tools (the offer made for a branch, or the
-    read-only built-in tools of a registry), its own lane, no compaction; the editor's
+    """The scope of an explore branch: read-only (the offer given, a copy of the parent's;
+    or the read-only built-in tools of a registry), its own lane, no compaction; the editor's
     callbacks (reads) serve it as the parent session `parent_id`."""
     offer = (
         tools

@@ -18,6 +18,11 @@ the previous call's, and to name a break when it is not:
   rest of the turn, like the preamble: a factor learned from a call changes
   the budget from the next turn on, never mid-turn).
 
+An explore branch starts with its parent's (`inherit`): the frozen preamble,
+the selection memo, the previous call (the parent's last), the mode and the
+calibration, so its first request repeats the parent's prefix byte for byte
+and its manifest measures itself against the parent's last call.
+
 A new process starts with none of it: the preamble is recomputed and the
 previous manifest is read from the trace, so predictions and break reasons
 stay right; whether the provider's cache is still warm is judged by the
@@ -58,6 +63,18 @@ class SessionCache:
     calls_in_turn: int = 0
     # (turn, model, calibration) of the turn's first call.
     calibration: tuple[str | None, str, ModelCalibration] | None = None
+    # Taken from a parent session (an explore branch) and not yet used by a call of its own:
+    # the preamble and calibration hold for the branch's first turn.
+    inherited: bool = False
+
+    def inherit(self, parent: SessionCache, reason: str | None = None) -> None:
+        """Start from `parent`'s state (see the module docstring); `reason` names the break
+        when the branch does not repeat the parent's history."""
+        self.preamble, self.memo, self.mode = parent.preamble, dict(parent.memo), parent.mode
+        self.last, self.loaded, self.last_break = parent.last, True, parent.last_break
+        self.calibration = parent.calibration
+        self.reasons = [reason] if reason else []
+        self.inherited = parent.preamble is not None
 
     def note_break(self, reason: str) -> None:
         """The engine rewrote the prefix (a fold, a prune, a summary): say why in the next
@@ -81,6 +98,7 @@ class SessionCache:
         self.last, self.loaded = manifest, True
         self.preamble, self.preamble_turn = preamble, turn
         self.refresh = False
+        self.inherited = False
         self.memo = memo
         self.reasons = []
         self.mode = mode

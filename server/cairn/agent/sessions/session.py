@@ -12,7 +12,8 @@ A session keeps its model (`session_model`): a turn runs on the model given
 for it, else on the session's, unless the model setting changed since the
 session last ran (a new choice the user made); a turn on another model than
 the session's is recorded as a switch. The context limits providers
-reported are kept for the session's later calls. Each change of the
+reported are kept for the session's later calls, until the user clears them
+(`forget_limits`). Each change of the
 metadata is recorded in the trace's journal before `meta.json` is saved, so
 a damaged `meta.json` is rebuilt with it (`cairn.trace.rebuild`).
 """
@@ -41,6 +42,7 @@ from cairn.models.messages import (
 )
 from cairn.models.session import (
     AllowRecord,
+    ForgetLimitsRecord,
     LimitRecord,
     ModelSetting,
     SessionMeta,
@@ -234,6 +236,20 @@ class Session:
         self.trace.append_record(LimitRecord(model=model, tokens=tokens))
         meta.context_limits[model] = tokens
         self.trace.save_meta(meta)
+
+    def forget_limits(self, models: Sequence[str] = ()) -> dict[str, int]:
+        """Clear the context windows providers reported for `models` (all of them when empty;
+        journal, then meta); the limits cleared."""
+        meta = self.trace.meta()
+        wanted = set(models) if models else set(meta.context_limits)
+        cleared = {m: t for m, t in meta.context_limits.items() if m in wanted}
+        if not cleared:
+            return {}
+        self.trace.append_record(ForgetLimitsRecord(models=sorted(cleared)))
+        for model in cleared:
+            del meta.context_limits[model]
+        self.trace.save_meta(meta)
+        return cleared
 
     @property
     def compacting(self) -> bool:

@@ -1,8 +1,10 @@
 """Running the tool calls of one model reply and recording their results.
 
 Calls run one after another in the order the model gave them. A call with
-malformed JSON arguments, or a tool outside the mode's allowlist, gets an
-error result the model can read (it is never run). Each result is recorded
+malformed JSON arguments, a tool outside the mode's allowlist, or (in a
+read-only explore branch, which is offered its parent's tools) a tool that
+is not read-only (`cairn.agent.scope.branch.branch_refusal`), gets an error
+result the model can read (it is never run). Each result is recorded
 as a `tool` message under the same goal as the assistant message that made
 the call, so a goal fold never separates a call from its result. The files
 a successful call edited join the scope's files in play and its edit log; the
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.agent.api import ToolCallEvent
+from cairn.agent.scope.branch import branch_refusal
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.event_text import arguments_text, event_detail, first_line
 from cairn.agent.tools import ToolContext, ToolOutcome
@@ -109,6 +112,8 @@ class ToolRunner:
             held = offer.held_reason(call.name)
             known = offer.registry.names()
             return ToolOutcome.failure(held or refusal(call.name, offered, known, self.scope))
+        if self.scope.read_only and (refused := branch_refusal(offer, call.name)) is not None:
+            return ToolOutcome.failure(refused)
         return await offer.registry.run(call.name, call.arguments, self.ctx)
 
     def _call_event(self, event: ToolCallEvent) -> None:
