@@ -249,6 +249,18 @@ def init(
 
 
 @app.command()
+def doctor(
+    workspace: WorkspaceOpt = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+) -> None:
+    """Check what a turn needs (Python, model, key, endpoint, grammars, git, sandbox, trust,
+    MCP servers) and print each problem with its fix; exit 1 when a turn could not run."""
+    from cairn.commands.doctor import doctor as _doctor
+
+    _doctor(workspace, as_json)
+
+
+@app.command()
 def demo(
     keep: Annotated[
         Path | None, typer.Option("--keep", help="Copy the demo workspace here and keep it.")
