@@ -2,7 +2,7 @@
 
 The file is `config.toml` in the user's config folder (`platformdirs`:
 `$XDG_CONFIG_HOME/cairn`, else `~/.config/cairn`, on Linux; `~/Library/
-Application Support/cairn` on macOS; `%APPDATA%\\cairn` on Windows), or the
+Application Support/cairn` on macOS; `%LOCALAPPDATA%\\cairn` on Windows), or the
 file `CAIRN_CONFIG` names (which must then exist). It takes the same keys
 and validation as a workspace's `cairn.toml`, and it is the user's own: its
 exec-relevant keys (`EXEC_KEYS`) always apply, in every folder.
