@@ -192,6 +192,7 @@ def run(
     trust: Annotated[
         bool, typer.Option("--trust", help="Trust the folder first (as `cairn trust` does).")
     ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live status line.")] = False,
 ) -> None:
     """Run one headless turn, streaming to the terminal; the trace is saved."""
     from cairn.commands.run import run_turn
@@ -205,6 +206,7 @@ def run(
         yes=yes,
         files=list(file or []),
         trust=trust,
+        quiet=quiet,
     )
 
 

@@ -24,7 +24,7 @@ from typing import Protocol
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.repomap.graph import RankGraph
-from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
+from cairn.repomap.index import ScanProgress, SecretPolicy, TagIndex, builtin_secrets
 from cairn.repomap.lexicon import FileFacts, Lexicon
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
@@ -83,6 +83,8 @@ class RepoMap:
         error), kept so that the next whole parse after an edit is incremental."""
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
+        self.progress: ScanProgress | None = None
+        """Told `(done, total)` while a refresh scans many files (`TagIndex.refresh`)."""
         self._lexicon: Lexicon | None = None
         """The where-to-look BM25 index of the current tags (rebuilt after a change of
         a file's names or uses)."""
@@ -182,7 +184,7 @@ class RepoMap:
             rel for rel in {*self._buffers, *self._refused_buffers} if self._is_secret(rel)
         ]:
             self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
-        for rel, old in self._index.refresh(self._ignore.files()).items():
+        for rel, old in self._index.refresh(self._ignore.files(), self.progress).items():
             if rel not in self._buffers and rel not in self._refused_buffers:
                 self._changed(rel, old, self._index.tags.get(rel))
 
