@@ -57,6 +57,8 @@ export interface ChatServices {
 
 export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
+  /** Fired when the view is shown for the first time (a deferred server then starts: startupGate.ts). */
+  readonly onDidShow = new vscode.EventEmitter<void>();
   private entries: ChatEntry[] = [];
   private title = '';
   private running: vscode.CancellationTokenSource | undefined;
@@ -99,6 +101,7 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
 
   dispose(): void {
     this.running?.cancel();
+    this.onDidShow.dispose();
     this.subscriptions.forEach((s) => s.dispose());
   }
 
@@ -118,6 +121,7 @@ export class ChatPanel implements vscode.WebviewViewProvider, vscode.Disposable 
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.onDidShow.fire();
     const scripts = vscode.Uri.joinPath(this.extensionUri, ...WEBVIEW_DIR);
     const media = vscode.Uri.joinPath(this.extensionUri, MEDIA_DIR);
     view.webview.options = { enableScripts: true, localResourceRoots: [scripts, media] };

@@ -59,6 +59,8 @@ export class CairnClient implements vscode.Disposable {
   readonly onDidChangeState: vscode.EventEmitter<ClientState>;
   /** Fired each time a server is up and a session is focused (first start and every restart). */
   readonly onDidStart = new vscode.EventEmitter<void>();
+  /** Set while the first start waits for the user (startupGate.ts): a request starts the server and waits for it. */
+  startOnDemand: (() => Promise<unknown>) | undefined;
   /** Fired when the focused session changes. */
   readonly onDidChangeSession: vscode.EventEmitter<string | undefined>;
 
@@ -202,6 +204,7 @@ export class CairnClient implements vscode.Disposable {
 
   /** The running client; while a (re)start is under way, waits for it (a bounded time). */
   private async requireClient(): Promise<LanguageClient> {
+    if (this.state === 'stopped' && this.startOnDemand) await this.startOnDemand();
     if (this.state === 'starting') {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, START_WAIT_MS);

@@ -17,6 +17,7 @@ import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError
 
 from cairn import __version__
+from cairn.commands.config_app import config_app
 from cairn.errors import CairnError
 
 app = typer.Typer(
@@ -33,6 +34,7 @@ trace_app = typer.Typer(help="Inspect recorded sessions.", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 mcp_app = typer.Typer(help="MCP servers (tool sources).", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
+app.add_typer(config_app, name="config")
 
 WorkspaceOpt = Annotated[
     Path,
@@ -204,6 +206,7 @@ def run(
     trust: Annotated[
         bool, typer.Option("--trust", help="Trust the folder first (as `cairn trust` does).")
     ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live status line.")] = False,
 ) -> None:
     """Run one headless turn, streaming to the terminal; the trace is saved."""
     from cairn.commands.run import run_turn
@@ -217,6 +220,7 @@ def run(
         yes=yes,
         files=list(file or []),
         trust=trust,
+        quiet=quiet,
     )
 
 
@@ -246,6 +250,30 @@ def models(
     from cairn.commands.models import show_models
 
     show_models(workspace, model, session, as_json)
+
+
+@app.command()
+def init(
+    folder: Annotated[Path, typer.Argument(help="The folder (default: this one).")] = Path("."),
+    model: Annotated[str | None, typer.Option("--model", help="The model to write.")] = None,
+) -> None:
+    """Write a starter cairn.toml and, where there is no rules file, an AGENTS.md from the
+    project's profile (test and build commands, layout); never overwrites a file."""
+    from cairn.commands.init import init_folder
+
+    init_folder(folder.resolve(), model)
+
+
+@app.command()
+def doctor(
+    workspace: WorkspaceOpt = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+) -> None:
+    """Check what a turn needs (Python, model, key, endpoint, grammars, git, sandbox, trust,
+    MCP servers) and print each problem with its fix; exit 1 when a turn could not run."""
+    from cairn.commands.doctor import doctor as _doctor
+
+    _doctor(workspace, as_json)
 
 
 @app.command()

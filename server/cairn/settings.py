@@ -1,18 +1,20 @@
-"""The one settings model: `cairn.toml` in the workspace, overridden by the editor.
+"""The one settings model, and what a load says about it: trust, ignored keys, origins.
 
-`cairn.toml` uses snake_case keys; the editor's `initializationOptions` use the
-same names in camelCase. Both are validated by `Settings`; a wrong value raises
-`SettingsError` naming the key. The parts of one engine share one
+Files (the user's `config.toml`, the workspace's `cairn.toml`) use snake_case
+keys; the editor's `initializationOptions` use the same names in camelCase.
+All are validated by `Settings`; a wrong value raises `SettingsError` naming
+the key and where it came from. The parts of one engine share one
 `SettingsRef`, so a settings change is one assignment that every part sees.
+The layers, their order and the loader are `cairn.files.settings_layers`.
 
-There is no default model: `model` is None until cairn.toml, the editor or a
-`--model` flag sets it (the scripted test model is always chosen explicitly).
+There is no default model: `model` is None until a layer or a `--model` flag
+sets it (the scripted test model is always chosen explicitly).
 `compaction_model` and `explore_model` default to the main model. The
 provider settings (`api_base`, `api_key_env`, `extra_headers`,
-`extra_params`) belong to the main model's provider. `settings_origins`
-says where each value came from (default, cairn.toml, editor, flag). The
-file's `EXEC_KEYS` count only for a trusted workspace: the rest are ignored,
-and the settings say which (`ignored_keys`; trust is `cairn.files.trust`).
+`extra_params`) belong to the main model's provider. `Settings.origins` says
+where each value came from (`Origin`). The workspace file's `EXEC_KEYS` count
+only for a trusted workspace: the rest are ignored, and the settings say which
+(`ignored_keys`; trust is `cairn.files.trust`).
 
 MCP servers (`[mcp.servers.NAME]`, `McpServerSettings`; the editor's replace the
 file's of the same name) and the prompt-cache prices (`cache_prices`) are defined
@@ -74,7 +76,8 @@ MAX_OPEN_TABS = 200
 _VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 Role = Literal["main", "compaction", "explore"]
-Origin = Literal["default", "cairn.toml", "editor", "flag"]
+# Where a value came from, lowest layer first (`cairn.files.settings_layers`).
+Origin = Literal["default", "user config", "cairn.toml", "environment", "editor", "flag"]
 # How open editor tabs that are not in play are shown: outlines, whole text, or not at all.
 OpenTabs = Literal["outline", "whole", "off"]
 ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
@@ -99,6 +102,7 @@ class Settings(BaseModel):
     # directly names no workspace) and the `cairn.toml` keys ignored because it is not.
     _trusted: bool = PrivateAttr(default=True)
     _ignored_keys: tuple[str, ...] = PrivateAttr(default=())
+    _origins: dict[str, Origin] = PrivateAttr(default_factory=dict)
 
     model: str | None = None
     """The model, as a litellm `provider/model` name (e.g. `anthropic/claude-sonnet-4-5`), or
@@ -277,6 +281,16 @@ class Settings(BaseModel):
         """The workspace's `cairn.toml` keys left out because the folder is not trusted."""
         return self._ignored_keys
 
+    @property
+    def origins(self) -> dict[str, Origin]:
+        """Where each field's value came from (every field; "default" unless a layer set it)."""
+        return {name: self._origins.get(name, "default") for name in Settings.model_fields}
+
+    def with_origins(self, origins: Mapping[str, Origin]) -> Settings:
+        """These settings, with the origins of the fields a load or a flag set."""
+        self._origins = dict(origins)
+        return self
+
     def with_trust(self, trusted: bool, ignored: Iterable[str] = ()) -> Settings:
         """These settings, marked as those of a trusted or untrusted workspace."""
         self._trusted, self._ignored_keys = trusted, tuple(ignored)
@@ -324,7 +338,11 @@ def validate_settings(data: dict[str, Any], origin: str = "settings") -> Setting
 
 def read_settings_file(workspace: Path) -> dict[str, Any]:
     """The raw contents of `<workspace>/cairn.toml`, or {} when there is none."""
-    path = workspace / SETTINGS_FILE
+    return read_settings_toml(workspace / SETTINGS_FILE)
+
+
+def read_settings_toml(path: Path) -> dict[str, Any]:
+    """The raw contents of a settings file, or {} when there is none."""
     if not path.exists():
         return {}
     if not path.is_file():  # a folder, FIFO or device: never opened (a FIFO would block)
@@ -345,56 +363,12 @@ def field_name(key: str) -> str | None:
     return None
 
 
-def settings_origins(
-    file_keys: Iterable[str],
-    editor_keys: Iterable[str] = (),
-    flag_keys: Iterable[str] = (),
-) -> dict[str, Origin]:
-    """Where each setting's value came from: the last of cairn.toml, the editor, a flag."""
-    origins: dict[str, Origin] = dict.fromkeys(Settings.model_fields, "default")
-    layers: tuple[tuple[Origin, Iterable[str]], ...] = (
-        ("cairn.toml", file_keys),
-        ("editor", editor_keys),
-        ("flag", flag_keys),
-    )
-    for origin, keys in layers:
-        for key in keys:
-            name = field_name(key)
-            if name is not None:
-                origins[name] = origin
-    return origins
-
-
 def with_flags(settings: Settings, flags: Mapping[str, Any]) -> Settings:
     """`settings` with the command-line values that were given (None means not given)."""
     given = {key: value for key, value in flags.items() if value is not None}
     if not given:
         return settings
     flagged = validate_settings({**settings.model_dump(), **given}, origin="command line")
+    flagged_origins: dict[str, Origin] = {field_name(key) or key: "flag" for key in given}
+    flagged.with_origins({**settings.origins, **flagged_origins})
     return flagged.with_trust(settings.workspace_trusted, settings.ignored_keys)
-
-
-def exec_keys(raw: Mapping[str, Any]) -> list[str]:
-    """The keys of a raw `cairn.toml` mapping that are exec-relevant (`EXEC_KEYS`), by field."""
-    return [name for key in raw if (name := field_name(key)) in EXEC_KEYS]
-
-
-def load_settings(
-    workspace: Path, overrides: dict[str, Any] | None = None, *, trusted: bool = False
-) -> Settings:
-    """`cairn.toml` of the workspace, then `overrides` (e.g. the editor's) on top; the file's
-    `EXEC_KEYS` only when `trusted` (front ends ask `cairn.files.trust.workspace_settings`)."""
-    raw = read_settings_file(workspace)
-    ignored = [] if trusted else exec_keys(raw)
-    kept = {key: value for key, value in raw.items() if field_name(key) not in ignored}
-    base = validate_settings(kept, origin=str(workspace / SETTINGS_FILE))
-    base.with_trust(trusted, ignored)
-    if not overrides:
-        return base
-    merged = base.model_dump()
-    override = validate_settings(overrides, origin="initializationOptions")
-    changes = override.model_dump(exclude_unset=True)
-    if "mcp" in changes:
-        changes["mcp"] = merge_mcp(merged["mcp"], changes["mcp"])
-    merged.update(changes)
-    return Settings.model_validate(merged).with_trust(trusted, ignored)

@@ -14,6 +14,7 @@ from cairn.agent.engine import Engine
 from cairn.llm import Timing
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
+from cairn.models.progress import ProgressEvent
 from cairn.settings import Settings
 
 SCRIPT = "script.jsonl"
@@ -45,6 +46,7 @@ class Recorder:
         self.stats: list[ContextStats] = []
         self.logs: list[str] = []
         self.tool_calls: list[ToolCallEvent] = []
+        self.progress: list[ProgressEvent] = []
 
     def on_turn_event(self, event: TurnEvent) -> None:
         self.turn_events.append(event)
@@ -63,6 +65,9 @@ class Recorder:
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
         self.tool_calls.append(event)
+
+    def on_progress(self, event: ProgressEvent) -> None:
+        self.progress.append(event)
 
     def kinds(self) -> list[str]:
         return [e.kind for e in self.turn_events]

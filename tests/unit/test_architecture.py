@@ -170,6 +170,7 @@ AGENT_ROOT_MODULES: dict[str, str] = {
     "api": "contracts",
     "ids": "contracts",
     "listener": "contracts",
+    "progress": "contracts",
     "engine": "facade",
     "parts": "facade",
     "read_only": "facade",

@@ -9,7 +9,7 @@ import pytest
 
 from cairn.commands.models_report import models_report
 from cairn.compaction.retention import retention
-from cairn.settings import DEFAULT_CACHE_PRICES, CachePrice, Settings, settings_origins
+from cairn.settings import DEFAULT_CACHE_PRICES, CachePrice, Settings
 from tests.unit.test_compaction_prune import pruned_paths, read_file_turns
 
 CACHED = DEFAULT_CACHE_PRICES["anthropic"]
@@ -76,7 +76,7 @@ async def test_the_same_session_prunes_without_a_cache_and_keeps_its_reads_with_
 def test_cairn_models_shows_the_knobs_a_local_model_gets(tmp_path: Path) -> None:
     """`cairn models` reports the main model's knobs: a local Ollama model caches nothing."""
     settings = Settings(model="ollama_chat/qwen3:8b", context_window=32_000, prune_minimum=100)
-    main = models_report(settings, settings_origins([]), {}, tmp_path)[0]
+    main = models_report(settings, settings.origins, {}, tmp_path)[0]
     assert main.retention == retention(settings, 32_000, UNCACHED)
     assert main.retention is not None and main.retention.prune_minimum == 100  # as set
     assert not main.retention.cached and main.retention.threshold == 0.55

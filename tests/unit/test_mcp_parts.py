@@ -13,19 +13,14 @@ from cairn.agent.scope.offer import make_offer, split_by_mode
 from cairn.agent.tools import default_registry
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import SettingsError
+from cairn.files.settings_layers import load_settings
 from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus
 from cairn.mcp.results import format_size, render_content, render_resource
 from cairn.mcp.search import search_tools
 from cairn.mcp.state import MAX_RESTARTS, RESTART_MAX_S, restart_delay
 from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, qualified_name, tool_specs
 from cairn.mcp.transport import McpConfigError, expand, expanded
-from cairn.settings import (
-    McpServerSettings,
-    Mode,
-    Settings,
-    load_settings,
-    validate_settings,
-)
+from cairn.settings import McpServerSettings, Mode, Settings, validate_settings
 from cairn.tokens.counter import count_tokens
 
 MODEL = "scripted/script.jsonl"

@@ -11,18 +11,11 @@ import pytest
 from cairn.agent.sessions.session import session_model
 from cairn.context.budget import OVERFLOW_SHRINK, learned_window, role_window
 from cairn.errors import SettingsError
+from cairn.files.settings_layers import load_settings
 from cairn.llm.guide import EXAMPLE_MODELS, no_model_message
 from cairn.llm.lazy import load_litellm
 from cairn.models.session import SessionMeta, Turn
-from cairn.settings import (
-    Settings,
-    load_settings,
-    read_settings_file,
-    role_model,
-    settings_origins,
-    validate_settings,
-    with_flags,
-)
+from cairn.settings import Settings, role_model, validate_settings, with_flags
 from cairn.tokens.model_info import (
     PROVIDER_KEY_VARIABLES,
     key_variables,
@@ -111,7 +104,7 @@ def test_provider_settings_load_from_cairn_toml(tmp_path: Path) -> None:
     assert settings.extra_headers == {"X-Team": "a"}
     assert settings.extra_params == {"temperature": 0.3}
     assert settings.explore_model == "openai/qwen-small"
-    origins = settings_origins(read_settings_file(tmp_path), ["exploreModel"], ["step_limit"])
+    origins = with_flags(settings, {"step_limit": 7}).origins
     assert origins["model"] == "cairn.toml" and origins["explore_model"] == "editor"
     assert origins["step_limit"] == "flag" and origins["compaction_model"] == "default"
 
@@ -154,6 +147,7 @@ def test_the_no_model_text_suggests_the_provider_whose_key_is_set() -> None:
     cli = no_model_message({"GEMINI_API_KEY": "g"})
     assert 'model = "gemini/gemini-2.5-pro"    # GEMINI_API_KEY is set in this environment' in cli
     assert "(or pass --model)" in cli and "docs/MODELS.md" in cli
+    assert "`cairn config set model gemini/gemini-2.5-pro`" in cli and "CAIRN_MODEL=" in cli
     first, variable = EXAMPLE_MODELS[0]
     fresh = no_model_message({}, "editor")
     assert fresh.startswith("no model configured. Set `cairn.model` in the editor's settings")

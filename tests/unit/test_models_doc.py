@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cairn.commands.models_report import models_report
-from cairn.settings import load_settings, read_settings_file, settings_origins
+from cairn.files.settings_layers import load_settings
 from cairn.tokens.model_info import PROVIDER_KEY_VARIABLES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,6 +55,5 @@ def test_a_snippet_loads_and_every_role_can_be_called(
 ) -> None:
     (tmp_path / "cairn.toml").write_text(block, encoding="utf-8")
     settings = load_settings(tmp_path)
-    origins = settings_origins(read_settings_file(tmp_path))
-    for report in models_report(settings, origins, ENV, tmp_path):
+    for report in models_report(settings, settings.origins, ENV, tmp_path):
         assert report.possible, (where, report.role, report.problems)

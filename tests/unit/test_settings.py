@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from cairn.errors import SettingsError
-from cairn.settings import load_settings, validate_settings
+from cairn.files.settings_layers import load_settings
+from cairn.settings import validate_settings
 
 
 def test_defaults_match_the_design() -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from cairn.errors import SettingsError
+from cairn.files.settings_layers import load_settings
 from cairn.models.trace_location import trace_dir_problem
-from cairn.settings import Settings, load_settings, read_settings_file
+from cairn.settings import Settings, read_settings_file
 
 # Seconds: a guard for the FIFO case (reading it would block forever), not a timing check.
 GUARD_S = 60

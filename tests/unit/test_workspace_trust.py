@@ -29,6 +29,7 @@ import pytest
 from cairn.agent.turn.runner import allowed_commands
 from cairn.commands.trust import run_trust, trust_folder
 from cairn.errors import InvalidRequestError
+from cairn.files.settings_layers import load_settings
 from cairn.files.trust import (
     config_hash,
     grant,
@@ -39,7 +40,7 @@ from cairn.files.trust import (
     workspace_settings,
 )
 from cairn.models.profile import ProjectProfile
-from cairn.settings import EXEC_KEYS, Settings, load_settings
+from cairn.settings import EXEC_KEYS, Settings
 from tests.fakes.mcp_fixture import fixture_server
 from tests.fakes.openai_server import OpenAIServer, Reply
 from tests.unit.test_agent_support import reply, write_script

@@ -5,6 +5,7 @@
  */
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ChatEntry } from '../../src/chat';
@@ -12,6 +13,7 @@ import { mentions } from '../../src/chat';
 import { applyTextEdits, offsetIn } from '../../src/applyEdit';
 import { transcriptEntries } from '../../src/chatTranscript';
 import { lineCounts } from '../../src/review';
+import { configuredHere, userConfigPath } from '../../src/startupGate';
 import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
 import type { CompactResult, Goal, TurnEvent, TurnResult } from '../../src/protocol';
@@ -127,6 +129,21 @@ const tests: TestCase[] = [
     async () => {
       assert.deepStrictEqual(mentions('see @src/a.py, and @b.md. mail me@example.com'), ['src/a.py', 'b.md']);
       assert.deepStrictEqual(mentions('@a.py @a.py'), ['a.py']);
+    },
+  ],
+  [
+    "the startup gate: a folder with a cairn.toml starts the server at once; Cairn's own config.toml is where the server reads it",
+    async () => {
+      assert.strictEqual(await configuredHere(), true, 'test/workspace has a cairn.toml');
+      const home = os.homedir();
+      assert.strictEqual(userConfigPath({ XDG_CONFIG_HOME: '/x' }, 'linux'), path.join('/x', 'cairn', 'config.toml'));
+      assert.strictEqual(userConfigPath({}, 'linux'), path.join(home, '.config', 'cairn', 'config.toml'));
+      const mac = path.join(home, 'Library', 'Application Support', 'cairn', 'config.toml');
+      assert.strictEqual(userConfigPath({}, 'darwin'), mac);
+      assert.strictEqual(userConfigPath({ LOCALAPPDATA: 'C:/L' }, 'win32'), path.join('C:/L', 'cairn', 'config.toml'));
+      assert.strictEqual(userConfigPath({ CAIRN_CONFIG: '/team.toml' }, 'linux'), '/team.toml');
+      const events = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.activationEvents as string[];
+      assert.ok(events.includes('onStartupFinished'), `activation events: ${events.join(', ')}`);
     },
   ],
   [

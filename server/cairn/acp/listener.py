@@ -10,6 +10,10 @@
   session's cost; the last stats are kept for the update after the turn.
 - summaries and prunes → `compaction_update` (or an agent message); goal
   folds show in the plan instead.
+- the engine's waits of a session (`ProgressEvent`: the map's scan, MCP
+  servers starting, a retry's wait) → an italic agent message when one
+  begins (and at each new retry), as a compaction's is; the map's scan while an
+  engine warms up belongs to no session and is only logged.
 - engine log lines → this process's log (stderr).
 
 Every method returns at once and never raises (the EngineListener contract).
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
     from cairn.agent.api import ToolCallEvent
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
+    from cairn.models.progress import ProgressEvent
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +130,22 @@ class AcpListener:
             self._server.send(sid, compaction_update(compaction_id, event))
         except Exception:
             logger.exception("could not forward a compaction event")
+
+    def on_progress(self, event: ProgressEvent) -> None:
+        try:
+            sid = event.session_id
+            if sid is None or event.stage == "end":
+                return
+            if event.stage == "report" and event.key != "retry":
+                return
+            self._message_ids.pop(sid, None)  # the model's next words are a new message
+            text = f"{event.title}: {event.message}" if event.message else event.title
+            notice = chunk(
+                "agent_message_chunk", f"\n\n_{text}…_\n\n", f"{sid}-p{next(self._counter)}"
+            )
+            self._server.send(sid, notice)
+        except Exception:
+            logger.exception("could not forward progress")
 
     def on_context_stats(self, stats: ContextStats) -> None:
         try:

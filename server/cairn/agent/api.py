@@ -33,6 +33,7 @@ from cairn.models.events import (
 from cairn.models.manifest import ContextStats, Manifest
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
+from cairn.models.progress import ProgressEvent
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
 from cairn.settings import McpServerSettings, Mode, Settings
@@ -85,6 +86,7 @@ class EngineListener(Protocol):
     def on_context_stats(self, stats: ContextStats) -> None: ...
     def on_log(self, message: str) -> None: ...
     def on_tool_call(self, event: ToolCallEvent) -> None: ...
+    def on_progress(self, event: ProgressEvent) -> None: ...
 
 
 # The user's answer to a command outside the allowlist (or an MCP tool not marked

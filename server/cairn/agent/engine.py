@@ -42,6 +42,7 @@ from cairn.agent.api import (
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
+from cairn.agent.progress import MapProgress, current_session, started_catalog
 from cairn.agent.scope.inputs import TurnInputs, turn_inputs, user_parts
 from cairn.agent.scope.offer import make_offer
 from cairn.agent.scope.turn_scope import TurnScope, main_scope
@@ -96,7 +97,7 @@ class Engine:
     ) -> None:
         self.config = SettingsRef(settings)
         self.listener = SafeListener(listener)
-        parts = context_parts(list(folders), self.config)
+        parts = context_parts(list(folders), self.config, progress=MapProgress(self.listener))
         self.workspace = parts.workspace
         self.store = parts.store
         self.profiles = parts.profiles
@@ -245,8 +246,9 @@ class Engine:
         if fix is not None and not message.strip():
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(chosen, mode, message, references, fix)
+        current_session.set(session.id)  # the map's progress is this session's
         self.files.refresh_all()
-        catalog = await self.mcp.catalog(session.id)
+        catalog = await started_catalog(self.mcp, session.id, self.listener)
         for line in self.mcp.changes(catalog):
             self.listener.on_log(line)
         scope = self.scope(session, inputs, catalog=catalog)

@@ -13,6 +13,7 @@ import logging
 from cairn.agent.api import EngineListener, ToolCallEvent
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
+from cairn.models.progress import ProgressEvent
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,9 @@ class NullListener:
         return None
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
+        return None
+
+    def on_progress(self, event: ProgressEvent) -> None:
         return None
 
 
@@ -71,3 +75,6 @@ class SafeListener:
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
         self._guard("on_tool_call", event)
+
+    def on_progress(self, event: ProgressEvent) -> None:
+        self._guard("on_progress", event)

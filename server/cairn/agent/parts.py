@@ -15,6 +15,7 @@ map keeps its index in both (it is a cache: refreshing it changes no record).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,15 +81,22 @@ def repo_map(workspace: Workspace, ignore: IgnoreRules, store: TraceStore) -> Re
 
 
 def context_parts(
-    folders: list[Path], config: SettingsRef, *, read_only: bool = False
+    folders: list[Path],
+    config: SettingsRef,
+    *,
+    read_only: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ContextParts:
-    """The parts of one workspace in dependency order (see the module docstring)."""
+    """The parts of one workspace in dependency order (see the module docstring); `progress`
+    follows the repository map's scans (`RepoMap.progress`)."""
     workspace = Workspace(list(folders))
     store = TraceStore(workspace.root / config.current.trace_dir)
     ignore = IgnoreRules.for_folder(workspace.root)
     docs: DocStore = ReadOnlyDocs(store) if read_only else store
     profiles = ProfileManager(workspace.root, docs, ignore, secrets=lambda: workspace.secrets)
     repomap = repo_map(workspace, ignore, store)
+    if repomap is not None:
+        repomap.progress = progress
     builder = ContextBuilder(
         workspace, config, profile_provider=profiles.get, repomap=repomap, ignore=ignore
     )

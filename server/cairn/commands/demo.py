@@ -111,11 +111,14 @@ def _run(folder: Path) -> bool:
     from cairn.commands.demo_report import compaction_report
     from cairn.commands.run import TerminalListener
     from cairn.compaction.ledger import tests_run
-    from cairn.settings import load_settings
+    from cairn.files.settings_layers import load_settings
 
     command = f"{shlex.quote(sys.executable)} {TEST_ARGS}"
-    # The example is Cairn's own bundled copy, not a folder the user opened: trusted.
-    settings = load_settings(folder, {"allowedCommands": [command]}, trusted=True)
+    # The example is Cairn's own bundled copy, not a folder the user opened: trusted, and run
+    # as shipped (the user's config and CAIRN_MODEL would change its model and its budget).
+    settings = load_settings(
+        folder, {"allowedCommands": [command]}, trusted=True, user_settings=False
+    )
     listener = TerminalListener()
     engine = Engine([folder], settings, listener=listener)
     try:

@@ -1,8 +1,8 @@
 """`cairn models`: each role's model and whether it can be called, without calling it.
 
 For the main, compaction and explore roles (`cairn.commands.models_report`):
-the model and where the setting came from (default / cairn.toml / flag, or the
-session's own model with `--session`), the provider and endpoint, whether
+the model and where the setting came from (default / user config /
+cairn.toml / environment / flag, or the session's own model with `--session`), the provider and endpoint, whether
 the key variable is set (its value is never shown), the context window and
 output limit from litellm's model map, for the main model how its history
 is compacted (the knobs in effect, and whether its provider caches prompt
@@ -32,10 +32,11 @@ from cairn.commands.models_report import (
     models_report,
 )
 from cairn.compaction.retention import Retention
+from cairn.files.settings_layers import origin_label
 from cairn.files.trust import trust_notes, workspace_settings
 from cairn.llm.guide import no_model_message
 from cairn.llm.provider import ProviderSetup
-from cairn.settings import field_name, read_settings_file, settings_origins, with_flags
+from cairn.settings import with_flags
 from cairn.trace import TraceStore
 
 LABEL_WIDTH = 10
@@ -163,10 +164,7 @@ def show_models(workspace: Path, model: str | None, session_id: str | None, as_j
     """Print the report (see the module docstring); exit 1 when the main model cannot be called."""
     require_workspace(workspace)
     settings = with_flags(workspace_settings(workspace), {"model": model})
-    file_keys = [
-        k for k in read_settings_file(workspace) if field_name(k) not in settings.ignored_keys
-    ]
-    origins = settings_origins(file_keys, (), ["model"] if model else [])
+    origins = {key: origin_label(value, os.environ) for key, value in settings.origins.items()}
     own: str | None = None
     store = TraceStore(workspace / settings.trace_dir)
     if session_id is not None:
@@ -182,8 +180,7 @@ def show_models(workspace: Path, model: str | None, session_id: str | None, as_j
     if as_json:
         typer.echo(json.dumps([report_json(r) for r in reports], indent=2))
     else:
-        text_origins = {key: str(value) for key, value in origins.items()}
-        lines = [line for r in reports for line in render_role(r, text_origins)]
+        lines = [line for r in reports for line in render_role(r, origins)]
         if reports[0].model is None:
             lines += ["", no_model_message(os.environ)]
         typer.echo("\n".join(lines))

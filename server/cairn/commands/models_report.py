@@ -1,8 +1,8 @@
 """What `cairn models` reports for each role, without calling (or importing) a model.
 
 For the main, compaction and explore roles: the model and where that
-setting came from (default, cairn.toml, editor, flag, or the session's own
-model), the provider and endpoint, whether the key variable is set, the
+setting came from (an `Origin`: default, user config, cairn.toml,
+environment, editor, flag; or the session's own model), the provider and endpoint, whether the key variable is set, the
 context window and output limit from litellm's model map (or the
 configured `context_window`), and whether a call would be possible — with
 every reason it would not. For the main model, the compaction knobs in
@@ -27,7 +27,7 @@ from cairn.errors import BudgetError
 from cairn.llm.cache_hints import model_cache_price
 from cairn.llm.provider import ProviderSetup, provider_setup
 from cairn.models.session import SessionMeta
-from cairn.settings import ROLES, Origin, Role, Settings, role_model
+from cairn.settings import ROLES, Role, Settings, role_model
 from cairn.tokens.model_info import SCRIPTED_PROVIDER, model_map_window, model_max_output
 
 ROLE_SETTING: dict[Role, str] = {
@@ -91,7 +91,7 @@ class RoleReport:
         return not self.problems
 
 
-def _model_origin(role: Role, settings: Settings, origins: Mapping[str, Origin]) -> str:
+def _model_origin(role: Role, settings: Settings, origins: Mapping[str, str]) -> str:
     key = ROLE_SETTING[role]
     if role != "main" and getattr(settings, key) is None:
         return MAIN_ORIGIN
@@ -122,7 +122,7 @@ def _scripted_problem(model: str, root: Path) -> str | None:
 def role_report(
     role: Role,
     settings: Settings,
-    origins: Mapping[str, Origin],
+    origins: Mapping[str, str],
     env: Mapping[str, str],
     root: Path,
     main: str | None = None,
@@ -184,7 +184,7 @@ def _with_main_budget(report: RoleReport, settings: Settings) -> RoleReport:
 
 def models_report(
     settings: Settings,
-    origins: Mapping[str, Origin],
+    origins: Mapping[str, str],
     env: Mapping[str, str],
     root: Path,
     session_model: str | None = None,

@@ -5,7 +5,9 @@ engine is even imported), tool activity, retries, each call's tokens and
 cost, compaction, errors and the final goal tree go to stderr (tool lines
 are shortened to the terminal, errors and retries are shown whole; every
 control, escape, bidi and zero-width character is shown as its escape,
-`cairn.files.visible`).
+`cairn.files.visible`). While Cairn waits (the map being built, MCP servers
+starting, a summary, a retry's countdown) a live status line shows on a
+terminal (`cairn.commands.status_line`; not with `--quiet`, nor off a terminal).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
 when stdin is a TTY (yes, always for this session, or no); `--yes` approves
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals
+from cairn.commands.status_line import StatusLine
 from cairn.files.visible import KEEP_LINES, visible
 from cairn.frontends.sentences import approval_reason, approval_verb, compaction_sentence
 from cairn.settings import Settings, with_flags
@@ -52,6 +55,7 @@ if TYPE_CHECKING:  # imported when used: the first line is printed before them
         TurnResult,
     )
     from cairn.models.manifest import ContextStats
+    from cairn.models.progress import ProgressEvent
 
 APPROVE_ANSWERS = frozenset({"y", "yes"})
 ALWAYS_ANSWERS = frozenset({"a", "always"})
@@ -59,31 +63,56 @@ EXPLORE_TOOL = "explore"
 EMPTY_SESSION = "--session is empty: give a session id (cairn trace list) or leave it out"
 # Tool activity lines longer than this are shortened for the terminal (errors never are).
 ACTIVITY_MAX_CHARS = 160
+# The status line's key of a summary being written, and its text while a retry counts down.
+SUMMARY_KEY = "summary"
+RETRY_STATUS = "↻ retrying the model call"
 
 
 class TerminalListener:
-    """Prints engine events: text to `out`, everything else to `err`."""
+    """Prints engine events: text to `out`, everything else to `err`; waits on `status`
+    (`cairn.commands.status_line`: a live line on a terminal, else nothing)."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+    def __init__(
+        self, out: TextIO = sys.stdout, err: TextIO = sys.stderr, status: StatusLine | None = None
+    ) -> None:
         self.out = out
         self.err = err
+        self.status = status or StatusLine(err, enabled=False)
         self.compactions: list[CompactionEvent] = []
         self._mid_line = False
 
-    def _activity(self, line: str, *, whole: bool = False) -> None:
-        if not whole and len(line) > ACTIVITY_MAX_CHARS:
-            line = line[: ACTIVITY_MAX_CHARS - 1] + "…"
+    def _end_line(self) -> None:
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
-        self.err.write(visible(line, KEEP_LINES) + "\n")
-        self.err.flush()
+
+    def _activity(self, line: str, *, whole: bool = False) -> None:
+        if not whole and len(line) > ACTIVITY_MAX_CHARS:
+            line = line[: ACTIVITY_MAX_CHARS - 1] + "…"
+        with self.status.paused():
+            self._end_line()
+            self.err.write(visible(line, KEEP_LINES) + "\n")
+            self.err.flush()
+
+    def on_progress(self, event: ProgressEvent) -> None:
+        """A wait on the status line while it lasts (nothing is printed for it)."""
+        if event.stage == "end":
+            self.status.drop(event.key)
+            return
+        if self._mid_line:  # the status goes under the text, never after a partial line
+            with self.status.paused():
+                self._end_line()
+        text = f"{event.title}: {event.message}" if event.message else event.title
+        if event.key == "retry" and event.wait_s is not None:
+            text = RETRY_STATUS
+        self.status.show(event.key, text, event.wait_s)
 
     def on_turn_event(self, event: TurnEvent) -> None:
         if event.kind == "text" and event.text:
-            self.out.write(visible(event.text, KEEP_LINES))
-            self.out.flush()
+            with self.status.paused():
+                self.out.write(visible(event.text, KEEP_LINES))
+                self.out.flush()
             self._mid_line = not event.text.endswith("\n")
         elif event.kind == "toolStart":
             self._activity(f"→ {event.tool}")
@@ -109,6 +138,10 @@ class TerminalListener:
     def on_compaction(self, event: CompactionEvent) -> None:
         self.compactions.append(event)
         self._activity(f"[{compaction_sentence(event)}]")
+        if event.stage == "start" and event.kind == "summary":
+            self.status.show(SUMMARY_KEY, compaction_sentence(event))
+        elif event.stage != "start":
+            self.status.drop(SUMMARY_KEY)
 
     def on_context_stats(self, stats: ContextStats) -> None:
         return None
@@ -294,10 +327,11 @@ def run_turn(
     yes: bool,
     files: Sequence[Path] = (),
     trust: bool = False,
+    quiet: bool = False,
 ) -> None:
     """Run one turn in `workspace` (a new session, or `session_id`) and print it as it goes;
     `files` (`--file`) and the message's `@` mentions are referenced; `trust` (`--trust`)
-    trusts the folder first.
+    trusts the folder first; `quiet` (`--quiet`) shows no live status line.
 
     Exits 0 when the turn stopped normally, 1 when it ended otherwise, 128 + N when
     signal N cancelled it."""
@@ -310,7 +344,7 @@ def run_turn(
         prefetch_litellm()
     from cairn.agent.engine import Engine  # the heavy part: after the first line
 
-    listener = TerminalListener()
+    listener = TerminalListener(status=StatusLine.for_terminal(sys.stderr, quiet))
     engine = Engine(
         [workspace],
         settings,
@@ -331,6 +365,7 @@ def run_turn(
         outcome = asyncio.run(turn_then_close(session.id, refs))
         view = engine.goal_tree(session.id)
     finally:
+        listener.status.close()
         engine.close()
     if view.tree.goals:
         sys.stderr.write(view.rendered.rstrip() + "\n")

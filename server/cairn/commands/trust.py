@@ -24,6 +24,7 @@ from typing import TextIO
 import typer
 
 from cairn.errors import InvalidRequestError, SettingsError
+from cairn.files.settings_layers import load_settings
 from cairn.files.trust import (
     config_hash,
     exec_config,
@@ -34,7 +35,7 @@ from cairn.files.trust import (
     trusted_records,
     untrusted_notice,
 )
-from cairn.settings import Settings, load_settings
+from cairn.settings import Settings
 
 YES_ANSWERS = frozenset({"y", "yes"})
 NOTHING_COVERED = "no exec-relevant keys in cairn.toml (AGENTS.md's commands are pre-approved)"

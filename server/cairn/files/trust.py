@@ -17,6 +17,9 @@ pre-approved (`cairn.agent.turn.runner.allowed_commands`).
 
 `workspace_settings` is the front ends' loader: the editor's word on trust
 (`workspaceTrusted`: true or false) wins; without one the record decides.
+The user's own settings (`cairn.files.user_config`) are not the workspace's:
+they apply in full, trusted or not, and no grant covers them
+(`cairn.files.settings_layers`).
 """
 
 from __future__ import annotations
@@ -30,15 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.files.settings_layers import load_settings
 from cairn.files.user_state import FILE_MODE, state_dir
-from cairn.settings import (
-    EXEC_KEYS,
-    SETTINGS_FILE,
-    Settings,
-    field_name,
-    load_settings,
-    read_settings_file,
-)
+from cairn.settings import EXEC_KEYS, SETTINGS_FILE, Settings, field_name, read_settings_file
 
 TRUST_FILE = "trusted.json"
 FORMAT_VERSION = 1

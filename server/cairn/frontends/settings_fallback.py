@@ -1,7 +1,7 @@
 """Settings that do not validate never stop a front end: report, and fall back to defaults.
 
-`settings_with_fallback` loads a root's settings (its `cairn.toml` under the
-front end's overrides), with the folder's trust resolved (the editor's word,
+`settings_with_fallback` loads a root's settings (the user's config, its
+`cairn.toml`, `CAIRN_MODEL`, the front end's overrides), with the folder's trust resolved (the editor's word,
 else the user's record: `cairn.files.trust`). An invalid override is dropped, keeping the valid
 ones; an invalid `cairn.toml` falls back to the defaults. Each problem is one
 line naming the key and ending with `FALLBACK_NOTE`, for the front end to
@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from cairn.errors import SettingsError
+from cairn.files.settings_layers import load_settings
 from cairn.files.trust import resolve_trust
-from cairn.settings import Settings, load_settings, validate_settings
+from cairn.settings import Settings, validate_settings
 
 FALLBACK_NOTE = "defaults are used instead"
 

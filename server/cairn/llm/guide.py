@@ -1,8 +1,9 @@
 """What to tell a user who has not configured a model yet.
 
 Every entry point (`cairn run`, `cairn serve`, the editor) shows the same
-text: that no model is configured, a `cairn.toml` example, and the variable
-its provider reads the key from. The example is for the first provider
+text: that no model is configured, a `cairn.toml` example, the variable
+its provider reads the key from, and how to choose it once for every folder
+(the user's config, `CAIRN_MODEL`). The example is for the first provider
 whose key variable is already set in the environment (the user has that
 account), else for the first of `EXAMPLE_MODELS`. Pure: the environment is
 passed in.
@@ -61,6 +62,8 @@ def no_model_message(env: Mapping[str, str], surface: Surface = "cli") -> str:
         f"    # cairn.toml\n"
         f'    model = "{model}"    # {_key_line(variable, present)}\n'
         f"\n"
+        f"To choose it once for every folder: `cairn config set model {model}` (your own "
+        f"config.toml), or export CAIRN_MODEL={model}.\n"
         f"Other providers: {others}. `cairn models` shows what is configured; "
         f"{MODELS_DOC} has examples for local servers and proxies."
     )

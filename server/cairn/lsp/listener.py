@@ -2,6 +2,8 @@
 
 `cairn/turnEvent`, `cairn/goalTreeChanged` (every change, the model's too),
 `cairn/compaction` (+ a `$/progress` bar and a `window/logMessage` line),
+the engine's waits (`ProgressEvent`: the map's scan, MCP servers starting, a
+retry's wait) → a `$/progress` bar each,
 `cairn/contextStatsChanged` and `window/logMessage` for engine logs. Every
 method returns at once and never raises (the EngineListener contract).
 """
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
+    from cairn.models.progress import ProgressEvent
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +35,7 @@ class LspListener:
     def __init__(self, server: CairnServer) -> None:
         self._server = server
         self._compaction_bars: dict[str, ProgressBar] = {}
+        self._wait_bars: dict[str, ProgressBar] = {}
 
     def on_turn_event(self, event: TurnEvent) -> None:
         try:
@@ -79,3 +83,23 @@ class LspListener:
     def on_tool_call(self, event: ToolCallEvent) -> None:
         """Tool calls reach the editor as `cairn/turnEvent` toolStart / toolEnd."""
         return None
+
+    def on_progress(self, event: ProgressEvent) -> None:
+        try:
+            self._server.call_on_loop(lambda: self._wait_progress(event))
+        except Exception:
+            logger.exception("could not forward progress")
+
+    def _wait_progress(self, event: ProgressEvent) -> None:
+        """A wait (the map's scan, MCP servers starting, a retry) as one `$/progress` bar."""
+        key = f"{event.key}:{event.session_id or ''}"
+        if event.stage == "begin":
+            unfinished = self._wait_bars.pop(key, None)
+            if unfinished is not None:
+                unfinished.end()
+            title = f"Cairn: {event.title}"
+            self._wait_bars[key] = ProgressBar.start(self._server, title, message=event.message)
+        elif event.stage == "report" and (bar := self._wait_bars.get(key)) is not None:
+            bar.report(event.message or "")
+        elif event.stage == "end" and (bar := self._wait_bars.pop(key, None)) is not None:
+            bar.end(event.message)

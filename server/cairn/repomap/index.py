@@ -52,6 +52,12 @@ Stamp = tuple[int, int]
 SecretPolicy = Callable[[], SecretPaths]
 """The secret-path rules in force (a workspace's `secrets`, which settings may replace)."""
 Located = tuple[str, str] | tuple[()]
+ScanProgress = Callable[[int, int], None]
+"""Told `(done, total)` of a scan: (0, total) first, then after each batch."""
+PROGRESS_MIN_FILES = 200
+"""A scan of fewer files reports no progress (it takes well under a second)."""
+PROGRESS_STEPS = 20
+"""A scan that reports progress runs in about this many batches, each reported."""
 
 
 def rules_key(policy: SecretPaths) -> str:
@@ -216,8 +222,11 @@ class TagIndex:
         self.complete_many({rel: names})
         return self._view[rel]
 
-    def refresh(self, files: Iterable[Path]) -> dict[str, FileTags | None]:
-        """Stat every file, scan new and changed ones, forget removed ones.
+    def refresh(
+        self, files: Iterable[Path], progress: ScanProgress | None = None
+    ) -> dict[str, FileTags | None]:
+        """Stat every file, scan new and changed ones, forget removed ones; `progress` is
+        told how the scan goes when it has `PROGRESS_MIN_FILES` or more files.
 
         Returns the previous tags (None: it had none) of every file whose tags changed;
         empty when nothing did.
@@ -228,7 +237,8 @@ class TagIndex:
         for rel in [rel for rel in self._stamps if rel not in current]:
             self._forget(rel, changes)
         self.scanned_last_refresh = stale
-        results: list[Packed | Refusal] = [*self._scan(stale, current), *refused.values()]
+        scanned = self._scan_reported(stale, current, progress)
+        results: list[Packed | Refusal] = [*scanned, *refused.values()]
         for rel, result in zip([*stale, *refused], results, strict=True):
             changes.setdefault(rel, self._view.peek(rel))
             self._refused.pop(rel, None)
@@ -330,6 +340,20 @@ class TagIndex:
         if not (self._trusted and rel in self._stamps) and self.is_secret(rel):
             return ()
         return full, rel
+
+    def _scan_reported(
+        self, rels: list[str], stamps: dict[str, Stamp], progress: ScanProgress | None
+    ) -> list[Packed | Refusal]:
+        """`_scan`, in batches reported to `progress` when there are many files."""
+        if progress is None or len(rels) < PROGRESS_MIN_FILES:
+            return self._scan(rels, stamps)
+        step = max(PROGRESS_MIN_FILES, -(-len(rels) // PROGRESS_STEPS))
+        results: list[Packed | Refusal] = []
+        progress(0, len(rels))
+        for start in range(0, len(rels), step):
+            results += self._scan(rels[start : start + step], stamps)
+            progress(len(results), len(rels))
+        return results
 
     def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[Packed | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]

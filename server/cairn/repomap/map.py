@@ -25,7 +25,7 @@ from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS, WhereWeights
 from cairn.repomap.current import CurrentTags, facts_of
-from cairn.repomap.index import SecretPolicy, TagIndex, builtin_secrets
+from cairn.repomap.index import ScanProgress, SecretPolicy, TagIndex, builtin_secrets
 from cairn.repomap.lexicon import FileFacts
 from cairn.repomap.message_mentions import mentions_in
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
@@ -89,6 +89,8 @@ class RepoMap:
         error), kept so that the next whole parse after an edit is incremental."""
         self.buffer_parses = {"full": 0, "incremental": 0}
         """Whole-buffer parses made, from scratch and incrementally."""
+        self.progress: ScanProgress | None = None
+        """Told `(done, total)` while a refresh scans many files (`TagIndex.refresh`)."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -196,7 +198,7 @@ class RepoMap:
             rel for rel in {*self._buffers, *self._refused_buffers} if self._is_secret(rel)
         ]:
             self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
-        for rel, old in self._index.refresh(self._ignore.files()).items():
+        for rel, old in self._index.refresh(self._ignore.files(), self.progress).items():
             if rel in self._buffers or rel in self._refused_buffers:
                 continue
             if old is None and self._facts is None and not self._data.built:

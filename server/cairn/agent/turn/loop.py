@@ -30,6 +30,7 @@ from typing import Any
 
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.ids import new_id
+from cairn.agent.progress import retry_progress
 from cairn.agent.scope.contexts import Contexts, demand_of
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
@@ -77,6 +78,8 @@ class TurnLoop:
     texts: list[str] = field(default_factory=list)
     _partial: list[str] = field(default_factory=list)
     _partial_reasoning: list[str] = field(default_factory=list)
+    # Whether a retry's wait is being shown (`retry_progress`): the next event ends it.
+    _retrying: bool = False
 
     @property
     def session(self) -> Session:
@@ -85,6 +88,9 @@ class TurnLoop:
     # -- events --------------------------------------------------------------
 
     def emit(self, kind: TurnEventKind, text: str | None = None, **fields: Any) -> None:
+        if self._retrying and kind != "retry":
+            self._retrying = False
+            self.scope.listener.on_progress(retry_progress("end", self.session.id))
         self.scope.listener.on_turn_event(
             TurnEvent(
                 session_id=self.session.id,
@@ -99,6 +105,10 @@ class TurnLoop:
         when = f"in {notice.wait_s:.1f} s" if notice.wait_s > 0 else "now"
         text = f"{notice.reason}; retrying {when} (request {notice.attempt})"
         self.emit("retry", text, attempt=notice.attempt, wait_s=notice.wait_s)
+        stage = "report" if self._retrying else "begin"
+        self._retrying = True
+        progress = retry_progress(stage, self.session.id, text, notice.wait_s)
+        self.scope.listener.on_progress(progress)
 
     def _on_usage(self, reply: ModelReply) -> None:
         usage = TokenUsage(
