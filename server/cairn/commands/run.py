@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, TextIO
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
 from cairn.commands.signals import TurnSignals
 from cairn.files.visible import KEEP_LINES, visible
-from cairn.frontends.sentences import compaction_sentence
+from cairn.frontends.sentences import compaction_sentence, sandbox_sentence
 from cairn.settings import Settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
@@ -166,8 +166,10 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     async def ask(request: ApprovalRequest) -> Approval:
         verb = "Call" if request.tool else "Run"
         why = f" (asked because {visible(request.reason)})" if request.reason else ""
+        where = f" {visible(sandbox_sentence(request.sandbox))}" if request.sandbox else ""
         prompt = (
-            f"{verb} `{visible(request.command)}`{why}? [y]es / [a]lways in this session / [N]o "
+            f"{verb} `{visible(request.command)}`{why}?{where}"
+            " [y]es / [a]lways in this session / [N]o "
         )
         answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:

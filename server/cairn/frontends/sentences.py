@@ -63,3 +63,26 @@ def compaction_sentence(event: CompactionEvent) -> str:
 def approval_choice(approval: Approval, command: str = "") -> str:
     """The label of one answer to an approval request."""
     return fill(APPROVAL_CHOICES[approval], command=command)
+
+
+if TYPE_CHECKING:
+    from cairn.sandbox.choice import SandboxUse
+
+# Whether a command the user is asked about would run in a sandbox (`cairn.sandbox`): the
+# terminal prompt, the language server's approval (the VS Code card) and the ACP permission
+# title all end with this sentence.
+SANDBOX_SENTENCES: dict[str, str] = {
+    "sandboxed": "It runs sandboxed ({kind}): it can write only in the workspace, no network.",
+    "network": "It runs sandboxed ({kind}): it can write only in the workspace; network allowed.",
+    "unsandboxed": "It runs without a sandbox ({why}), with your rights.",
+}
+
+
+def sandbox_sentence(sandbox: SandboxUse | None) -> str:
+    """The sentence saying where an asked-about command would run ("" for an MCP tool call)."""
+    if sandbox is None:
+        return ""
+    if not sandbox.active:
+        return fill(SANDBOX_SENTENCES["unsandboxed"], why=sandbox.why_not)
+    key = "network" if sandbox.network else "sandboxed"
+    return fill(SANDBOX_SENTENCES[key], kind=sandbox.kind)

@@ -27,6 +27,7 @@ from pygls.capabilities import get_capability
 
 from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.errors import CairnError
+from cairn.frontends.sentences import sandbox_sentence
 from cairn.lsp.methods import (
     AGENT_EDIT_LABEL,
     APPROVAL,
@@ -196,6 +197,7 @@ class EditorBridge:
             tool=request.tool or COMMAND_TOOL,
             command=request.command,
             reason=request.reason,
+            sandbox=sandbox_sentence(request.sandbox),
         )
         try:
             if self._answers_approvals():
@@ -211,7 +213,8 @@ class EditorBridge:
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
                 message=f"Cairn wants to {'call' if request.tool else 'run'}: {request.command}"
-                + (f" (asked because {request.reason})" if request.reason else ""),
+                + (f" (asked because {request.reason})" if request.reason else "")
+                + (f" {sandbox_sentence(request.sandbox)}" if request.sandbox else ""),
                 actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
             )
         )
