@@ -468,6 +468,49 @@ const tests: TestCase[] = [
     },
   ],
   [
+    'review mode: typing during the review moves the edit onto its line, or refuses it when the edited text changed',
+    async () => {
+      const config = vscode.workspace.getConfiguration('cairn');
+      await config.update('edits.review', true, vscode.ConfigurationTarget.Workspace);
+      const version = workspaceUri('version.py');
+      const before = onDisk(version);
+      const typed = '# typed during the review\n';
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(version));
+      try {
+        const pending = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.3.0');
+        const review = await waitFor('an edit held for review', () => api.reviews.waiting()[0]);
+        await vscode.window.showTextDocument(editor.document);
+        assert.ok(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), typed)));
+        assert.ok(api.reviews.decide(review.id, true));
+        const result = await pending;
+        const [end] = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.strictEqual(end.ok, true, end.text ?? undefined);
+        const expected = typed + before.replace(VERSION_AFTER_EDITS, 'VERSION = "0.3.0"');
+        assert.strictEqual(editor.document.getText(), expected, 'the edit landed on the VERSION line');
+        await screenshot('review-typed-rebased');
+
+        const second = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.9.0');
+        const next = await waitFor('the second edit held for review', () => api.reviews.waiting()[0]);
+        await vscode.window.showTextDocument(editor.document);
+        const line = editor.document.getText().split('\n').findIndex((l) => l.startsWith('VERSION = '));
+        const typedOver = new vscode.Range(line, 0, line, editor.document.lineAt(line).text.length);
+        assert.ok(await editor.edit((edit) => edit.replace(typedOver, 'VERSION = "0.3.1"')));
+        const mine = editor.document.getText();
+        assert.ok(api.reviews.decide(next.id, true));
+        const refused = await second;
+        const [edit] = events(refused.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.strictEqual(edit.ok, false);
+        assert.match(edit.detail ?? edit.text ?? '', /changed while the edit was in review/);
+        assert.strictEqual(editor.document.getText(), mine, "the user's text is left as it is");
+      } finally {
+        await vscode.window.showTextDocument(editor.document);
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+        await config.update('edits.review', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+      assert.strictEqual(onDisk(version), before, 'nothing was saved over the file');
+    },
+  ],
+  [
     'restoring a checkpoint brings the files back (an edited one and a created one)',
     async () => {
       const version = workspaceUri('version.py');
