@@ -139,7 +139,7 @@ export class EditApplier {
   }
 
   private async apply(params: ApplyWorkspaceEditParams, p2c: Protocol2CodeConverter): Promise<ApplyWorkspaceEditResult> {
-    const converted = await p2c.asWorkspaceEdit(params.edit);
+    let converted = await p2c.asWorkspaceEdit(params.edit);
     if (this.versionMismatch(params, p2c)) {
       return { applied: false, failureReason: VERSION_MISMATCH };
     }
@@ -154,7 +154,7 @@ export class EditApplier {
         this.log(`Cairn: ${rebased}.`);
         return { applied: false, failureReason: rebased };
       }
-      changes = rebased;
+      [converted, changes] = [rebased.edit, rebased.changes];
     }
     const affected = converted.entries().map(([uri]) => uri);
     const dirtyBefore = new Set(
@@ -196,11 +196,16 @@ export class EditApplier {
   }
 
   /**
-   * The changes again after a review: a document the user changed meanwhile gets its
-   * edits re-based in `edit` (`rebaseEdits`); a string says why nothing may be applied.
+   * The edit and changes again after a review: a document the user changed meanwhile gets
+   * its edits re-based (`rebaseEdits`) in a new edit; a string says why nothing may be
+   * applied.
    */
-  private async afterReview(edit: vscode.WorkspaceEdit, changes: FileChange[]): Promise<FileChange[] | string> {
+  private async afterReview(
+    edit: vscode.WorkspaceEdit,
+    changes: FileChange[],
+  ): Promise<{ edit: vscode.WorkspaceEdit; changes: FileChange[] } | string> {
     const result: FileChange[] = [];
+    const moves = new Map<string, vscode.TextEdit[]>();
     for (const change of changes) {
       const name = vscode.workspace.asRelativePath(change.uri);
       let document: vscode.TextDocument | undefined;
@@ -233,12 +238,16 @@ export class EditApplier {
       const textEdits = moved.map(
         (e) => new vscode.TextEdit(new vscode.Range(doc.positionAt(e.start), doc.positionAt(e.end)), e.newText),
       );
-      edit.set(change.uri, textEdits);
+      moves.set(change.uri.toString(), textEdits);
       const after = applyTextEdits(now, textEdits, (p) => doc.offsetAt(p));
       this.log(`Cairn: ${name} changed during the review; the edit was moved onto its new text.`);
       result.push({ ...change, before: now, after, version: doc.version });
     }
-    return result;
+    if (moves.size === 0) return { edit, changes: result };
+    // A new edit: `WorkspaceEdit.set` adds to a resource's edits rather than replacing them.
+    const moved = new vscode.WorkspaceEdit();
+    for (const [uri, edits] of edit.entries()) moved.set(uri, moves.get(uri.toString()) ?? edits);
+    return { edit: moved, changes: result };
   }
 
   /** The language client's check: an edit for an open document's other version is refused. */

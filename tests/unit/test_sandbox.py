@@ -29,6 +29,7 @@ from cairn.agent.api import Approval, ApprovalRequest, CallSite, CommandRequest,
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.frontends.sentences import sandbox_sentence
 from cairn.models.messages import ToolResultPart
+from cairn.sandbox import choice
 from cairn.sandbox.bubblewrap import BWRAP, probe_bwrap
 from cairn.sandbox.choice import choose_sandbox
 from cairn.settings import Settings, load_settings
@@ -39,6 +40,7 @@ from tests.unit.test_agent_support import call, make_engine, reply
 REGISTRY = default_registry()
 PYTEST = f"{sys.executable} -m pytest"
 OUTSIDE_ROOT = Path("/var/tmp")
+NO_LANDLOCK = "the kernel has no Landlock (simulated)"
 
 
 def _bwrap_problem() -> str | None:
@@ -214,9 +216,12 @@ async def test_no_network_by_default_and_network_when_allowed(
 
 
 def _without_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No bwrap on PATH, and no Landlock either (a kernel without it, simulated: the
+    Landlock fallback has its own tests, tests/unit/test_sandbox_landlock.py)."""
     empty = tmp_path / "empty-path"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setattr(choice, "probe_landlock", lambda: NO_LANDLOCK)
 
 
 async def test_required_without_bwrap_refuses_and_names_the_fix(
@@ -225,7 +230,7 @@ async def test_required_without_bwrap_refuses_and_names_the_fix(
     _without_bwrap(tmp_path, monkeypatch)
     outcome = await run(ctx, "echo ran > ran.txt", sandbox="required")
     assert not outcome.ok
-    assert "bwrap was not found on PATH" in outcome.output
+    assert f"bwrap was not found on PATH; {NO_LANDLOCK}" in outcome.output
     assert "install bubblewrap" in outcome.output
     assert not (root / "ran.txt").exists()
 
@@ -236,7 +241,7 @@ async def test_auto_without_bwrap_runs_unsandboxed_and_says_so(
     _without_bwrap(tmp_path, monkeypatch)
     outcome = await run(ctx, "echo ran")
     assert outcome.data["exit_code"] == 0 and outcome.data["sandbox"] == "none"
-    assert "not sandboxed (bwrap was not found on PATH)" in outcome.output
+    assert f"not sandboxed (bwrap was not found on PATH; {NO_LANDLOCK})" in outcome.output
 
 
 async def test_a_bwrap_that_cannot_sandbox_is_found_out_once_and_named(
@@ -250,6 +255,7 @@ async def test_a_bwrap_that_cannot_sandbox_is_found_out_once_and_named(
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.setattr(choice, "probe_landlock", lambda: NO_LANDLOCK)
     use = choose_sandbox("auto", False)
     assert use.kind == "none"
     assert "cannot create a sandbox here (exit 1: bwrap: No permissions" in use.why_not

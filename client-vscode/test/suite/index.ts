@@ -475,35 +475,40 @@ const tests: TestCase[] = [
       const version = workspaceUri('version.py');
       const before = onDisk(version);
       const typed = '# typed during the review\n';
-      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(version));
+      const document = await vscode.workspace.openTextDocument(version);
+      // The diff of a review takes the editor's place: show the file again to type in it.
+      const typeIn = async (change: (edit: vscode.TextEditorEdit) => void): Promise<void> => {
+        const editor = await vscode.window.showTextDocument(document, { preview: false });
+        assert.ok(await editor.edit(change));
+      };
       try {
+        await vscode.window.showTextDocument(document, { preview: false });
         const pending = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.3.0');
         const review = await waitFor('an edit held for review', () => api.reviews.waiting()[0]);
-        await vscode.window.showTextDocument(editor.document);
-        assert.ok(await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), typed)));
+        await typeIn((edit) => edit.insert(new vscode.Position(0, 0), typed));
         assert.ok(api.reviews.decide(review.id, true));
         const result = await pending;
         const [end] = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
         assert.strictEqual(end.ok, true, end.text ?? undefined);
         const expected = typed + before.replace(VERSION_AFTER_EDITS, 'VERSION = "0.3.0"');
-        assert.strictEqual(editor.document.getText(), expected, 'the edit landed on the VERSION line');
+        assert.strictEqual(document.getText(), expected, 'the edit landed on the VERSION line');
         await screenshot('review-typed-rebased');
 
         const second = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.9.0');
         const next = await waitFor('the second edit held for review', () => api.reviews.waiting()[0]);
-        await vscode.window.showTextDocument(editor.document);
-        const line = editor.document.getText().split('\n').findIndex((l) => l.startsWith('VERSION = '));
-        const typedOver = new vscode.Range(line, 0, line, editor.document.lineAt(line).text.length);
-        assert.ok(await editor.edit((edit) => edit.replace(typedOver, 'VERSION = "0.3.1"')));
-        const mine = editor.document.getText();
+        const line = document.getText().split('\n').findIndex((l) => l.startsWith('VERSION = '));
+        const typedOver = new vscode.Range(line, 0, line, document.lineAt(line).text.length);
+        await typeIn((edit) => edit.replace(typedOver, 'VERSION = "0.3.1"'));
+        const mine = document.getText();
         assert.ok(api.reviews.decide(next.id, true));
         const refused = await second;
         const [edit] = events(refused.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
         assert.strictEqual(edit.ok, false);
         assert.match(edit.detail ?? edit.text ?? '', /changed while the edit was in review/);
-        assert.strictEqual(editor.document.getText(), mine, "the user's text is left as it is");
+        assert.strictEqual(document.getText(), mine, "the user's text is left as it is");
       } finally {
-        await vscode.window.showTextDocument(editor.document);
+        api.reviews.expireAll();
+        await vscode.window.showTextDocument(document, { preview: false });
         await vscode.commands.executeCommand('workbench.action.files.revert');
         await config.update('edits.review', undefined, vscode.ConfigurationTarget.Workspace);
       }
