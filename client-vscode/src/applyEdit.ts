@@ -47,6 +47,8 @@ export interface FileChange {
   created: boolean;
   /** The document's version when `before` was read (undefined: not a document then). */
   version?: number;
+  /** The user changed the document during the review (so it is the user's to save). */
+  typedInReview?: boolean;
 }
 
 /** An edit as offsets into a text (UTF-16): replace `[start, end)` by `newText`. */
@@ -157,9 +159,12 @@ export class EditApplier {
       [converted, changes] = [rebased.edit, rebased.changes];
     }
     const affected = converted.entries().map(([uri]) => uri);
-    const dirtyBefore = new Set(
-      vscode.workspace.textDocuments.filter((doc) => doc.isDirty).map((doc) => doc.uri.toString()),
-    );
+    // A document typed into during the review counts too: its dirty flag may not have
+    // reached this extension host yet.
+    const dirtyBefore = new Set([
+      ...vscode.workspace.textDocuments.filter((doc) => doc.isDirty).map((doc) => doc.uri.toString()),
+      ...changes.filter((c) => c.typedInReview).map((c) => c.uri.toString()),
+    ]);
     let applied: boolean;
     try {
       applied = await vscode.workspace.applyEdit(converted);
@@ -241,7 +246,7 @@ export class EditApplier {
       moves.set(change.uri.toString(), textEdits);
       const after = applyTextEdits(now, textEdits, (p) => doc.offsetAt(p));
       this.log(`Cairn: ${name} changed during the review; the edit was moved onto its new text.`);
-      result.push({ ...change, before: now, after, version: doc.version });
+      result.push({ ...change, before: now, after, version: doc.version, typedInReview: true });
     }
     if (moves.size === 0) return { edit, changes: result };
     // A new edit: `WorkspaceEdit.set` adds to a resource's edits rather than replacing them.

@@ -472,6 +472,9 @@ const tests: TestCase[] = [
     async () => {
       const config = vscode.workspace.getConfiguration('cairn');
       await config.update('edits.review', true, vscode.ConfigurationTarget.Workspace);
+      // What is on disk tells whether the extension saved the user's typing: no auto save.
+      const files = vscode.workspace.getConfiguration('files');
+      await files.update('autoSave', 'off', vscode.ConfigurationTarget.Workspace);
       const version = workspaceUri('version.py');
       const before = onDisk(version);
       const typed = '# typed during the review\n';
@@ -492,6 +495,8 @@ const tests: TestCase[] = [
         assert.strictEqual(end.ok, true, end.text ?? undefined);
         const expected = typed + before.replace(VERSION_AFTER_EDITS, 'VERSION = "0.3.0"');
         assert.strictEqual(document.getText(), expected, 'the edit landed on the VERSION line');
+        assert.strictEqual(document.isDirty, true, 'typed into, so applied on top and left unsaved');
+        assert.strictEqual(onDisk(version), before, 'so the file on disk is unchanged');
         await screenshot('review-typed-rebased');
 
         const second = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.9.0');
@@ -506,11 +511,15 @@ const tests: TestCase[] = [
         assert.strictEqual(edit.ok, false);
         assert.match(edit.detail ?? edit.text ?? '', /changed while the edit was in review/);
         assert.strictEqual(document.getText(), mine, "the user's text is left as it is");
+        assert.strictEqual(onDisk(version), before, 'and the file on disk too');
       } finally {
         api.reviews.expireAll();
         await vscode.window.showTextDocument(document, { preview: false });
         await vscode.commands.executeCommand('workbench.action.files.revert');
+        // version.py is a file no editor has open for the tests that follow.
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         await config.update('edits.review', undefined, vscode.ConfigurationTarget.Workspace);
+        await files.update('autoSave', undefined, vscode.ConfigurationTarget.Workspace);
       }
       assert.strictEqual(onDisk(version), before, 'nothing was saved over the file');
     },
