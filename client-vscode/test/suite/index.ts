@@ -532,6 +532,10 @@ const tests: TestCase[] = [
       const before = onDisk(version);
       const result = await vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump to 0.4.0 and write notes');
       assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+      // The model last read version.py with the text typed during the review, reverted since:
+      // it reads the file again first, else its edit is refused as stale.
+      const edits = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+      assert.deepStrictEqual(edits.map((e) => e.ok), [true, true], JSON.stringify(edits));
       assert.deepStrictEqual([...result.changedFiles].sort(), ['notes.md', 'version.py']);
       assert.ok(onDisk(version).includes('0.4.0') && fs.existsSync(notes.fsPath));
       await screenshot('checkpoint-before-restore');
