@@ -14,7 +14,12 @@
  * meant to write. The agent's own edits (label `EditLabel.agent`) first go to
  * the `reviewer` when there is one: it sees each file's text before and
  * after, and a rejected edit is answered `applied: false` with the reason (the
- * agent is told; nothing changes). Checkpoint restores (`EditLabel.restore`)
+ * agent is told; nothing changes). A review takes time and the user may type
+ * meanwhile: after it, each document's version is checked again, and a
+ * document that changed gets the edit re-based on its new text (`rebaseEdits`:
+ * the same ranges, moved by what was typed before them) when the text of the
+ * edited ranges is unchanged; otherwise nothing is applied and the agent is
+ * told why (`CHANGED_IN_REVIEW`). Checkpoint restores (`EditLabel.restore`)
  * are never held. Each applied edit is reported (`onDidApply`) with both
  * texts, so the chat can offer a diff of it.
  */
@@ -30,6 +35,8 @@ import { EditLabel } from './protocol';
 const VERSION_MISMATCH = 'the document changed since the server read it (version mismatch)';
 const NOT_APPLIED = 'VS Code did not apply the edit';
 export const REJECTED = 'the user rejected the edit in review';
+export const CHANGED_IN_REVIEW =
+  'the text the edit replaces changed while the edit was in review, so nothing was applied (read the file again and redo the edit)';
 
 /** One file's change: its text before and after the edit. */
 export interface FileChange {
@@ -38,6 +45,46 @@ export interface FileChange {
   after: string;
   /** Whether the file did not exist before. */
   created: boolean;
+  /** The document's version when `before` was read (undefined: not a document then). */
+  version?: number;
+  /** The user changed the document during the review (so it is the user's to save). */
+  typedInReview?: boolean;
+}
+
+/** An edit as offsets into a text (UTF-16): replace `[start, end)` by `newText`. */
+export interface OffsetEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+/**
+ * `edits` of `before` moved onto `now`, the same text after the user changed it: the
+ * change is the span between the longest common head and tail of the two texts; an edit
+ * wholly before it keeps its offsets, one wholly after it moves by the change's length.
+ * Undefined when the change touches an edited range (its text is no longer what the edit
+ * replaces, or the edit's place is ambiguous).
+ */
+export function rebaseEdits(before: string, now: string, edits: readonly OffsetEdit[]): OffsetEdit[] | undefined {
+  if (before === now) return [...edits];
+  const limit = Math.min(before.length, now.length);
+  let head = 0;
+  while (head < limit && before.charCodeAt(head) === now.charCodeAt(head)) head++;
+  let tail = 0;
+  while (tail < limit - head && before.charCodeAt(before.length - 1 - tail) === now.charCodeAt(now.length - 1 - tail)) tail++;
+  const changedEnd = before.length - tail;
+  const shift = now.length - before.length;
+  const moved: OffsetEdit[] = [];
+  for (const edit of edits) {
+    if (edit.end <= head && edit.end < changedEnd) {
+      moved.push(edit);
+    } else if (edit.start >= changedEnd && edit.start > head) {
+      moved.push({ start: edit.start + shift, end: edit.end + shift, newText: edit.newText });
+    } else {
+      return undefined;
+    }
+  }
+  return moved;
 }
 
 /** Decides about an agent edit before it is applied: true to apply it. */
@@ -94,19 +141,30 @@ export class EditApplier {
   }
 
   private async apply(params: ApplyWorkspaceEditParams, p2c: Protocol2CodeConverter): Promise<ApplyWorkspaceEditResult> {
-    const converted = await p2c.asWorkspaceEdit(params.edit);
+    let converted = await p2c.asWorkspaceEdit(params.edit);
     if (this.versionMismatch(params, p2c)) {
       return { applied: false, failureReason: VERSION_MISMATCH };
     }
-    const changes = await this.changesOf(converted);
-    if (params.label === EditLabel.agent && this.reviewer && !(await this.reviewer(changes))) {
-      this.log(`Cairn: ${changes.map((c) => vscode.workspace.asRelativePath(c.uri)).join(', ')}: ${REJECTED}.`);
-      return { applied: false, failureReason: REJECTED };
+    let changes = await this.changesOf(converted);
+    if (params.label === EditLabel.agent && this.reviewer) {
+      if (!(await this.reviewer(changes))) {
+        this.log(`Cairn: ${changes.map((c) => vscode.workspace.asRelativePath(c.uri)).join(', ')}: ${REJECTED}.`);
+        return { applied: false, failureReason: REJECTED };
+      }
+      const rebased = await this.afterReview(converted, changes);
+      if (typeof rebased === 'string') {
+        this.log(`Cairn: ${rebased}.`);
+        return { applied: false, failureReason: rebased };
+      }
+      [converted, changes] = [rebased.edit, rebased.changes];
     }
     const affected = converted.entries().map(([uri]) => uri);
-    const dirtyBefore = new Set(
-      vscode.workspace.textDocuments.filter((doc) => doc.isDirty).map((doc) => doc.uri.toString()),
-    );
+    // A document typed into during the review counts too: its dirty flag may not have
+    // reached this extension host yet.
+    const dirtyBefore = new Set([
+      ...vscode.workspace.textDocuments.filter((doc) => doc.isDirty).map((doc) => doc.uri.toString()),
+      ...changes.filter((c) => c.typedInReview).map((c) => c.uri.toString()),
+    ]);
     let applied: boolean;
     try {
       applied = await vscode.workspace.applyEdit(converted);
@@ -137,9 +195,64 @@ export class EditApplier {
       const offsetAt = document ? (p: vscode.Position) => document.offsetAt(p) : offsetIn(before);
       const after = applyTextEdits(before, edits, offsetAt);
       const created = document === undefined;
-      changes.push({ uri, before, after, created });
+      changes.push({ uri, before, after, created, version: document?.version });
     }
     return changes;
+  }
+
+  /**
+   * The edit and changes again after a review: a document the user changed meanwhile gets
+   * its edits re-based (`rebaseEdits`) in a new edit; a string says why nothing may be
+   * applied.
+   */
+  private async afterReview(
+    edit: vscode.WorkspaceEdit,
+    changes: FileChange[],
+  ): Promise<{ edit: vscode.WorkspaceEdit; changes: FileChange[] } | string> {
+    const result: FileChange[] = [];
+    const moves = new Map<string, vscode.TextEdit[]>();
+    for (const change of changes) {
+      const name = vscode.workspace.asRelativePath(change.uri);
+      let document: vscode.TextDocument | undefined;
+      try {
+        document = await vscode.workspace.openTextDocument(change.uri);
+      } catch {
+        document = undefined;
+      }
+      if (change.created || document === undefined) {
+        if (change.created === (document === undefined)) {
+          result.push(change);
+          continue;
+        }
+        return `${name}: ${CHANGED_IN_REVIEW}`;
+      }
+      const now = document.getText();
+      if (document.version === change.version || now === change.before) {
+        result.push(change);
+        continue;
+      }
+      const original = offsetIn(change.before);
+      const edits = edit.get(change.uri).map((e) => ({
+        start: original(e.range.start),
+        end: original(e.range.end),
+        newText: e.newText,
+      }));
+      const moved = rebaseEdits(change.before, now, edits);
+      if (moved === undefined) return `${name}: ${CHANGED_IN_REVIEW}`;
+      const doc = document;
+      const textEdits = moved.map(
+        (e) => new vscode.TextEdit(new vscode.Range(doc.positionAt(e.start), doc.positionAt(e.end)), e.newText),
+      );
+      moves.set(change.uri.toString(), textEdits);
+      const after = applyTextEdits(now, textEdits, (p) => doc.offsetAt(p));
+      this.log(`Cairn: ${name} changed during the review; the edit was moved onto its new text.`);
+      result.push({ ...change, before: now, after, version: doc.version, typedInReview: true });
+    }
+    if (moves.size === 0) return { edit, changes: result };
+    // A new edit: `WorkspaceEdit.set` adds to a resource's edits rather than replacing them.
+    const moved = new vscode.WorkspaceEdit();
+    for (const [uri, edits] of edit.entries()) moved.set(uri, moves.get(uri.toString()) ?? edits);
+    return { edit: moved, changes: result };
   }
 
   /** The language client's check: an edit for an open document's other version is refused. */

@@ -67,6 +67,7 @@ export interface ApprovalParams {
   tool: string;
   command: string;
   reason: string;
+  sandbox: string;
 }
 
 /**

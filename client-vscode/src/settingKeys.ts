@@ -44,6 +44,8 @@ export const SERVER_SETTING_KEYS = [
   'callDeadlineS',
   'turnDeadlineS',
   'commandTimeoutS',
+  'sandbox',
+  'sandboxNetwork',
   'maxMessageBytes',
   'mode',
   'activeBuffers',

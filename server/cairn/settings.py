@@ -14,7 +14,8 @@ provider settings (`api_base`, `api_key_env`, `extra_headers`,
 `extra_params`) belong to the main model's provider. `Settings.origins` says
 where each value came from (`Origin`). The workspace file's `EXEC_KEYS` count
 only for a trusted workspace: the rest are ignored, and the settings say which
-(`ignored_keys`; trust is `cairn.files.trust`).
+(`ignored_keys`; trust is `cairn.files.trust`), bar sandbox keys that only
+tighten the sandbox (`cairn.models.sandbox_mode.tightens`).
 
 MCP servers (`[mcp.servers.NAME]`, `McpServerSettings`; the editor's replace the
 file's of the same name) and the prompt-cache prices (`cache_prices`) are defined
@@ -41,6 +42,7 @@ from cairn.models.mcp_settings import SETTINGS_MODEL_CONFIG, McpSettings
 from cairn.models.mcp_settings import McpServerSettings as McpServerSettings  # re-exported
 from cairn.models.mcp_settings import merge_mcp as merge_mcp  # re-exported
 from cairn.models.request_params import RESERVED_REQUEST_PARAMS as RESERVED_REQUEST_PARAMS
+from cairn.models.sandbox_mode import DEFAULT_SANDBOX, SandboxMode
 from cairn.models.session import Mode
 from cairn.models.shell_words import entry_problem
 from cairn.models.trace_location import trace_dir_problem
@@ -84,18 +86,15 @@ ROLES: tuple[Role, ...] = ("main", "compaction", "explore")
 # The `cairn.toml` keys that make Cairn run, send or write something, or show secrets: those
 # of an untrusted workspace are ignored (`cairn.files.trust`, docs/SECURITY.md).
 EXEC_KEYS: tuple[str, ...] = (
-    "mcp", "api_base", "api_key_env", "extra_headers", "extra_params", "allowed_commands",
-    "trace_dir", "redact_secrets", "secret_path_exemptions", "redaction_exemptions",
+    "mcp", "api_base", "api_key_env", "extra_headers", "extra_params", "allowed_commands", "sandbox",
+    "trace_dir", "redact_secrets", "secret_path_exemptions", "redaction_exemptions", "sandbox_network",
 )  # fmt: skip
 
 
 class Settings(BaseModel):
-    """Every user-settable option, fully defaulted.
-
-    Each field's docstring is its description: the editor's settings UI shows
-    it (`client-vscode/package.json` is generated from this model by
-    `python -m tools.gen_contracts`).
-    """
+    """Every user-settable option, fully defaulted. Each field's docstring is its description:
+    the editor's settings UI shows it (`client-vscode/package.json` is generated from this
+    model by `python -m tools.gen_contracts`)."""
 
     model_config = SETTINGS_MODEL_CONFIG
     # Set by the load, never by the user: whether the workspace is trusted (a `Settings` built
@@ -169,6 +168,11 @@ class Settings(BaseModel):
     included (running tools and compaction are not counted)."""
     command_timeout_s: float = Field(default=DEFAULT_COMMAND_TIMEOUT_S, gt=0)
     """Seconds before a shell command the agent runs is stopped."""
+    sandbox: SandboxMode = DEFAULT_SANDBOX
+    """Run the agent's commands in a sandbox (bubblewrap: only the workspace writable, secrets
+    hidden, no network): `auto` when one works here, `required` refuses to run without one."""
+    sandbox_network: bool = False
+    """Let sandboxed commands use the network."""
     max_message_bytes: int = Field(
         default=DEFAULT_MAX_MESSAGE_BYTES, ge=MIN_MAX_MESSAGE_BYTES, le=MAX_MAX_MESSAGE_BYTES
     )

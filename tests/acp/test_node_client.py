@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from cairn.files.text import content_hash
+from cairn.sandbox.choice import choose_sandbox
 from tests.lsp.harness import write_workspace
 
 CLIENT = Path(__file__).parent / "node" / "client.mjs"
@@ -179,7 +181,12 @@ def test_commands_ask_permission_and_run_in_the_client_terminal(
     status = final_status(turns["firstUpdates"])
     assert status[refused] == "failed" and status[allowed] == "completed"
     [terminal] = turns["seen"]["terminals"]
-    assert terminal["args"] == ["-c", COMMAND] and terminal["cwd"] == str(root)
+    flag, shown = terminal["args"]
+    assert flag == "-c" and terminal["cwd"] == str(root)
+    if choose_sandbox("auto", False).active:  # the client's terminal runs the sandbox
+        assert shown.startswith("exec ") and shown.endswith(f"-- /bin/sh -c {shlex.quote(COMMAND)}")
+    else:
+        assert shown == COMMAND
     assert turns["seen"]["released"] == [terminal["terminalId"]]
     ended = [
         u for u in kinds(turns["firstUpdates"], "tool_call_update") if u["toolCallId"] == allowed

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cairn.frontends.sentences import sandbox_sentence
+from cairn.sandbox.choice import choose_sandbox
 from tests.lsp.harness import Starter
 
 SCRIPT = [
@@ -27,7 +29,8 @@ async def test_commands_run_only_when_the_user_approves(start: Starter) -> None:
     mark = client.log.mark()
     first = await client.request("cairn/turn", {"message": "run it"})
     assert first["finishReason"] == "stop"
-    assert client.approval_requests == ["Cairn wants to run: echo approved-run"]
+    where = sandbox_sentence(choose_sandbox("auto", False))  # this machine's sandbox
+    assert client.approval_requests == [f"Cairn wants to run: echo approved-run {where}"]
     assert client.approvals_asked == [], "not declared: no cairn/approval"
     [approved] = tool_ends(client, mark)
     assert approved["tool"] == "run_command" and approved["ok"] is True
@@ -36,7 +39,7 @@ async def test_commands_run_only_when_the_user_approves(start: Starter) -> None:
     mark = client.log.mark()
     second = await client.request("cairn/turn", {"message": "run the other"})
     assert second["finishReason"] == "stop"
-    assert client.approval_requests[-1] == "Cairn wants to run: echo denied-run"
+    assert client.approval_requests[-1] == f"Cairn wants to run: echo denied-run {where}"
     [denied] = tool_ends(client, mark)
     assert denied["tool"] == "run_command" and denied["ok"] is False
 

@@ -181,7 +181,8 @@ async def test_an_allowlisted_pytest_cannot_empty_a_folder_outside(tmp_path: Pat
     (outside / "keep.txt").write_text("mine")
     command = f"pytest -q --basetemp={outside}"
     lines = [reply("", call("run_command", command=command)), reply("done")]
-    engine = make_engine(root, lines, allowed_commands=["pytest"])
+    # Without a sandbox; in one it runs and cannot write there (tests/unit/test_sandbox.py).
+    engine = make_engine(root, lines, allowed_commands=["pytest"], sandbox="off")
     try:
         result = await engine.turn("run the tests")
         [outcome] = _results(engine, result.session_id)
@@ -202,7 +203,7 @@ async def test_the_approver_is_told_why_an_allowlisted_command_asks(tmp_path: Pa
 
     command = "pytest --junitxml=../report.xml"
     model = write_script(tmp_path, [reply("", call("run_command", command=command)), reply("ok")])
-    settings = Settings(model=model, allowed_commands=["pytest"])
+    settings = Settings(model=model, allowed_commands=["pytest"], sandbox="off")
     engine = Engine([tmp_path], settings, approver=reject)
     try:
         await engine.turn("run the tests")

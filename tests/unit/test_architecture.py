@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "code": 3,
     "trace": 3,
     "goals": 3,
+    "sandbox": 3,
     "repomap": 4,
     "profile": 4,
     "compaction": 4,

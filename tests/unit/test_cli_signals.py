@@ -17,6 +17,8 @@ WAIT_S = 240
 WAIT_STEP_S = 0.02
 # The command sleeps this long unless killed (the test never waits for it).
 SLEEP_S = 120
+# Its last argument is the workspace, so its process can be told apart in /proc (in a
+# sandbox, the pid it writes is the one of its own PID namespace).
 SLOW_COMMAND = (
     f'{sys.executable} -c "import os, pathlib, time; '
     "pathlib.Path('child.pid').write_text(str(os.getpid())); "
@@ -35,7 +37,11 @@ def _alive(pid: int) -> bool:
 
 def _start(root: Path, *extra: str) -> subprocess.Popen[str]:
     model = write_script(
-        root, [reply("Running it.", call("run_command", command=SLOW_COMMAND)), reply("never")]
+        root,
+        [
+            reply("Running it.", call("run_command", command=f"{SLOW_COMMAND} {root}")),
+            reply("never"),
+        ],
     )
     return subprocess.Popen(
         [
@@ -65,7 +71,19 @@ def _child_pid(root: Path, process: subprocess.Popen[str]) -> int:
         if process.poll() is not None or time.monotonic() > deadline:
             raise AssertionError(f"the command never started: {process.communicate()}")
         time.sleep(WAIT_STEP_S)
-    return int(marker.read_text())
+    return _host_pid(root)
+
+
+def _host_pid(root: Path) -> int:
+    """The pid, as this process sees it, of the command whose last argument is `root`."""
+    for entry in Path("/proc").iterdir():
+        try:
+            arguments = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and arguments[-1] == str(root).encode():
+            return int(entry.name)
+    raise AssertionError(f"no process runs the command of {root}")
 
 
 @pytest.mark.parametrize(

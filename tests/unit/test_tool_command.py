@@ -13,6 +13,7 @@ from cairn.agent.api import Approval, ApprovalRequest, CommandRequest, CommandRu
 from cairn.agent.tools import ToolContext, default_registry
 from cairn.agent.tools.approval import is_allowlisted
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
+from cairn.settings import Settings
 from cairn.trace import Trace
 from tests.unit.conftest import tool_context
 
@@ -76,8 +77,17 @@ async def test_allowlisted_command_runs_in_the_workspace_root(
 ) -> None:
     outcome = await run(ctx, command="ls")
     assert outcome.ok
-    assert outcome.output.splitlines()[:3] == ["$ ls", "exit code 0", "marker.txt"]
-    assert outcome.data == {"command": "ls", "exit_code": 0, "timed_out": False, "test": True}
+    command, status, listing = outcome.output.splitlines()[:3]
+    assert (command, listing) == ("$ ls", "marker.txt")
+    assert status.startswith("exit code 0 · ")
+    assert outcome.data is not None and outcome.data["sandbox"] in ("bubblewrap", "none")
+    assert outcome.data == {
+        "command": "ls",
+        "exit_code": 0,
+        "timed_out": False,
+        "test": True,
+        "sandbox": outcome.data["sandbox"],
+    }
     assert outcome.artifact_id is not None
     assert trace.read_artifact(outcome.artifact_id) == b"marker.txt\n"
 
@@ -143,6 +153,7 @@ async def test_the_editor_terminal_runs_the_command_when_offered(
         return CommandRun(output="from the editor\n", exit_code=4)
 
     ctx.run_in_editor = terminal
+    ctx.config.current = Settings(sandbox="off")  # sandboxed: tests/unit/test_sandbox.py
     ctx.allowed_commands.append("touch made.txt")
     outcome = await run(ctx, command="touch made.txt", timeout_s=7)
     assert [(r.command, r.cwd, r.timeout_s) for r in requests] == [("touch made.txt", root, 7)]
@@ -186,6 +197,7 @@ async def test_nonzero_exit_code_is_reported(ctx: ToolContext) -> None:
 
 async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, root: Path) -> None:
     command = f"sleep {LONG_SLEEP_S} & echo $! > child.pid; wait"
+    ctx.config.current = Settings(sandbox="off")  # host pids; sandboxed: test_sandbox.py
     ctx.allow_always(command)  # exactly this text, operators and all
     outcome = await run(ctx, command=command, timeout_s=SHORT_TIMEOUT_S)
     assert not outcome.ok
@@ -202,6 +214,7 @@ async def test_timeout_kills_the_whole_process_group(ctx: ToolContext, root: Pat
 
 async def test_cancelling_the_call_kills_the_command(ctx: ToolContext, root: Path) -> None:
     command = f"echo $$ > shell.pid; sleep {LONG_SLEEP_S}"
+    ctx.config.current = Settings(sandbox="off")  # host pids; sandboxed: test_sandbox.py
     ctx.allow_always(command)  # exactly this text, operators and all
     task = asyncio.create_task(run(ctx, command=command))
     while not (root / "shell.pid").exists() or not (root / "shell.pid").read_text().strip():
@@ -221,7 +234,8 @@ async def test_long_output_shows_head_and_tail_and_keeps_all_in_an_artifact(
     outcome = await run(ctx, command=command)
     assert outcome.ok
     lines = outcome.output.splitlines()
-    assert lines[:3] == ["$ seq 1 20000", "exit code 0", "1"]
+    assert (lines[0], lines[2]) == ("$ seq 1 20000", "1")
+    assert lines[1].startswith("exit code 0 · ")
     assert lines[-1] == "20000"
     assert len(outcome.output) < MAX_INLINE_OUTPUT_CHARS
     assert any("characters omitted" in line for line in lines)

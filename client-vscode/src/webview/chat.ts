@@ -430,6 +430,7 @@ function renderApproval(entry: Extract<ChatEntry, { kind: 'approval' }>): void {
   command.appendChild(el('code', undefined, visible(entry.request.command)));
   card.appendChild(command);
   if (entry.request.reason) card.appendChild(el('div', 'card-reason', capitalized(fillSentence(APPROVAL_REASON, { reason: visible(entry.request.reason) }))));
+  if (entry.request.sandbox) card.appendChild(el('div', 'card-sandbox', visible(entry.request.sandbox)));
   const row = page.tools.get(entry.request.callId);
   if (entry.state === 'pending') {
     const actions = el('div', 'actions');

@@ -59,6 +59,9 @@ export function prepareRun(name, { script, toml, server = true } = {}) {
     'extensions.ignoreRecommendations': true, 'update.mode': 'none', 'workbench.enableExperiments': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.disableAIFeatures': true,
     'workbench.tips.enabled': false,
+    // code-server saves dirty documents after a delay by default; the tests that keep the user's
+    // unsaved text (and check nothing was saved) need them to stay unsaved.
+    'files.autoSave': 'off',
   }));
   return { dir: run, workspace: join(run, 'ws'), cleanup: () => rmSync(run, { recursive: true, force: true }) };
 }

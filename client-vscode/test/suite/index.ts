@@ -485,6 +485,63 @@ const tests: TestCase[] = [
     },
   ],
   [
+    'review mode: typing during the review moves the edit onto its line, or refuses it when the edited text changed',
+    async () => {
+      const config = vscode.workspace.getConfiguration('cairn');
+      await config.update('edits.review', true, vscode.ConfigurationTarget.Workspace);
+      // What is on disk tells whether the extension saved the user's typing: no auto save.
+      const files = vscode.workspace.getConfiguration('files');
+      await files.update('autoSave', 'off', vscode.ConfigurationTarget.Workspace);
+      const version = workspaceUri('version.py');
+      const before = onDisk(version);
+      const typed = '# typed during the review\n';
+      const document = await vscode.workspace.openTextDocument(version);
+      // The diff of a review takes the editor's place: show the file again to type in it.
+      const typeIn = async (change: (edit: vscode.TextEditorEdit) => void): Promise<void> => {
+        const editor = await vscode.window.showTextDocument(document, { preview: false });
+        assert.ok(await editor.edit(change));
+      };
+      try {
+        await vscode.window.showTextDocument(document, { preview: false });
+        const pending = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.3.0');
+        const review = await waitFor('an edit held for review', () => api.reviews.waiting()[0]);
+        await typeIn((edit) => edit.insert(new vscode.Position(0, 0), typed));
+        assert.ok(api.reviews.decide(review.id, true));
+        const result = await pending;
+        const [end] = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.strictEqual(end.ok, true, end.text ?? undefined);
+        const expected = typed + before.replace(VERSION_AFTER_EDITS, 'VERSION = "0.3.0"');
+        assert.strictEqual(document.getText(), expected, 'the edit landed on the VERSION line');
+        assert.strictEqual(document.isDirty, true, 'typed into, so applied on top and left unsaved');
+        assert.strictEqual(onDisk(version), before, 'so the file on disk is unchanged');
+        await screenshot('review-typed-rebased');
+
+        const second = vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump the version to 0.9.0');
+        const next = await waitFor('the second edit held for review', () => api.reviews.waiting()[0]);
+        const line = document.getText().split('\n').findIndex((l) => l.startsWith('VERSION = '));
+        const typedOver = new vscode.Range(line, 0, line, document.lineAt(line).text.length);
+        await typeIn((edit) => edit.replace(typedOver, 'VERSION = "0.3.1"'));
+        const mine = document.getText();
+        assert.ok(api.reviews.decide(next.id, true));
+        const refused = await second;
+        const [edit] = events(refused.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+        assert.strictEqual(edit.ok, false);
+        assert.match(edit.detail ?? edit.text ?? '', /changed while the edit was in review/);
+        assert.strictEqual(document.getText(), mine, "the user's text is left as it is");
+        assert.strictEqual(onDisk(version), before, 'and the file on disk too');
+      } finally {
+        api.reviews.expireAll();
+        await vscode.window.showTextDocument(document, { preview: false });
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+        // version.py is a file no editor has open for the tests that follow.
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        await config.update('edits.review', undefined, vscode.ConfigurationTarget.Workspace);
+        await files.update('autoSave', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+      assert.strictEqual(onDisk(version), before, 'nothing was saved over the file');
+    },
+  ],
+  [
     'restoring a checkpoint brings the files back (an edited one and a created one)',
     async () => {
       const version = workspaceUri('version.py');
@@ -492,6 +549,10 @@ const tests: TestCase[] = [
       const before = onDisk(version);
       const result = await vscode.commands.executeCommand<TurnResult>('cairn.ask', 'Bump to 0.4.0 and write notes');
       assert.strictEqual(result.finishReason, 'stop', JSON.stringify(result));
+      // The model last read version.py with the text typed during the review, reverted since:
+      // it reads the file again first, else its edit is refused as stale.
+      const edits = events(result.turnId).filter((e) => e.kind === 'toolEnd' && e.tool === 'edit_file');
+      assert.deepStrictEqual(edits.map((e) => e.ok), [true, true], JSON.stringify(edits));
       assert.deepStrictEqual([...result.changedFiles].sort(), ['notes.md', 'version.py']);
       assert.ok(onDisk(version).includes('0.4.0') && fs.existsSync(notes.fsPath));
       await screenshot('checkpoint-before-restore');

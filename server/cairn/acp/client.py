@@ -37,7 +37,7 @@ from cairn.errors import CairnError
 from cairn.files.visible import visible
 from cairn.frontends.codes import INTERNAL_ERROR
 from cairn.frontends.faults import RpcError
-from cairn.frontends.sentences import approval_choice, approval_reason
+from cairn.frontends.sentences import approval_choice, approval_reason, sandbox_suffix
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer
@@ -81,7 +81,8 @@ def permission_call(request: ApprovalRequest) -> dict[str, Any]:
     return {
         "toolCallId": site.call_id or "",
         "title": tool_title("run_command", {"command": visible(command)})
-        + approval_reason(visible(request.reason)),
+        + approval_reason(visible(request.reason))
+        + visible(sandbox_suffix(request.sandbox)),
         "kind": "execute",
         "status": "pending",
         "rawInput": {"command": command},

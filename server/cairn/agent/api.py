@@ -36,6 +36,7 @@ from cairn.models.profile import ProjectProfile
 from cairn.models.progress import ProgressEvent
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
+from cairn.sandbox.choice import SandboxUse
 from cairn.settings import McpServerSettings, Mode, Settings
 
 # Why the engine edits a file: a tool call's edit (an editor may hold it for review), or
@@ -99,13 +100,15 @@ class ApprovalRequest:
     """What is asked: a shell command, or (`tool` set: `mcp:server/tool`) an MCP tool call,
     `command` then saying the tool and its arguments; "always" allows the whole tool.
     `turn_id`: the turn the call (`site`) belongs to. `reason`: why a command that
-    matched the allowlist still asks (an argument pointing outside the workspace), else ""."""
+    matched the allowlist still asks (an argument pointing outside the workspace), else "".
+    `sandbox`: the sandbox a shell command would run in (None for an MCP tool call)."""
 
     site: CallSite
     command: str
     tool: str | None = None
     turn_id: str = ""
     reason: str = ""
+    sandbox: SandboxUse | None = None
 
 
 # Asked before running a shell command that is not allow-listed, or an MCP tool call.

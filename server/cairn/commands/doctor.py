@@ -7,7 +7,7 @@ provider; its key variable, named, and whether it is set (never its value);
 `api_base` answering an HTTP request (`probe`: 2 s, no model call, no key
 sent, proxies as the environment sets them; only the `api_base` in effect,
 so never one an untrusted folder names); the tree-sitter grammars loading;
-git; a command sandbox (`bwrap` on PATH); whether the folder is trusted;
+git; the command sandbox `run_command` would use (`cairn.sandbox`); whether the folder is trusted;
 the MCP servers starting — only in a trusted folder, since starting them runs
 them. Exit code 1 when something a turn needs is missing (`Check.needed`).
 """
@@ -38,6 +38,7 @@ from cairn.files.settings_layers import origin_label
 from cairn.files.trust import untrusted_notice, workspace_settings
 from cairn.llm.guide import suggested_model
 from cairn.llm.provider import ProviderSetup, provider_setup
+from cairn.sandbox.choice import INSTALL_HINT, choose_sandbox
 from cairn.settings import Settings
 
 PROBE_TIMEOUT_S = 2.0
@@ -174,12 +175,14 @@ def git_check() -> Check:
     return Check("git", True, done.stdout.strip() or git)
 
 
-def sandbox_check() -> Check:
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        fix = "install bubblewrap (e.g. `apt install bubblewrap`, `dnf install bubblewrap`)"
-        return Check("sandbox", False, "bwrap not found on PATH", fix, needed=False)
-    return Check("sandbox", True, f"bwrap found: {bwrap}")
+def sandbox_check(settings: Settings) -> Check:
+    """The sandbox `run_command` would use under these settings (the same probe it runs)."""
+    use = choose_sandbox(settings.sandbox, settings.sandbox_network)
+    if use.active:
+        return Check("sandbox", True, use.describe())
+    if use.mode == "off":
+        return Check("sandbox", True, 'off (sandbox = "off"): commands run with your rights')
+    return Check("sandbox", False, use.why_not, INSTALL_HINT, needed=use.refusal is not None)
 
 
 def trust_check(folder: Path, settings: Settings) -> Check:
@@ -217,7 +220,12 @@ def run_checks(folder: Path, env: Mapping[str, str]) -> list[Check]:
     if settings.model is not None:
         setup = provider_setup(settings, settings.model, env)
         checks += [key_check(setup), endpoint_check(setup, settings, env)]
-    checks += [grammars_check(), git_check(), sandbox_check(), trust_check(folder, settings)]
+    checks += [
+        grammars_check(),
+        git_check(),
+        sandbox_check(settings),
+        trust_check(folder, settings),
+    ]
     return checks + mcp_check(folder, settings)
 
 

@@ -39,7 +39,12 @@ from cairn.commands.checks import checked_references, parse_mode, require_worksp
 from cairn.commands.signals import TurnSignals
 from cairn.commands.status_line import StatusLine
 from cairn.files.visible import KEEP_LINES, visible
-from cairn.frontends.sentences import approval_reason, approval_verb, compaction_sentence
+from cairn.frontends.sentences import (
+    approval_reason,
+    approval_verb,
+    compaction_sentence,
+    sandbox_suffix,
+)
 from cairn.settings import Settings, with_flags
 from cairn.stop_signals import exit_code, signal_name
 from cairn.tokens.model_info import is_scripted_model
@@ -199,8 +204,10 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     async def ask(request: ApprovalRequest) -> Approval:
         verb = approval_verb(request.tool).capitalize()
         why = approval_reason(visible(request.reason))
+        where = visible(sandbox_suffix(request.sandbox))
         prompt = (
-            f"{verb} `{visible(request.command)}`{why}? [y]es / [a]lways in this session / [N]o "
+            f"{verb} `{visible(request.command)}`{why}?{where}"
+            " [y]es / [a]lways in this session / [N]o "
         )
         answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
         if answer in ALWAYS_ANSWERS:

@@ -37,6 +37,7 @@ from cairn.files.user_config import (
     user_config_path,
     user_layer,
 )
+from cairn.models.sandbox_mode import tightens
 from cairn.settings import (
     EXEC_KEYS,
     SETTINGS_FILE,
@@ -52,9 +53,15 @@ EDITOR_SOURCE = "initializationOptions"
 FLAG_SOURCE = "command line"
 
 
-def exec_keys(raw: Mapping[str, Any]) -> list[str]:
-    """The keys of a raw settings mapping that are exec-relevant (`EXEC_KEYS`), by field."""
-    return [name for key in raw if (name := field_name(key)) in EXEC_KEYS]
+def exec_keys(raw: Mapping[str, Any], below: Mapping[str, Any] | None = None) -> list[str]:
+    """The keys of a raw settings mapping that are exec-relevant (`EXEC_KEYS`), by field,
+    bar sandbox keys that only tighten what the layers `below` it chose (`tightens`)."""
+    lower = {field_name(key): value for key, value in (below or {}).items()}
+    return [
+        name
+        for key, value in raw.items()
+        if (name := field_name(key)) in EXEC_KEYS and not tightens(name, value, lower.get(name))
+    ]
 
 
 def layer_changes(layer: SettingsLayer) -> dict[str, Any]:
@@ -87,9 +94,10 @@ def settings_layers(
 ) -> tuple[list[SettingsLayer], list[str]]:
     """(the layers of `workspace`, lowest first; the `cairn.toml` keys left out untrusted)."""
     raw = read_settings_file(workspace)
-    ignored = [] if trusted else exec_keys(raw)
+    user = user_layer(environ) if user_settings else None
+    ignored = [] if trusted else exec_keys(raw, user.values if user else None)
     kept = {key: value for key, value in raw.items() if field_name(key) not in ignored}
-    found: list[SettingsLayer | None] = [user_layer(environ)] if user_settings else []
+    found: list[SettingsLayer | None] = [user]
     found.append(SettingsLayer("cairn.toml", str(workspace / SETTINGS_FILE), kept))
     if user_settings:
         found.append(environment_layer(environ))

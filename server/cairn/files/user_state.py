@@ -24,11 +24,16 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def state_dir() -> Path:
-    """The user's Cairn state folder (created, mode 0700)."""
+def state_path() -> Path:
+    """Where the user's Cairn state folder is (not created)."""
     base = os.environ.get("XDG_STATE_HOME", "")
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
-    folder = root / APP_DIR
+    return root / APP_DIR
+
+
+def state_dir() -> Path:
+    """The user's Cairn state folder (created, mode 0700)."""
+    folder = state_path()
     folder.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
     return folder
 

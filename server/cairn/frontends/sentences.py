@@ -86,6 +86,34 @@ def approval_choice(approval: Approval, command: str = "") -> str:
     return fill(APPROVAL_CHOICES[approval], command=command)
 
 
+if TYPE_CHECKING:
+    from cairn.sandbox.choice import SandboxUse
+
+# Whether a command the user is asked about would run in a sandbox (`cairn.sandbox`): the
+# terminal prompt, the language server's approval (the VS Code card) and the ACP permission
+# title all end with this sentence.
+SANDBOX_SENTENCES: dict[str, str] = {
+    "sandboxed": "It runs sandboxed ({kind}): it can write only in the workspace, no network.",
+    "network": "It runs sandboxed ({kind}): it can write only in the workspace; network allowed.",
+    "unsandboxed": "It runs without a sandbox ({why}), with your rights.",
+}
+
+
+def sandbox_sentence(sandbox: SandboxUse | None) -> str:
+    """The sentence saying where an asked-about command would run ("" for an MCP tool call)."""
+    if sandbox is None:
+        return ""
+    if not sandbox.active:
+        return fill(SANDBOX_SENTENCES["unsandboxed"], why=sandbox.why_not)
+    key = "network" if sandbox.network else "sandboxed"
+    return fill(SANDBOX_SENTENCES[key], kind=sandbox.kind)
+
+
+def sandbox_suffix(sandbox: SandboxUse | None) -> str:
+    """` <sandbox sentence>` after an approval's question; empty for an MCP tool call."""
+    return f" {sandbox_sentence(sandbox)}" if sandbox else ""
+
+
 def approval_verb(tool: str | None) -> str:
     """`run` for a command, `call` for an MCP tool (`tool`: its name; None for a command)."""
     return APPROVAL_VERBS["tool" if tool else "command"]
@@ -96,8 +124,10 @@ def approval_reason(reason: str) -> str:
     return f" ({fill(APPROVAL_REASON, reason=reason)})" if reason else ""
 
 
-def approval_question(command: str, tool: str | None, reason: str = "") -> str:
-    """`Cairn wants to run: <command> (asked because <reason>)` (`call` for an MCP tool)."""
-    return f"{fill(APPROVAL_QUESTION, verb=approval_verb(tool))}: {command}" + approval_reason(
-        reason
-    )
+def approval_question(
+    command: str, tool: str | None, reason: str = "", sandbox: SandboxUse | None = None
+) -> str:
+    """`Cairn wants to run: <command> (asked because <reason>)` (`call` for an MCP tool),
+    then where a command would run (`sandbox_sentence`)."""
+    question = f"{fill(APPROVAL_QUESTION, verb=approval_verb(tool))}: {command}"
+    return question + approval_reason(reason) + sandbox_suffix(sandbox)

@@ -28,7 +28,7 @@ from pygls.capabilities import get_capability
 
 from cairn.compaction.ledger import COMMAND_TOOL
 from cairn.errors import CairnError
-from cairn.frontends.sentences import APPROVAL_BUTTONS, approval_question
+from cairn.frontends.sentences import APPROVAL_BUTTONS, approval_question, sandbox_sentence
 from cairn.lsp.methods import (
     AGENT_EDIT_LABEL,
     APPROVAL,
@@ -196,6 +196,7 @@ class EditorBridge:
             tool=request.tool or COMMAND_TOOL,
             command=request.command,
             reason=request.reason,
+            sandbox=sandbox_sentence(request.sandbox),
         )
         try:
             if self._answers_approvals():
@@ -210,7 +211,9 @@ class EditorBridge:
         choice = await self._server.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
-                message=approval_question(request.command, request.tool, request.reason),
+                message=approval_question(
+                    request.command, request.tool, request.reason, request.sandbox
+                ),
                 actions=[types.MessageActionItem(title=title) for title in APPROVAL_ACTIONS],
             )
         )

@@ -153,6 +153,9 @@ class ApprovalParams(WireModel):
     reason: str = ""
     """Why an allowlisted command still asks (an argument pointing outside the
     workspace), else empty."""
+    sandbox: str = ""
+    """The sentence saying whether the command would run in a sandbox and which (empty
+    for an MCP tool call)."""
 
 
 class ApprovalResult(WireModel):

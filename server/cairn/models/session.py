@@ -90,7 +90,11 @@ class Turn(WireModel):
 
     `start_tree` is the git tree id of the workspace snapshot taken when the turn
     started (in Cairn's snapshot repository, `.cairn/snapshots/`); the turn's
-    `patch_artifact_id` names the unified diff from it to the workspace at the end.
+    `patch_artifact_id` names the unified diff from it to the workspace at the end
+    (every change during the turn, whoever made it). `own_patch_artifact_id` names
+    the turn's own changes only — each edit's diff and each command's, as they
+    happened — which is what `cairn/restore` undoes; `own_changes_recorded` is False
+    for a turn recorded before they were (restore then undoes the whole patch).
     """
 
     id: str
@@ -107,6 +111,8 @@ class Turn(WireModel):
     # Input tokens of the turn's calls per context source (what the map, history… cost).
     input_by_source: dict[str, int] = Field(default_factory=dict)
     patch_artifact_id: str | None = None
+    own_patch_artifact_id: str | None = None
+    own_changes_recorded: bool = False
     # The session's model before this turn, when the turn switched to another one.
     switched_from: str | None = None
     mode: Mode | None = None

@@ -36,11 +36,10 @@ from cairn.repomap.render import file_block, fit
 from cairn.repomap.snapshot import UNKNOWN_STAMP, Stamp
 from cairn.repomap.tags import FileTags, complete_text, scan_text
 from cairn.repomap.where import RankedFile, WhereMeasure, ranked_from_parts
+from cairn.repomap.where_first import where_first
 from cairn.repomap.where_parts import file_parts
 
 RANK_CACHE_SIZE = 8
-ORDERED_NAMES_PER_FILE = 8
-"""Definitions a where-to-look file shows first in the map (its others follow the ranking)."""
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
 
 
@@ -351,7 +350,11 @@ class RepoMap:
         try:
             self._refresh()
             ranking = self._ranked(in_play, frozenset(mentioned))
-            used = self._ordered(ranking.used, order, in_play) if order else ranking.used
+            used = (
+                where_first(ranking.used, order, in_play, self._view.names)
+                if order
+                else ranking.used
+            )
             text, size = fit(used, self._block, max_tokens, count, self._prepare)
             if size == len(used):
                 shown = set(used)
@@ -361,38 +364,6 @@ class RepoMap:
             self._index.close()
         self._save()
         return text
-
-    def _ordered(
-        self,
-        used: list[tuple[str, str]],
-        order: Sequence[tuple[str, Sequence[str]]],
-        in_play: frozenset[str],
-    ) -> list[tuple[str, str]]:
-        """The ranked definitions with those of `order`'s files first, in `order`: each
-        such file's best symbols, then its used definitions in rank order (at most
-        ORDERED_NAMES_PER_FILE in all)."""
-        position = {rel: i for i, (rel, _) in enumerate(order) if rel not in in_play}
-        best = {rel: list(symbols) for rel, symbols in order if rel in position}
-        first: dict[str, list[tuple[str, str]]] = {rel: [] for rel in position}
-        rest: list[tuple[str, str]] = []
-        for pair in used:
-            (first[pair[0]] if pair[0] in position else rest).append(pair)
-        out: list[tuple[str, str]] = []
-        for rel in sorted(position, key=position.__getitem__):
-            used_names = [n for _, n in first[rel]]
-            chosen = used_names
-            if best[rel]:  # the file's best symbols first (those it still defines)
-                names = set(self._view.names(rel) or ())
-                chosen = [n for n in best[rel] if n in names]
-                taken = set(chosen)
-                chosen += [n for n in used_names if n not in taken]
-            if not chosen:
-                chosen = sorted(set(self._view.names(rel) or ()))
-            head = chosen[:ORDERED_NAMES_PER_FILE]
-            out += [(rel, n) for n in head]
-            shown = set(head)
-            rest += [(rel, n) for n in used_names if n not in shown]
-        return out + rest
 
     def _prepare(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Parse, in one batch, what the outlines of these (file, name) pairs need."""

@@ -1,10 +1,14 @@
 """Checkpoints: back to before a turn (`cairn/restore`), for the files and/or the conversation.
 
-Files: the recorded patches of the turn and of every later turn not undone
-yet are reversed on the files' current text, newest first
-(`cairn.files.patches.undo_patch`). Every file is computed before any is
-written, so a file changed since (by the user, or outside the recorded
-patches) stops the restore with an error naming it and nothing is written.
+Files: the own changes of the turn and of every later turn not undone yet —
+each edit's and each command's recorded diff (`Turn.own_patch_artifact_id`),
+never what a concurrent session or the user changed meanwhile — are
+reversed on the files' current text, newest first
+(`cairn.files.patches.undo_patch`); a turn recorded before own changes were
+has its whole patch reversed instead. Every file is computed before any is
+written, so a hunk that no longer applies (the user changed those lines
+since) stops the restore with an error naming the file, and nothing is
+written.
 The files go back through the editor when one is attached (an edit whose
 `CallSite.purpose` is "restore", so a review mode does not hold it), else to disk; a file the
 turns created is deleted. A binary file (a `Binary files … differ` line in
@@ -99,21 +103,30 @@ def _undo_binary(
     )
     if not same:
         raise PatchConflict(change.path, None, "changed since")
-    undone.binaries[change.path] = (
-        None if is_missing_blob(old) else snapshots.blob(turn.start_tree, change.path)
-    )
+    before = None if is_missing_blob(old) else snapshots.blob(turn.start_tree, change.path)
+    if before is not None and not snapshots.blob_id(before).startswith(old):
+        # A command changed it after an earlier change of the turn: those bytes are gone.
+        raise PatchConflict(change.path, None, "its earlier bytes are not in the turn's start")
+    undone.binaries[change.path] = before
+
+
+def own_patch_id(turn: Turn) -> str | None:
+    """The artifact of the changes `cairn/restore` undoes for `turn`: its own, or its whole
+    patch when it was recorded before its own changes were (None: nothing to undo)."""
+    return turn.own_patch_artifact_id if turn.own_changes_recorded else turn.patch_artifact_id
 
 
 def _undone(
     session: Session, workspace: Workspace, turns: list[Turn], snapshots: Snapshots | None
 ) -> _Undone:
-    """Every file the turns changed, as it was before them (newest turn undone first)."""
+    """Every file the turns changed, as it was before them (newest change undone first)."""
     undone = _Undone()
     texts = undone.texts
     for turn in reversed(turns):
-        assert turn.patch_artifact_id is not None
-        patch = session.trace.read_artifact(turn.patch_artifact_id).decode("utf-8", "replace")
-        for change in parse_patch(patch):
+        artifact = own_patch_id(turn)
+        assert artifact is not None
+        patch = session.trace.read_artifact(artifact).decode("utf-8", "replace")
+        for change in reversed(parse_patch(patch)):
             if change.binary:
                 _undo_binary(undone, workspace, turn, change, snapshots)
                 continue
@@ -159,7 +172,7 @@ async def restore_files(
 
     `snapshots`: the workspace's snapshot repository, which holds binary files' bytes."""
     turns = session.meta().turns[point.number - 1 :]
-    undo = [t for t in turns if t.patch_artifact_id is not None and not t.reverted]
+    undo = [t for t in turns if own_patch_id(t) is not None and not t.reverted]
     try:
         undone = _undone(session, workspace, undo, snapshots)
     except PatchConflict as conflict:

@@ -8,6 +8,12 @@ so it works outside git too), with the editor's unsaved buffers in place of
 their files (at the end also the agent's edits an editor applied that the
 server has seen neither in a buffer nor on disk: `EditLog.unseen`).
 
+The turn's own changes are recorded apart (`EditLog.own_patch`): each
+`edit_file` edit's diff, and each command's — the diff between snapshots
+taken just before and just after a `run_command` (`TurnPatches.tree`,
+`changes`) — so that a concurrent session's or the user's edit during the
+turn is not among them; `cairn/restore` undoes only these.
+
 The turn's patch is the unified diff from that tree to a snapshot taken when
 the turn ends: every change to the workspace during the turn, whatever made
 it (`edit_file`, a `run_command`, the user), untracked files included,
@@ -135,15 +141,27 @@ def tree_patch(snapshots: Snapshots, before: str, after: str) -> str | None:
 
 
 class EditLog:
-    """The first and latest text of every file edited during one turn (None: no file)."""
+    """The first and latest text of every file edited during one turn (None: no file), and
+    the turn's own changes in order: each edit's diff, and each command's (`add_patch`)."""
 
     def __init__(self) -> None:
         self._original: dict[str, str | None] = {}
         self._latest: dict[str, str | None] = {}
+        self._steps: list[str] = []
 
     def record(self, path: str, before: str | None, after: str | None) -> None:
         self._original.setdefault(path, before)
         self._latest[path] = after
+        self._steps.append(file_patch(path, before, after))
+
+    def add_patch(self, patch: str) -> None:
+        """A change the turn made other than by an edit (a command's, from snapshots)."""
+        if patch:
+            self._steps.append(patch if patch.endswith("\n") else patch + "\n")
+
+    def own_patch(self) -> str:
+        """The turn's own changes, oldest first: what `cairn/restore` undoes (newest first)."""
+        return "".join(self._steps)
 
     @property
     def paths(self) -> list[str]:
@@ -202,6 +220,20 @@ class TurnPatches:
             if secret_rule(self.workspace, full) is None:
                 overlays[path] = text.encode("utf-8")
         return overlays
+
+    async def tree(self, edit_log: EditLog) -> str | None:
+        """A snapshot of the workspace now, as `patch` takes the end one (None without
+        a snapshot store, or when git fails)."""
+        if self.snapshots is None:
+            return None
+        overlays = self._end_overlays(edit_log)
+        return await asyncio.to_thread(take_tree, self.snapshots, overlays)
+
+    async def changes(self, before: str, after: str) -> str:
+        """The diff between two snapshot trees ('' when equal or when git fails)."""
+        if self.snapshots is None:
+            return ""
+        return await asyncio.to_thread(tree_patch, self.snapshots, before, after) or ""
 
     async def patch(self, start_tree: str | None, edit_log: EditLog) -> str:
         """The turn's patch: start tree → the workspace now, else the edited files' diff."""

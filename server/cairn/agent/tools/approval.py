@@ -10,7 +10,9 @@ runs without asking (`cd <folder> && <command>`, the form Cairn writes for a
 suite in a subfolder, excepted). A matching command still asks when one of
 its arguments points outside the workspace (`command_paths`: pytest's
 `--basetemp`, `--junitxml`, `-p` plugins, ...); the reason goes into the
-approval request. A command the user answered "always" to runs again
+approval request; in a sandbox a path outside the workspace is no reason to ask
+(nothing outside can be written), and the request says which sandbox the
+command would run in. A command the user answered "always" to runs again
 without asking when it is exactly that text (they saw it whole).
 Anything else needs `ctx.approve` (the editor's prompt, or `--yes` on the
 CLI); without an approver it is refused. An "always" answer runs the command
@@ -30,6 +32,7 @@ from cairn.agent.api import ApprovalRequest
 from cairn.agent.tools.base import ToolContext, ToolFailure
 from cairn.agent.tools.command_paths import path_problems
 from cairn.models.shell_words import CommandWords, entry_problem, split_command
+from cairn.sandbox.choice import SandboxUse
 
 
 @dataclass(frozen=True)
@@ -75,15 +78,17 @@ def judge_command(
     allowed: Iterable[str],
     folders: Sequence[Path],
     approved: Collection[str] = (),
+    sandboxed: bool = False,
 ) -> CommandVerdict:
     """Whether `command` runs without asking: exactly a command the user approved
-    "always" (`approved`), or an entry's match whose paths all stay in `folders`."""
+    "always" (`approved`), or an entry's match whose paths all stay in `folders` (in a
+    sandbox: that does nothing else `path_problems` asks about)."""
     if command.strip() in {a.strip() for a in approved}:
         return CommandVerdict(True)
     words = matching_entry(command, allowed)
     if words is None:
         return CommandVerdict(False)
-    problems = path_problems(words, folders)
+    problems = path_problems(words, folders, sandboxed)
     return CommandVerdict(not problems, "; ".join(problems))
 
 
@@ -92,12 +97,14 @@ def _turn_id(ctx: ToolContext) -> str:
     return (scope.session.current_turn_id or "") if scope is not None else ""
 
 
-async def check_command(ctx: ToolContext, command: str) -> None:
-    """Return when `command` may run; raise `ToolFailure` saying why not otherwise."""
+async def check_command(ctx: ToolContext, command: str, sandbox: SandboxUse | None = None) -> None:
+    """Return when `command` may run (in `sandbox`); raise `ToolFailure` saying why not."""
     approved = list(ctx.approved_commands)
     if ctx.scope is not None:
         approved += ctx.scope.session.meta().allowed_commands
-    verdict = judge_command(command, ctx.allowed_commands, ctx.workspace.folders, approved)
+    sandboxed = sandbox is not None and sandbox.active
+    folders = ctx.workspace.folders
+    verdict = judge_command(command, ctx.allowed_commands, folders, approved, sandboxed)
     if verdict.allowed:
         return
     if ctx.approve is None:
@@ -106,7 +113,9 @@ async def check_command(ctx: ToolContext, command: str) -> None:
         raise ToolFailure(
             f"command not allowed: {command} (add it to allowed_commands or approve it)"
         )
-    request = ApprovalRequest(ctx.site, command, turn_id=_turn_id(ctx), reason=verdict.reason)
+    request = ApprovalRequest(
+        ctx.site, command, turn_id=_turn_id(ctx), reason=verdict.reason, sandbox=sandbox
+    )
     answer = await ctx.approve(request)
     if answer == "reject":
         raise ToolFailure(f"command not approved by the user: {command}")

@@ -33,6 +33,12 @@ The tools understood beyond that:
   further argument asks, as the arguments go to a script nobody checked.
 Any other program: its arguments are candidates as above, so one that names
 a path outside the workspace asks.
+
+In a sandbox (`sandboxed`, `cairn.sandbox`) a path outside the workspace no
+longer asks: nothing outside can be written there, and the secrets a command
+could read are hidden. Everything that acts inside the workspace still asks
+(`.git/`, `.cairn/`, a `--basetemp` that is a workspace folder, `-p`,
+`addopts`, `$` and globs, the wrapper's and package scripts' arguments).
 """
 
 from __future__ import annotations
@@ -100,9 +106,10 @@ def _word_candidates(text: str) -> Iterator[str]:
 class PathJudge:
     """Whether paths resolve inside the workspace folders, from one working folder."""
 
-    def __init__(self, folders: Sequence[Path], cwd: Path) -> None:
+    def __init__(self, folders: Sequence[Path], cwd: Path, sandboxed: bool = False) -> None:
         self.folders = [Path(os.path.realpath(folder)) for folder in folders]
         self.cwd = cwd
+        self.sandboxed = sandboxed
 
     def resolve(self, candidate: str) -> Path:
         path = Path(os.path.expanduser(candidate)) if candidate.startswith("~") else None
@@ -121,7 +128,7 @@ class PathJudge:
                 if inner and inner[0] in PRIVATE_FOLDERS:
                     return f"{shown!r} points into {inner[0]}/ ({resolved})"
                 return None
-        return f"{shown!r} points outside the workspace ({resolved})"
+        return None if self.sandboxed else f"{shown!r} points outside the workspace ({resolved})"
 
     def is_folder(self, candidate: str) -> bool:
         return self.resolve(candidate) in self.folders
@@ -168,13 +175,16 @@ def _pytest_problems(argv: Sequence[str], start: int, judge: PathJudge) -> Itera
         i += 1
 
 
-def path_problems(command: CommandWords, folders: Sequence[Path]) -> list[str]:
-    """Why the allowlisted `command` must still ask the user (empty: it need not)."""
+def path_problems(
+    command: CommandWords, folders: Sequence[Path], sandboxed: bool = False
+) -> list[str]:
+    """Why the allowlisted `command` must still ask the user (empty: it need not); in a
+    sandbox, a path outside the workspace is no reason."""
     root = Path(os.path.realpath(folders[0]))
-    judge = PathJudge(folders, root)
+    judge = PathJudge(folders, root, sandboxed)
     problems: list[str] = []
     if command.folder:
-        folder_problem = judge.problem(command.folder, command.folder)
+        folder_problem = PathJudge(folders, root).problem(command.folder, command.folder)
         if folder_problem is not None:
             return [f"cd {folder_problem}"]
         judge.cwd = judge.resolve(command.folder)

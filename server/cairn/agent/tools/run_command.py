@@ -1,11 +1,20 @@
 """`run_command(command, timeout_s?)`: a shell command in the workspace root, after approval.
 
+The command runs in the sandbox the settings choose (`cairn.sandbox`: with
+bubblewrap, only the workspace is writable, secrets are hidden and there is
+no network); with `sandbox = "required"` and no sandbox that works here it
+does not run at all, and the error names the fix. The tool result and its
+data (`sandbox`) say which sandbox it ran in, or why none.
+
 When the editor offers a terminal (`ctx.run_in_editor`, an ACP client's
-`terminal/*`), the command runs there, so the user watches it live. Else it
-runs here in its own process group (so a timeout or a cancelled turn kills
-it and everything it started; the group is registered in `ctx.processes`
-while it runs, so a front end stopping at once can kill it too), with stdin
-closed and stderr merged into stdout. The output is stored as a `log`
+`terminal/*`), the command runs there, so the user watches it live (a
+sandboxed one as `exec bwrap ... -- /bin/sh -c COMMAND`, so killing the
+terminal's process kills the sandbox). Else it runs here in its own process
+group (so a timeout or a cancelled turn kills it and everything it started —
+in a sandbox, killing bwrap ends its PID namespace, so even a process that
+left the group dies; the group is registered in `ctx.processes` while it
+runs, so a front end stopping at once can kill it too), with stdin closed
+and stderr merged into stdout. The output is stored as a `log`
 artifact; the model reads the exit code and the output — when long, its head,
 its error lines with the lines around them and its tail (`shorten_output`).
 An output past `MAX_CAPTURE_BYTES` is not cut off there: the rest still
@@ -19,12 +28,13 @@ import asyncio
 import codecs
 import contextlib
 import os
+import shlex
 import signal
 from typing import ClassVar
 
 from pydantic import Field
 
-from cairn.agent.api import CommandRequest
+from cairn.agent.api import CommandRequest, CommandRun
 from cairn.agent.tools.approval import check_command
 from cairn.agent.tools.base import (
     MAX_LINE_CHARS,
@@ -32,12 +42,14 @@ from cairn.agent.tools.base import (
     Tool,
     ToolArgs,
     ToolContext,
+    ToolFailure,
     ToolOutcome,
     shorten_output,
 )
 from cairn.context.excerpt import ERROR_CONTEXT_LINES, ExcerptShape, excerpt_of, is_error_line
 from cairn.files.commands import is_test_command
 from cairn.files.sampling import LineSampler, SampleShape
+from cairn.sandbox.choice import SandboxUse, choose_sandbox, command_argv
 
 # Longest a model may ask a command to run.
 MAX_COMMAND_TIMEOUT_S = 1_800.0
@@ -112,6 +124,34 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+async def _run_here(ctx: ToolContext, argv: list[str], timeout: float) -> CommandRun:
+    """Run `argv` in its own process group, registered in `ctx.processes` while it runs."""
+    capture = _Capture()
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=ctx.workspace.root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    ctx.processes.add(process.pid)
+    timed_out = False
+    try:
+        async with asyncio.timeout(timeout):
+            await _read_all(process.stdout, capture)
+            await process.wait()
+    except TimeoutError:
+        timed_out = True
+    finally:
+        if process.returncode is None:
+            _kill_group(process)
+            await process.wait()
+        ctx.processes.discard(process.pid)
+    return CommandRun(capture.text(), process.returncode, timed_out)
+
+
 class RunCommand(Tool[RunCommandArgs]):
     name: ClassVar[str] = "run_command"
     description: ClassVar[str] = (
@@ -121,53 +161,34 @@ class RunCommand(Tool[RunCommandArgs]):
     args_model = RunCommandArgs
 
     async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolOutcome:
-        await check_command(ctx, args.command)
-        timeout = args.timeout_s or ctx.settings.command_timeout_s
+        settings = ctx.settings
+        sandbox = await asyncio.to_thread(
+            choose_sandbox, settings.sandbox, settings.sandbox_network
+        )
+        if sandbox.refusal is not None:
+            raise ToolFailure(f"command not run: {args.command} ({sandbox.refusal})")
+        await check_command(ctx, args.command, sandbox)
+        timeout = args.timeout_s or settings.command_timeout_s
+        root = ctx.workspace.root
+        argv = command_argv(sandbox, args.command, ctx.workspace.folders, root)
+        run = None
         if ctx.run_in_editor is not None:
-            request = CommandRequest(ctx.site, args.command, ctx.workspace.root, timeout)
-            run = await ctx.run_in_editor(request)
-            if run is not None:
-                ctx.refresh_files()
-                return self._outcome(
-                    ctx, args.command, run.output, run.exit_code, run.timed_out, timeout
-                )
-        capture = _Capture()
-        process = await asyncio.create_subprocess_shell(
-            args.command,
-            cwd=ctx.workspace.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        assert process.stdout is not None
-        ctx.processes.add(process.pid)
-        timed_out = False
-        try:
-            async with asyncio.timeout(timeout):
-                await _read_all(process.stdout, capture)
-                await process.wait()
-        except TimeoutError:
-            timed_out = True
-        finally:
-            if process.returncode is None:
-                _kill_group(process)
-                await process.wait()
-            ctx.processes.discard(process.pid)
+            shown = f"exec {shlex.join(argv)}" if sandbox.active else args.command
+            run = await ctx.run_in_editor(CommandRequest(ctx.site, shown, root, timeout))
+        if run is None:
+            run = await _run_here(ctx, argv, timeout)
         ctx.refresh_files()
-        return self._outcome(
-            ctx, args.command, capture.text(), process.returncode, timed_out, timeout
-        )
+        return self._outcome(ctx, args.command, sandbox, run, timeout)
 
     def _outcome(
         self,
         ctx: ToolContext,
         command: str,
-        output: str,
-        exit_code: int | None,
-        timed_out: bool,
+        sandbox: SandboxUse,
+        run: CommandRun,
         timeout: float,
     ) -> ToolOutcome:
+        output, exit_code, timed_out = run.output, run.exit_code, run.timed_out
         artifact_id = ctx.trace.write_artifact(output, "log") if ctx.trace and output else None
         shown, shortened_into = shorten_output(ctx, output, "log")
         status = (
@@ -182,7 +203,7 @@ class RunCommand(Tool[RunCommandArgs]):
         )
         body = shown if output else "(no output)"
         return ToolOutcome(
-            output=f"$ {command}\n{status}\n{body}{stored}",
+            output=f"$ {command}\n{status} · {sandbox.describe()}\n{body}{stored}",
             ok=not timed_out,
             artifact_id=artifact_id,
             data={
@@ -190,5 +211,6 @@ class RunCommand(Tool[RunCommandArgs]):
                 "exit_code": None if timed_out else exit_code,
                 "timed_out": timed_out,
                 "test": is_test_command(command, ctx.allowed_commands),
+                "sandbox": sandbox.kind,
             },
         )

@@ -305,6 +305,10 @@ def finish_turn(loop: TurnLoop, turn: Turn, outcome: TurnOutcome, patch: str) ->
     """Save the turn's end (patch, usage, reason), tell the listener, and build the result."""
     if patch:
         turn.patch_artifact_id = loop.session.trace.write_artifact(patch, PATCH_ARTIFACT_KIND)
+    own = loop.scope.edit_log.own_patch()
+    if own:
+        turn.own_patch_artifact_id = loop.session.trace.write_artifact(own, PATCH_ARTIFACT_KIND)
+    turn.own_changes_recorded = True
     turn.ended_at = utc_now()
     turn.finish_reason = outcome.finish
     turn.error = outcome.error

@@ -156,6 +156,7 @@ class TurnRunner:
             scope=scope,
             ctx=self._tool_context(scope, capture),
             capture=capture,
+            patches=self.patches,
         )
         loop = TurnLoop(
             scope=scope,

@@ -14,7 +14,10 @@ The listener hears each call twice: `toolStart` / `toolEnd` turn events, and
 A `toolEnd` is `ok` when the call succeeded: a command that exited non-zero
 ran, but is shown as failed, its exit code in the event's text.
 Calls run with the scope's registry (built-in tools plus the turn's MCP
-tools).
+tools). Around a command (`SNAPSHOTTED_TOOLS`) the workspace is snapshotted
+before and after, and the diff joins the edit log as the turn's own change
+(what `cairn/restore` undoes; a change made by someone else meanwhile is
+not the turn's).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from cairn.agent.api import ToolCallEvent
 from cairn.agent.scope.branch import branch_refusal
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.event_text import arguments_text, event_detail, first_line
+from cairn.agent.sessions.snapshot import TurnPatches
 from cairn.agent.tools import ToolContext, ToolOutcome
 from cairn.agent.turn.recorder import EditCapture, output_artifact, record_edits
 from cairn.llm import ToolCall
@@ -73,6 +77,10 @@ def refusal(name: str, offered: Sequence[str], known: Sequence[str], scope: Turn
     return f"tool {name!r} is not available {where} (available: {available})"
 
 
+# Tools whose changes to the workspace no edit capture sees: snapshots before and after.
+SNAPSHOTTED_TOOLS = frozenset({"run_command"})
+
+
 @dataclass
 class ToolRunner:
     """Runs one turn's tool calls with its `ToolContext` and records them in the session."""
@@ -80,6 +88,20 @@ class ToolRunner:
     scope: TurnScope
     ctx: ToolContext
     capture: EditCapture
+    # Snapshots around commands (None: the commands' own changes are not recorded).
+    patches: TurnPatches | None = None
+
+    async def _tree_before(self, call: ToolCall) -> str | None:
+        if self.patches is None or self.scope.read_only or call.name not in SNAPSHOTTED_TOOLS:
+            return None
+        return await self.patches.tree(self.scope.edit_log)
+
+    async def _note_changes(self, before: str) -> None:
+        """Add what changed since the snapshot `before` to the edit log (the turn's own)."""
+        assert self.patches is not None
+        after = await self.patches.tree(self.scope.edit_log)
+        if after is not None:
+            self.scope.edit_log.add_patch(await self.patches.changes(before, after))
 
     def _event(
         self,
@@ -129,11 +151,14 @@ class ToolRunner:
         self._event("toolStart", call, None, arguments_text(call.arguments, call.raw_arguments))
         self._call_event(ToolCallEvent(session.id, turn, recorded))
         self.capture.take()
+        before = await self._tree_before(call)
         self.ctx.call_id = call.call_id
         try:
             outcome = await self._outcome(call)
         finally:
             self.ctx.call_id = None
+            if before is not None:
+                await self._note_changes(before)
         edits = self.capture.take()
         if outcome.ok:
             self.scope.note_seen(outcome.seen)
