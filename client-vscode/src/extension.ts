@@ -1,8 +1,7 @@
 /**
- * Entry point: wires the language client (its launch and keys: settings.ts, keys.ts; its log channel, which VS Code
- * also keeps as a file in the window's log folder), the diagnostics forwarder, the side panels, the context meter,
- * review mode, inline approvals, the commands and the settings watcher, then starts the server (installOffer.ts) —
- * at once where Cairn is configured, else on first use (startupGate.ts). Returns the API the in-host tests read (api.ts).
+ * Entry point: wires the language client (launch and keys: settings.ts, keys.ts), the diagnostics forwarder, the side
+ * panels, the context meter, review mode, inline approvals, the commands and the settings watcher, then starts the server
+ * (installOffer.ts) at once where Cairn is configured, else on first use (startupGate.ts). Returns the API of api.ts.
  */
 import * as vscode from 'vscode';
 import { CairnApi } from './api';
@@ -21,7 +20,7 @@ import { EditReviews } from './review';
 import { ServerInstaller } from './serverInstall';
 import { SessionsProvider } from './sessions';
 import { watchSettings, watchTrust } from './settingsChanges';
-import { startWhenWanted } from './startupGate';
+import { wireStartup } from './startupGate';
 import { ContextMeter } from './statusBar';
 import { VirtualDocuments } from './virtualDocs';
 
@@ -51,17 +50,7 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
     watchSettings(cairn, () => chat.load()),
     watchTrust(cairn),
   );
-  // At startup, the server starts only where Cairn is configured; elsewhere on first use (startupGate.ts).
-  const requested = new vscode.EventEmitter<void>();
-  context.subscriptions.push(requested);
-  // A server started meanwhile (Install, Restart) is not started twice.
-  const start = (): Promise<boolean> =>
-    cairn.state === 'stopped' ? firstStart(cairn, installer, context.globalState, output) : Promise.resolve(cairn.state === 'running');
-  const ready = startWhenWanted(start, [requested.event, chat.onDidShow.event]);
-  cairn.startOnDemand = () => {
-    requested.fire();
-    return ready;
-  };
+  const ready = wireStartup(cairn, () => firstStart(cairn, installer, context.globalState, output), chat.onDidShow.event, context.subscriptions);
   return { client: cairn, chat, goals, sessions, meter, reviews, approvals, installer, keys, ready };
 }
 

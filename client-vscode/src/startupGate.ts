@@ -10,6 +10,7 @@
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import type { CairnClient } from './client';
 
 /** The workspace settings file, and the section of the extension's settings. */
 const SETTINGS_FILE = 'cairn.toml';
@@ -79,4 +80,21 @@ export async function startWhenWanted(start: () => Promise<boolean>, wanted: vsc
     }
   });
   return start();
+}
+
+/**
+ * Wires `cairn`'s start: now where Cairn is configured, else on the first request (`startOnDemand`, which a
+ * command or the walkthrough calls) or `shown` (a Cairn view opens). `start` runs once; a server started
+ * meanwhile (Install, Restart) is not started twice. Resolves to whether it runs.
+ */
+export function wireStartup(cairn: CairnClient, start: () => Promise<boolean>, shown: vscode.Event<unknown>, subscriptions: vscode.Disposable[]): Promise<boolean> {
+  const requested = new vscode.EventEmitter<void>();
+  subscriptions.push(requested);
+  const startOnce = (): Promise<boolean> => (cairn.state === 'stopped' ? start() : Promise.resolve(cairn.state === 'running'));
+  const ready = startWhenWanted(startOnce, [requested.event, shown]);
+  cairn.startOnDemand = () => {
+    requested.fire();
+    return ready;
+  };
+  return ready;
 }
