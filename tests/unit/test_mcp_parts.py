@@ -17,7 +17,7 @@ from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus
 from cairn.mcp.results import format_size, render_content, render_resource
 from cairn.mcp.search import search_tools
 from cairn.mcp.state import MAX_RESTARTS, RESTART_MAX_S, restart_delay
-from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, qualified_name, tool_specs
+from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, hint_words, qualified_name, tool_specs
 from cairn.mcp.transport import McpConfigError, expand, expanded
 from cairn.settings import (
     McpServerSettings,
@@ -58,16 +58,40 @@ def test_names_are_namespaced_and_safe_for_providers() -> None:
     assert clash != "mcp__docs__a_b" and clash.startswith("mcp__docs__a_b_")
 
 
-def test_specs_are_sorted_with_read_only_and_approval_flags() -> None:
+def test_specs_are_sorted_and_only_the_user_allows_a_tool_whatever_its_hints() -> None:
     tools = [tool("write", "Write."), tool("read", "Read.", read_only=True), tool("deploy")]
     specs = tool_specs("srv", tools, stdio(allowed_tools=["deploy"]))
     assert [s.name for s in specs] == ["mcp__srv__deploy", "mcp__srv__read", "mcp__srv__write"]
     flags = {s.tool: (s.read_only, s.allowed) for s in specs}
-    assert flags == {"deploy": (False, True), "read": (True, True), "write": (False, False)}
+    # A server's readOnlyHint narrows plan mode; it never lets a call skip the user.
+    assert flags == {"deploy": (False, True), "read": (True, False), "write": (False, False)}
     assert specs[0].description == "Tool deploy of the MCP server srv."
     assert specs[0].ref == "mcp:srv/deploy"
     everything = tool_specs("srv", tools, stdio(allowed_tools=["*"]))
     assert all(s.allowed for s in everything)
+
+
+def test_hints_take_the_specs_defaults_and_read_only_is_never_destructive() -> None:
+    hinted = mcp_types.ToolAnnotations
+    tools = [
+        mcp_types.Tool(name="plain", input_schema={"type": "object"}),
+        mcp_types.Tool(
+            name="reader",
+            input_schema={"type": "object"},
+            annotations=hinted(read_only_hint=True, destructive_hint=True, open_world_hint=False),
+        ),
+        mcp_types.Tool(
+            name="adder",
+            input_schema={"type": "object"},
+            annotations=hinted(read_only_hint=False, destructive_hint=False),
+        ),
+    ]
+    words = {s.tool: hint_words(s) for s in tool_specs("srv", tools, stdio())}
+    assert words == {
+        "plain": ["destructive", "open-world"],
+        "reader": ["read-only"],
+        "adder": ["open-world"],
+    }
 
 
 # -- search ----------------------------------------------------------------------

@@ -138,7 +138,11 @@ async def test_a_server_that_keeps_failing_is_given_up_with_its_reason(
         assert status.state == "restarting" and "cannot open its database" in (status.reason or "")
         await eventually(lambda: _now(hub.snapshot().servers[0].state == "failed"), "given up")
         status = hub.snapshot().servers[0]
-        assert f"gave up after {mcp_state.MAX_RESTARTS} restarts" in (status.reason or "")
+        assert status.reason == (
+            "exited with status 7 while starting (stderr: fixture: cannot open its database)"
+            f" (gave up after {mcp_state.MAX_RESTARTS} restarts)"
+        )
+        assert (status.exit, status.restarts) == ("exited with status 7", mcp_state.MAX_RESTARTS)
         assert len(pids(starts)) == mcp_state.MAX_RESTARTS + 1
         with pytest.raises(McpCallError, match="is failed"):
             await hub.call_tool(None, "dies", "echo", {"text": "x"})

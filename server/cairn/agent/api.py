@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from cairn.files.workspace import Workspace
+from cairn.mcp.state import ServerStatus
 from cairn.models.catalog import ModelCatalog
 from cairn.models.diagnostics import Diagnostic
 from cairn.models.events import (
@@ -85,6 +86,15 @@ class EngineListener(Protocol):
     def on_context_stats(self, stats: ContextStats) -> None: ...
     def on_log(self, message: str) -> None: ...
     def on_tool_call(self, event: ToolCallEvent) -> None: ...
+
+
+class McpStatusListener(Protocol):
+    """What a listener may also have (`SafeListener` looks it up): each MCP server's status
+    when it changes — started, crashed (how it ended, its last stderr lines, its restart
+    count), restarted, failed, its tools changed, stopped. A listener without it gets the
+    change as an `on_log` line (`cairn.mcp.state.status_sentence`)."""
+
+    def on_mcp_status(self, status: ServerStatus) -> None: ...
 
 
 # The user's answer to a command outside the allowlist (or an MCP tool not marked

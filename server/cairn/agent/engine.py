@@ -105,7 +105,7 @@ class Engine:
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
-        self.mcp = McpHub(self.config, self.workspace.root)
+        self.mcp = McpHub(self.config, self.workspace.root, self.listener.on_mcp_status)
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         # The process groups of the shell commands running now (killed at once on a signal).
@@ -246,8 +246,6 @@ class Engine:
         inputs = self._inputs(chosen, mode, message, references, fix)
         self.files.refresh_all()
         catalog = await self.mcp.catalog(session.id)
-        for line in self.mcp.changes(catalog):
-            self.listener.on_log(line)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
 

@@ -13,7 +13,9 @@ then returns an `McpCatalog`: the tools of the servers that are ready and
 the state and reason of every other one. `snapshot` is the same without
 starting anything (for a build that cannot wait, such as a dry run from the
 editor). `aclose` stops every server and waits for its process to end, killing what is
-left after `STOP_TIMEOUT_S`.
+left after `STOP_TIMEOUT_S`. Every server's status changes go to the hub's
+`on_status` (the engine's listener: a terminal line, the editor's
+`cairn/mcpStatus`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.mcp.connection import STOP_TIMEOUT_S, McpConnection
-from cairn.mcp.state import McpCallError, ServerStatus
+from cairn.mcp.state import McpCallError, ServerStatus, StatusListener
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
 
@@ -72,14 +74,15 @@ EMPTY_CATALOG = McpCatalog(session_id=None)
 class McpHub:
     """The MCP servers of one engine (see the module docstring)."""
 
-    def __init__(self, config: SettingsRef, root: Path) -> None:
+    def __init__(
+        self, config: SettingsRef, root: Path, on_status: StatusListener | None = None
+    ) -> None:
         self.config = config
         self.root = root
+        self.on_status = on_status
         self._configured: dict[str, McpConnection] = {}
         self._sessions: dict[str, dict[str, McpConnection]] = {}
         self._retired: list[McpConnection] = []
-        # The last state of each server `changes` reported (state and reason).
-        self._told: dict[str, str] = {}
 
     # -- which servers ---------------------------------------------------------
 
@@ -91,7 +94,9 @@ class McpHub:
                 self._retire(self._configured.pop(name))
         for name, settings in wanted.items():
             if name not in self._configured:
-                self._configured[name] = McpConnection(name, settings, self.root)
+                self._configured[name] = McpConnection(
+                    name, settings, self.root, on_status=self.on_status
+                )
 
     def _retire(self, conn: McpConnection) -> None:
         conn.stop()
@@ -114,7 +119,14 @@ class McpHub:
             self._retire(own.pop(name))
         for name, settings in servers.items():
             if name not in own:
-                own[name] = McpConnection(name, settings, self.root, origin="session")
+                own[name] = McpConnection(
+                    name,
+                    settings,
+                    self.root,
+                    origin="session",
+                    session_id=session_id,
+                    on_status=self.on_status,
+                )
         if not own:
             del self._sessions[session_id]
 
@@ -138,17 +150,6 @@ class McpHub:
         by_name = {s.name: s for s in statuses}
         ordered = [by_name.get(name) or conn.status() for name, conn in servers.items()]
         return McpCatalog(session_id=session_id, servers=tuple(ordered), hub=self)
-
-    def changes(self, catalog: McpCatalog) -> list[str]:
-        """A log line for each server whose state changed since `changes` last saw it."""
-        lines: list[str] = []
-        for status in catalog.servers:
-            told = f"{status.state}: {status.reason}" if status.reason else status.state
-            if self._told.get(status.name) != told:
-                self._told[status.name] = told
-                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
-                lines.append(f"MCP server {status.name} {told}{tools}")
-        return lines
 
     def snapshot(self, session_id: str | None = None) -> McpCatalog:
         """What the servers offer now, starting nothing."""
