@@ -42,6 +42,11 @@ args = {json.dumps(list(FIXTURE_ARGS))}
 
 [mcp.servers.broken]
 command = "no-such-mcp-server-command"
+
+[mcp.servers.silent]
+command = "sleep"
+args = ["600"]
+startup_timeout_s = 1
 """
     )
     grant(tmp_path)  # the user trusts it: its cairn.toml may start these servers
@@ -55,10 +60,17 @@ def test_mcp_list_shows_servers_states_tools_and_schema_tokens(workspace: Path) 
     servers = {s["name"]: s for s in data["servers"]}
     assert servers["broken"]["state"] == "failed"
     assert "cannot start 'no-such-mcp-server-command'" in servers["broken"]["reason"]
+    silent = servers["silent"]
+    assert (silent["state"], silent["reason"]) == (
+        "failed",
+        "no answer within 1 s (startup_timeout_s)",
+    )
     fixture = servers["fixture"]
+    assert fixture["protocol"] == "2026-07-28" and fixture["restarts"] == 0
     assert fixture["state"] == "ready" and fixture["transport"] == "stdio"
     tools = {t["tool"]: t for t in fixture["tools"]}
     assert tools["echo"]["readOnly"] and not tools["write_note"]["readOnly"]
+    assert not tools["echo"]["allowed"] and tools["write_note"]["destructive"]
     assert all(t["tokens"] > 0 for t in tools.values())
     assert fixture["schemaTokens"] == sum(t["tokens"] for t in tools.values())
     assert data["schemaTokens"] == fixture["schemaTokens"] and data["deferred"] is False
@@ -69,6 +81,11 @@ def test_mcp_list_shows_servers_states_tools_and_schema_tokens(workspace: Path) 
     assert lines[0].split() == ["SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET"]
     assert any(line.split()[:3] == ["fixture", "stdio", "ready"] for line in lines)
     assert any("mcp__fixture__write_note" in line and "asks first" in line for line in lines)
+    [echo] = [line for line in lines if "mcp__fixture__echo" in line]
+    assert echo.endswith("asks first  read-only, open-world")
+    assert "  silent: no answer within 1 s (startup_timeout_s)" in lines
+    assert "  fixture: MCP 2026-07-28" in lines
+    assert "did not stop" not in table.stderr
     assert lines[-1].startswith(f"MCP tool schemas: {data['schemaTokens']} tokens")
 
 

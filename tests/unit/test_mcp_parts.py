@@ -86,7 +86,8 @@ def test_hints_take_the_specs_defaults_and_read_only_is_never_destructive() -> N
             annotations=hinted(read_only_hint=False, destructive_hint=False),
         ),
     ]
-    words = {s.tool: hint_words(s) for s in tool_specs("srv", tools, stdio())}
+    specs = tool_specs("srv", tools, stdio())
+    words = {s.tool: hint_words(s.read_only, s.destructive, s.open_world) for s in specs}
     assert words == {
         "plain": ["destructive", "open-world"],
         "reader": ["read-only"],

@@ -3,14 +3,16 @@
 Starts every enabled server of the settings (`[mcp.servers.NAME]` in
 `cairn.toml`), waits for each one's first attempt (at most its startup
 timeout), prints one line per server (transport, state, tools, the tokens
-of its tool schemas, what it runs or where it is), the reason of each that
-is not ready, then each tool with its tokens and whether it runs without
-asking; last, the total against the share of the model's input above which
+of its tool schemas, what it runs or where it is), then what else is known
+of it (why it is not ready, its MCP revision, restarts, how its last process
+ended, lines it printed on stdout that are not the protocol), then each tool
+with its tokens, whether it runs without asking (`allowed_tools`) and the
+server's hints about it; last, the total against the share of the model's input above which
 the schemas are deferred behind `tool_search`. The servers are stopped
 before the command returns. No model is called; tokens are counted with
 the tokenizer of `--model` (default: the settings' model; with neither, the
 default tokenizer, and no window to compare with). `--json` prints the same
-as data. In a folder that is not trusted its `cairn.toml`'s servers are
+as data (`cairn.mcp.view`: the shape the editor's `cairn/mcpStatus` carries). In a folder that is not trusted its `cairn.toml`'s servers are
 not started: the one-line notice says so (`cairn.files.trust`), and with no
 other server it is the error.
 """
@@ -24,13 +26,13 @@ from typing import Any
 
 import typer
 
-from cairn.agent.scope.offer import model_input_tokens
-from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import InvalidRequestError
 from cairn.files.trust import trust_notes, workspace_settings
-from cairn.mcp import McpHub, McpToolSpec, ServerStatus
+from cairn.mcp import McpHub, ServerStatus
+from cairn.mcp.tools import hint_words
+from cairn.mcp.view import mcp_report
 from cairn.settings import Settings, SettingsRef
-from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
+from cairn.tokens.counter import FALLBACK_ENCODING
 
 COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
 NO_SERVERS = (
@@ -48,47 +50,10 @@ async def server_statuses(workspace: Path, settings: Settings) -> list[ServerSta
         await hub.aclose()
 
 
-def tool_tokens(spec: McpToolSpec, model: str | None) -> int:
-    """The tokens of the tool's schema for `model` (no model: the default tokenizer's)."""
-    return counter_for(model or FALLBACK_ENCODING)(schema_text(spec.schema()))
-
-
 def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
-    """The data `cairn mcp list` prints (also its `--json` output)."""
-    servers = []
-    for status in statuses:
-        tools = [
-            {
-                "name": spec.name,
-                "tool": spec.tool,
-                "readOnly": spec.read_only,
-                "allowed": spec.allowed,
-                "tokens": tool_tokens(spec, model),
-            }
-            for spec in status.tools
-        ]
-        servers.append(
-            {
-                "name": status.name,
-                "transport": status.transport,
-                "target": status.target,
-                "state": status.state,
-                "reason": status.reason,
-                "tools": tools,
-                "schemaTokens": sum(t["tokens"] for t in tools),
-            }
-        )
-    total = sum(s["schemaTokens"] for s in servers)
-    window = model_input_tokens(model, settings) if model is not None else None
-    share = settings.mcp.tool_search_share
-    return {
-        "model": model,
-        "servers": servers,
-        "schemaTokens": total,
-        "modelInput": window,
-        "toolSearchShare": share,
-        "deferred": window is not None and total > 0 and defer_mcp_schemas(total, window, share),
-    }
+    """The data `cairn mcp list` prints (also its `--json` output: the editor's
+    `cairn/mcpStatus` shape)."""
+    return mcp_report(statuses, model, settings).wire()
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -114,22 +79,39 @@ def format_report(data: dict[str, Any]) -> str:
         for s in servers
     ]
     lines = _table(rows)
-    lines += [
-        f"  {s['name']}: {s['reason']}" for s in servers if s["state"] != "ready" and s["reason"]
-    ]
+    lines += [f"  {s['name']}: {'; '.join(facts)}" for s in servers if (facts := server_facts(s))]
     for server in servers:
         if server["tools"]:
             lines += ["", f"{server['name']}:"]
-            tool_rows = [(t["name"], str(t["tokens"]), permission_of(t)) for t in server["tools"]]
+            tool_rows = [
+                (t["name"], str(t["tokens"]), permission_of(t), ", ".join(hints_of(t)))
+                for t in server["tools"]
+            ]
             lines += ["  " + line for line in _table(tool_rows)]
     lines += ["", summary(data)]
     return "\n".join(lines)
 
 
+def server_facts(server: dict[str, Any]) -> list[str]:
+    """Why it is not ready, its MCP revision, restarts, how it last ended, its notes."""
+    facts = [server["reason"]] if server["state"] != "ready" and server["reason"] else []
+    if server["protocol"]:
+        facts.append(f"MCP {server['protocol']}")
+    if server["restarts"]:
+        facts.append(f"{server['restarts']} restart{'s' if server['restarts'] != 1 else ''}")
+    if server["exit"]:
+        facts.append(f"its last process {server['exit']}")
+    return facts + server["notes"]
+
+
 def permission_of(tool: dict[str, Any]) -> str:
-    if tool["readOnly"]:
-        return "read-only"
+    """`allowed` (the user's `allowed_tools`) or `asks first`: hints never decide it."""
     return "allowed" if tool["allowed"] else "asks first"
+
+
+def hints_of(tool: dict[str, Any]) -> list[str]:
+    """The server's hints about the tool, in words."""
+    return hint_words(tool["readOnly"], tool["destructive"], tool["openWorld"])
 
 
 def summary(data: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -49,6 +50,7 @@ from cairn.mcp.state import (
     describe_error,
     restart_delay,
 )
+from cairn.mcp.stdio import KILL_AFTER_S, STOP_GRACE_S
 from cairn.mcp.tools import McpToolSpec
 from cairn.mcp.transport import McpConfigError, describe_target, expanded
 from cairn.settings import McpServerSettings
@@ -64,6 +66,9 @@ logger = logging.getLogger(__name__)
 STOP_TIMEOUT_S = 3.0
 # Seconds a killed server's supervisor gets to see the end, and again once cancelled.
 KILLED_WAIT_S = 2.0
+# Seconds past its startup timeout an attempt may take to end: importing the SDK, its last
+# words, stopping what it started (stdin closed, SIGTERM, SIGKILL: STOP_GRACE_S + KILL_AFTER_S).
+SETTLE_S = 2 * LAST_WORDS_S + STOP_GRACE_S + KILL_AFTER_S + 10.0
 # Stderr lines a status carries (the newest).
 STATUS_STDERR_LINES = 5
 # Errors of starting a process that a retry cannot fix.
@@ -160,14 +165,16 @@ class McpConnection:
 
     async def wait_started(self) -> ServerStatus:
         """Start if needed and wait (up to the startup timeout) for the current attempt;
-        list the tools again when the server said they changed or their `ttlMs` ran out."""
+        list the tools again when the server said they changed or their `ttlMs` ran out
+        (not when they were read during this wait)."""
+        began = time.monotonic()
         self.start()
-        # The attempt's own timeout starts later than this wait, and a server that misses it
-        # gets LAST_WORDS_S to say why: wait past both, so its reason is seen.
-        await self._until(
-            lambda: not self.attempting, self.settings.startup_timeout_s + 2 * LAST_WORDS_S
-        )
-        await self._list_again()
+        # The attempt's own timeout starts later than this wait (after the SDK is imported),
+        # and a server that misses it gets LAST_WORDS_S to say why: wait past all of it, so
+        # its reason is seen (an attempt always ends: each of its steps is bounded).
+        await self._until(lambda: not self.attempting, self.settings.startup_timeout_s + SETTLE_S)
+        if self.listing.read_at < began:
+            await self._list_again()
         return self.status()
 
     async def _list_again(self) -> None:

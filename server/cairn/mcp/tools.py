@@ -126,13 +126,12 @@ def hints(tool: mcp_types.Tool) -> tuple[bool, bool, bool]:
     return read_only, bool(destructive) and not read_only, bool(open_world)
 
 
-def hint_words(spec: McpToolSpec) -> list[str]:
-    """What the server's hints say of a tool, in words (`read-only`, `destructive`,
+def hint_words(read_only: bool, destructive: bool, open_world: bool) -> list[str]:
+    """What a server's hints say of a tool, in words (`read-only`, `destructive`,
     `open-world`)."""
-    words = ["read-only"] if spec.read_only else []
-    words += ["destructive"] if spec.destructive else []
-    words += ["open-world"] if spec.open_world else []
-    return words
+    words = ["read-only"] if read_only else []
+    words += ["destructive"] if destructive else []
+    return words + (["open-world"] if open_world else [])
 
 
 def runs_without_asking(tool: str, allowed_tools: Sequence[str]) -> bool:

@@ -51,7 +51,7 @@ def approval_text(spec: McpToolSpec, arguments: dict[str, Any]) -> str:
     shown = json.dumps(arguments, ensure_ascii=False)
     if len(shown) > APPROVAL_ARGS_CHARS:
         shown = shown[: APPROVAL_ARGS_CHARS - 1] + "…"
-    words = hint_words(spec)
+    words = hint_words(spec.read_only, spec.destructive, spec.open_world)
     said = f" (the server's hints: {', '.join(words)})" if words else ""
     return f"MCP tool {spec.server}/{spec.tool} {shown}{said}"
 
