@@ -11,6 +11,7 @@ import pytest
 
 from cairn.agent.scope.offer import make_offer, split_by_mode
 from cairn.agent.tools import default_registry
+from cairn.agent.tools.tool_search import ToolSearch
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import SettingsError
 from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus
@@ -175,6 +176,27 @@ def test_search_reveals_the_tools_a_query_is_about_not_every_word_match() -> Non
     assert found == {"get_current_time", "convert_time"}
     found = {s.tool for s in search_tools("file metadata size", wild_specs())}
     assert found == {"get_file_info"}
+
+
+def test_the_limit_and_threshold_of_a_search_are_settings() -> None:
+    query, specs = "current time timezone", wild_specs()
+    assert len(search_tools(query, specs, limit=1)) == 1
+    # A lower threshold lets weaker matches in (a file tool mentioning a modification time).
+    loose = {s.tool for s in search_tools(query, specs, threshold=0.01)}
+    assert loose == {"get_current_time", "convert_time", "get_file_info", "gzip-file-as-resource"}
+    settings = Settings.model_validate(
+        {"context_window": 4_096, "mcp": {"tool_search_limit": 2, "tool_search_threshold": 0.05}}
+    )
+    offer = make_offer(
+        default_registry(), "build", catalog_of(specs), model=MODEL, settings=settings
+    )
+    search = offer.registry.get("tool_search")
+    assert isinstance(search, ToolSearch) and (search.limit, search.threshold) == (2, 0.05)
+    limit = search.schema()["function"]["parameters"]["properties"]["limit"]
+    assert limit["maximum"] == 2 and "(default and most: 2)" in limit["description"]
+    for wrong in ({"tool_search_limit": 0}, {"tool_search_threshold": 0}):
+        with pytest.raises(ValueError, match="tool_search_"):
+            Settings.model_validate({"mcp": wrong})
 
 
 def test_search_by_exact_names_and_select() -> None:

@@ -216,7 +216,8 @@ class Engine:
             model=inputs.model,
             settings=self.settings,
         )
-        return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
+        carry = self.contexts.cache.carry(session, inputs)
+        return main_scope(session, inputs, self.listener, offer, self.explorer, edited, carry)
 
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
