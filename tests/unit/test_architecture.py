@@ -171,6 +171,7 @@ AGENT_ROOT_MODULES: dict[str, str] = {
     "ids": "contracts",
     "listener": "contracts",
     "engine": "facade",
+    "engine_mcp": "facade",
     "parts": "facade",
     "read_only": "facade",
 }

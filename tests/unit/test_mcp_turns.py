@@ -378,15 +378,23 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
         await engine.aclose()
 
 
-async def test_a_dry_run_lists_servers_it_did_not_start(tmp_path: Path) -> None:
+async def test_the_editors_first_context_starts_the_servers_and_counts_them(
+    tmp_path: Path,
+) -> None:
     engine = engine_for(tmp_path, [], {"fx": fixture_server()})
     try:
+        assert [s.state for s in engine.mcp.snapshot().servers] == ["not started"]
         manifest = await engine.context_manifest(message="hi")
-        [line] = [b for b in tool_lines(manifest) if (b.ref or "").startswith("mcp:")]
-        assert line.ref == "mcp:fx" and not line.included
-        assert line.reason == "server not started: starts when a turn first needs its tools"
+        lines = [b for b in tool_lines(manifest) if (b.ref or "").startswith("mcp:fx/")]
+        assert lines and all(b.included and b.tokens > 0 for b in lines)
+        stats = await engine.context_stats()
+        mcp_tokens = sum(b.tokens for b in lines)
+        assert stats.tool_schema_tokens >= mcp_tokens
+        report = engine.mcp_report()
+        [server] = report.servers
+        assert server.state == "ready" and server.schema_tokens > 0
     finally:
-        engine.close()
+        await engine.aclose()
 
 
 async def test_old_mcp_outputs_are_pruned_like_any_other(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from cairn.files.workspace import Workspace
+from cairn.mcp.hub import McpAction
 from cairn.mcp.state import ServerStatus
 from cairn.models.catalog import ModelCatalog
 from cairn.models.diagnostics import Diagnostic
@@ -32,6 +33,7 @@ from cairn.models.events import (
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
+from cairn.models.mcp_status import McpReport
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
@@ -285,6 +287,21 @@ class EngineApi(Protocol):
         """The MCP servers of one session only (e.g. an ACP client's `mcpServers`), beside
         those of the settings; started when a turn of the session needs them, stopped when
         a later call leaves them out or the session is deleted."""
+        ...
+
+    def mcp_report(self, session_id: str | None = None) -> McpReport:
+        """Every MCP server of the session as it is now (starting none): state and why, how
+        its last process ended, its tools with their schema tokens and hints, and whether
+        their schemas are deferred behind `tool_search` (the shape of `cairn mcp list
+        --json` and of the editor's `cairn/mcpStatus`)."""
+        ...
+
+    async def mcp_control(
+        self, name: str, action: McpAction, session_id: str | None = None
+    ) -> McpReport:
+        """The user's action on one MCP server: `restart` it now (a failed one too),
+        `disable` it (stopped and left out until `enable` or the engine ends), `enable` it;
+        the report after it. An unknown name is an `InvalidRequestError`."""
         ...
 
     def close(self) -> None:

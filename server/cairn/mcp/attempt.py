@@ -7,7 +7,8 @@ within the server's `startup_timeout_s`. When that time runs out, or the
 server is stopped while starting (`cut`), the server's processes are killed
 first and the opening cancelled then, so the SDK's unwinding does not wait
 on a process that will never answer: the start fails at once, quietly, with
-its reason. `ending` names how a started server ended: its exit status or
+its reason (`start_failure`). `serve` waits for a started server's end (or
+its stop), watching for tool-list changes; `ending` names how it ended: its exit status or
 signal (a stdio server: `exited with status 3`, `was killed by signal 9
 (SIGKILL)`), else that the connection was lost, with the stderr lines it
 wrote since it was ready (not its startup banner).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.mcp.leftovers import kill_processes
 from cairn.mcp.listing import ToolListing, fetch_listing
-from cairn.mcp.state import describe_exit
+from cairn.mcp.state import describe_error, describe_exit
 from cairn.mcp.stderr import StderrTail
 from cairn.mcp.stdio import ServerProcess
 from cairn.mcp.transport import open_transport
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     import mcp
     import mcp_types
     from mcp.client.session import MessageHandlerFnT
+
+logger = logging.getLogger(__name__)
 
 CLIENT_NAME = "cairn"
 # Seconds a server that failed to start gets to finish writing its stderr (for the reason).
@@ -131,6 +135,44 @@ class Attempt:
         if self.process is not None:
             self.process.kill()
         return pids
+
+    async def serve(self, stopping: asyncio.Event, on_stale: Callable[[], None]) -> str:
+        """Until the server ended or `stopping` is set, watching for tool-list changes
+        (`on_stale`); how it ended ("stopped" when it was stopped)."""
+        assert self.client is not None
+        watch = asyncio.ensure_future(self._watch_tools(self.client, on_stale))
+        stop = asyncio.ensure_future(stopping.wait())
+        end = asyncio.ensure_future(self.wait_end())
+        try:
+            await asyncio.wait({stop, end}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (watch, stop, end):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+        if stopping.is_set():
+            return "stopped"
+        return self.with_stderr(await self.ending(), since_ready=True)
+
+    async def _watch_tools(self, client: mcp.Client, on_stale: Callable[[], None]) -> None:
+        """Subscribe to tool-list changes where the protocol needs it (2026-07-28 on)."""
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    on_stale()
+        except Exception as exc:  # older protocols notify without a subscription
+            logger.debug("mcp %s: no tool-list subscription: %s", self.name, exc)
+
+    async def start_failure(self, exc: Exception) -> tuple[str, bool]:
+        """Why the start failed, and whether a retry is pointless (a timed-out start is)."""
+        await self.last_words()
+        if isinstance(exc, TimeoutError) or self.cut_short:
+            timeout = self.settings.startup_timeout_s
+            return self.with_stderr(f"no answer within {timeout:g} s (startup_timeout_s)"), True
+        exited = self.exit()
+        return self.with_stderr(
+            f"{exited} while starting" if exited else describe_error(exc)
+        ), False
 
     async def wait_end(self) -> None:
         """Until the connection is lost (a call saw it close) or the server's output ended."""

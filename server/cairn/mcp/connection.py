@@ -41,6 +41,7 @@ from cairn.mcp.attempt import LAST_WORDS_S, Attempt
 from cairn.mcp.listing import ToolListing, fetch_listing, same_tools
 from cairn.mcp.state import (
     DISABLED,
+    DISABLED_HERE,
     NOT_STARTED,
     McpCallError,
     Origin,
@@ -88,6 +89,7 @@ class McpConnection:
         *,
         session_id: str | None = None,
         on_status: StatusListener | None = None,
+        disabled_here: bool = False,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -95,8 +97,12 @@ class McpConnection:
         self.origin: Origin = origin
         self.session_id = session_id
         self.on_status = on_status
-        self.state: ServerState = "not started" if settings.enabled else "disabled"
-        self.reason: str | None = NOT_STARTED if settings.enabled else DISABLED
+        # Disabled by the user for this engine's life (the editor's action), not the settings.
+        self.disabled_here = disabled_here
+        self.state: ServerState = "not started" if self.enabled else "disabled"
+        self.reason: str | None = NOT_STARTED
+        if not self.enabled:
+            self.reason = DISABLED_HERE if disabled_here else DISABLED
         self.listing = ToolListing()
         self.attempt: Attempt | None = None
         self.attempting = False
@@ -115,6 +121,10 @@ class McpConnection:
     @property
     def tools(self) -> tuple[McpToolSpec, ...]:
         return self.listing.specs
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled and not self.disabled_here
 
     def _set(self, state: ServerState, reason: str | None = None) -> None:
         self.state, self.reason = state, reason
@@ -163,17 +173,17 @@ class McpConnection:
             self._set("starting")
             self._task = asyncio.get_running_loop().create_task(self._supervise())
 
-    async def wait_started(self) -> ServerStatus:
+    async def wait_started(self, *, relist: bool = True) -> ServerStatus:
         """Start if needed and wait (up to the startup timeout) for the current attempt;
-        list the tools again when the server said they changed or their `ttlMs` ran out
-        (not when they were read during this wait)."""
+        `relist`: list the tools again when the server said they changed or their `ttlMs`
+        ran out (not when they were read during this wait)."""
         began = time.monotonic()
         self.start()
         # The attempt's own timeout starts later than this wait (after the SDK is imported),
         # and a server that misses it gets LAST_WORDS_S to say why: wait past all of it, so
         # its reason is seen (an attempt always ends: each of its steps is bounded).
         await self._until(lambda: not self.attempting, self.settings.startup_timeout_s + SETTLE_S)
-        if self.listing.read_at < began:
+        if relist and self.listing.read_at < began:
             await self._list_again()
         return self.status()
 
@@ -200,14 +210,8 @@ class McpConnection:
             self._notify()
         return True
 
-    async def _watch_tools(self, client: mcp.Client) -> None:
-        """Subscribe to tool-list changes where the protocol needs it (2026-07-28 on)."""
-        try:
-            async with client.listen(tools_list_changed=True) as events:
-                async for _ in events:
-                    self._tools_stale = True
-        except Exception as exc:  # older protocols notify without a subscription
-            logger.debug("mcp %s: no tool-list subscription: %s", self.name, exc)
+    def _mark_stale(self) -> None:
+        self._tools_stale = True
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: a changed tool list marks the tools to be listed again."""
@@ -253,13 +257,19 @@ class McpConnection:
                 logger.info("mcp %s: ready with %d tools", self.name, len(self.tools))
                 if attempt.process is not None:
                     attempt.process.noise.on_first = self._notify
-                return await self._serve(attempt), False
+                ended = await attempt.serve(self._stopping, self._mark_stale)
+                self._client = None
+                return ended, False
         except McpConfigError as exc:
             return str(exc), True
         except _PERMANENT_START_ERRORS as exc:
             return f"cannot start {self.settings.command!r}: {exc.strerror or exc}", True
         except Exception as exc:
-            return await self._start_failed(attempt, exc)
+            if attempt is None:
+                return describe_error(exc), False
+            if self._stopping.is_set() and attempt.cut_short:
+                return "stopped", True
+            return await attempt.start_failure(exc)
         finally:
             self._client = None
             self.attempting = False
@@ -268,42 +278,10 @@ class McpConnection:
                     self.exit = attempt.exit() or self.exit
                 attempt.close()
 
-    async def _start_failed(self, attempt: Attempt | None, exc: Exception) -> tuple[str, bool]:
-        """Why a start failed, and whether a retry is pointless (a timed-out start is)."""
-        if attempt is None:
-            return describe_error(exc), False
-        if self._stopping.is_set() and attempt.cut_short:
-            return "stopped", True
-        await attempt.last_words()
-        if isinstance(exc, TimeoutError) or attempt.cut_short:
-            timeout = self.settings.startup_timeout_s
-            return attempt.with_stderr(f"no answer within {timeout:g} s (startup_timeout_s)"), True
-        exited = attempt.exit()
-        what = f"{exited} while starting" if exited else describe_error(exc)
-        return attempt.with_stderr(what), False
-
     def _expanded(self) -> McpServerSettings:
         """The settings with `${VAR}` expanded; a session's servers (an ACP client's) are
         used as given: their values are literal."""
         return expanded(self.name, self.settings) if self.origin == "settings" else self.settings
-
-    async def _serve(self, attempt: Attempt) -> str:
-        """Wait until the server ended or is stopped; why it ended."""
-        assert attempt.client is not None
-        watch = asyncio.ensure_future(self._watch_tools(attempt.client))
-        stop = asyncio.ensure_future(self._stopping.wait())
-        end = asyncio.ensure_future(attempt.wait_end())
-        try:
-            await asyncio.wait({stop, end}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (watch, stop, end):
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watch
-        if self._stopping.is_set():
-            return "stopped"
-        self._client = None
-        return attempt.with_stderr(await attempt.ending(), since_ready=True)
 
     # -- calls -----------------------------------------------------------------
 

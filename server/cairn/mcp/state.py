@@ -28,8 +28,9 @@ RESTART_BASE_S = 0.5
 RESTART_MAX_S = 30.0
 # Failures in a row (crashes, failed starts) after which a server is given up.
 MAX_RESTARTS = 5
-NOT_STARTED = "starts when a turn first needs its tools"
+NOT_STARTED = "starts when a turn, or the editor's context, first needs its tools"
 DISABLED = "disabled in the settings (enabled = false)"
+DISABLED_HERE = "disabled by the user until enabled again (or Cairn restarts)"
 
 
 class McpCallError(CairnError):
