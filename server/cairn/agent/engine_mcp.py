@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from cairn.agent.scope.offer import model_input_tokens
 from cairn.agent.sessions.book import SessionBook
 from cairn.agent.sessions.session import Session, session_model
 from cairn.mcp import McpCatalog, McpHub, ServerStatus
@@ -50,7 +51,9 @@ class EngineMcp:
         """Every MCP server of the session as it is now (starting none), counted."""
         session = self.book.get(session_id)
         statuses = self.mcp.snapshot(session.id).servers
-        return mcp_report(statuses, self._mcp_model(session), self.config.current)
+        model, settings = self._mcp_model(session), self.config.current
+        window = model_input_tokens(model, settings) if model is not None else None
+        return mcp_report(statuses, model, settings, window)
 
     async def mcp_control(
         self, name: str, action: McpAction, session_id: str | None = None

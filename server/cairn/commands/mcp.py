@@ -26,6 +26,7 @@ from typing import Any
 
 import typer
 
+from cairn.agent.scope.offer import model_input_tokens
 from cairn.errors import InvalidRequestError
 from cairn.files.trust import trust_notes, workspace_settings
 from cairn.mcp import McpHub, ServerStatus
@@ -53,7 +54,8 @@ async def server_statuses(workspace: Path, settings: Settings) -> list[ServerSta
 def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
     """The data `cairn mcp list` prints (also its `--json` output: the editor's
     `cairn/mcpStatus` shape)."""
-    return mcp_report(statuses, model, settings).wire()
+    window = model_input_tokens(model, settings) if model is not None else None
+    return mcp_report(statuses, model, settings, window).wire()
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:

@@ -1,35 +1,25 @@
 """The MCP servers counted for the user: one `McpReport` for `cairn mcp list` and the editor.
 
-`mcp_report(statuses, model, settings)` turns the servers' statuses into the
-wire shape of `cairn.models.mcp_status`: each tool's schema tokens with the
-tokenizer of `model` (the default tokenizer without one), the hints, whether
-the user allowed it; each server's total; and whether the schemas of all of
-them together pass `mcp.tool_search_share` of the model's input
-(`model_input_tokens`), which defers them behind `tool_search` in a build-mode
-turn (the same test and reason as the turn's offer: `defer_mcp_schemas`,
-`deferral_reason`).
+`mcp_report(statuses, model, settings, model_input)` turns the servers'
+statuses into the wire shape of `cairn.models.mcp_status`: each tool's schema
+tokens with the tokenizer of `model` (the default tokenizer without one), the
+hints, whether the user allowed it; each server's total; and whether the
+schemas of all of them together pass `mcp.tool_search_share` of the model's
+input (`model_input`, as the caller's turn offer measures it), which defers
+them behind `tool_search` in a build-mode turn (the same test and reason as
+the turn's offer: `defer_mcp_schemas`, `deferral_reason`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cairn.context.budget import Budget, context_window_for
 from cairn.context.tool_schemas import defer_mcp_schemas, deferral_reason, schema_text
-from cairn.errors import BudgetError
 from cairn.mcp.state import ServerStatus
 from cairn.mcp.tools import McpToolSpec
 from cairn.models.mcp_status import McpReport, McpServerView, McpToolView
 from cairn.settings import Settings
 from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
-
-
-def model_input_tokens(model: str, settings: Settings) -> int | None:
-    """The model's input: its window less the reserved output (None when unknown)."""
-    try:
-        return Budget.of(context_window_for(model, settings), settings).input_window
-    except BudgetError:
-        return None
 
 
 def tool_view(spec: McpToolSpec, model: str | None) -> McpToolView:
@@ -66,12 +56,15 @@ def server_view(status: ServerStatus, model: str | None) -> McpServerView:
 
 
 def mcp_report(
-    statuses: Iterable[ServerStatus], model: str | None, settings: Settings
+    statuses: Iterable[ServerStatus],
+    model: str | None,
+    settings: Settings,
+    model_input: int | None,
 ) -> McpReport:
     """Every server counted for `model` (see the module docstring)."""
     servers = [server_view(status, model) for status in statuses]
     total = sum(s.schema_tokens for s in servers)
-    window = model_input_tokens(model, settings) if model is not None else None
+    window = model_input
     share = settings.mcp.tool_search_share
     deferred = window is not None and total > 0 and defer_mcp_schemas(total, window, share)
     return McpReport(

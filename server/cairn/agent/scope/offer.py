@@ -28,6 +28,7 @@ from typing import Any
 from cairn.agent.tools import READ_ONLY_TOOLS, Explore, ToolRegistry
 from cairn.agent.tools.mcp_tool import McpTool, mcp_tool
 from cairn.agent.tools.tool_search import ToolCarry, ToolSearch
+from cairn.context.budget import Budget, context_window_for
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tool_schemas import (
     DROPPED_REASON,
@@ -37,8 +38,8 @@ from cairn.context.tool_schemas import (
     deferral_reason,
     schema_text,
 )
+from cairn.errors import BudgetError
 from cairn.mcp import EMPTY_CATALOG, MCP_REF_PREFIX, McpCatalog, McpToolSpec, ServerStatus
-from cairn.mcp.view import model_input_tokens
 from cairn.settings import Mode, Settings
 from cairn.tokens.counter import counter_for
 
@@ -68,6 +69,14 @@ def split_by_mode(
     allowed = [s for s in specs if s.read_only or not only_read]
     refused = [s for s in specs if not (s.read_only or not only_read)]
     return allowed, refused
+
+
+def model_input_tokens(model: str, settings: Settings) -> int | None:
+    """The model's input: its window less the reserved output (None when unknown)."""
+    try:
+        return Budget.of(context_window_for(model, settings), settings).input_window
+    except BudgetError:
+        return None
 
 
 @dataclass
