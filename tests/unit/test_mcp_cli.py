@@ -10,10 +10,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from cairn.files.trust import grant
+from cairn.agent.engine import Engine
+from cairn.files.trust import grant, workspace_settings
 from tests.fakes.mcp_fixture import FIXTURE_ARGS
 
 TIMEOUT_S = 240
@@ -135,3 +137,35 @@ def test_importing_the_engine_does_not_import_the_mcp_sdk(tmp_path: Path) -> Non
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, timeout=TIMEOUT_S
     )
     assert done.returncode == 0, done.stderr.decode()
+
+
+def _without_pids(report: dict[str, Any]) -> dict[str, Any]:
+    """The report less what differs between two starts of the same servers: their pids."""
+    return {**report, "servers": [{**s, "pid": None} for s in report["servers"]]}
+
+
+async def test_mcp_list_and_the_editors_report_state_the_same_facts(workspace: Path) -> None:
+    listed = cairn(workspace, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    assert data.pop("notes") == []
+    engine = Engine([workspace], workspace_settings(workspace))
+    try:
+        await engine.mcp_servers()  # what the editor's `cairn/mcpServers {start: true}` does
+        report = engine.mcp_report().wire()
+    finally:
+        await engine.aclose()
+    assert _without_pids(report) == _without_pids(data)
+
+    # The text prints the report's own sentences: each server's facts, each tool's, the summary.
+    lines = cairn(workspace, "mcp", "list").stdout.splitlines()
+    servers = {s["name"]: s for s in report["servers"]}
+    assert servers["silent"]["facts"] == ["no answer within 1 s (startup_timeout_s)"]
+    assert servers["fixture"]["facts"] == ["MCP 2026-07-28"]
+    for server in servers.values():
+        if server["facts"]:
+            assert f"  {server['name']}: {'; '.join(server['facts'])}" in lines
+        for tool in server["tools"]:
+            [row] = [line.split() for line in lines if line.split()[:1] == [tool["name"]]]
+            assert row[2:] == " ".join([tool["facts"][0], ", ".join(tool["facts"][1:])]).split()
+    assert lines[-1] == report["summary"] and report["summary"].startswith("MCP tool schemas: ")

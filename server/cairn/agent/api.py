@@ -289,6 +289,11 @@ class EngineApi(Protocol):
         a later call leaves them out or the session is deleted."""
         ...
 
+    async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
+        """Every MCP server of the session, started now if needed (each waited for up to its
+        startup timeout): state, reason, tools."""
+        ...
+
     def mcp_report(self, session_id: str | None = None) -> McpReport:
         """Every MCP server of the session as it is now (starting none): state and why, how
         its last process ended, its tools with their schema tokens and hints, and whether

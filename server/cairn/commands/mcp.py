@@ -12,9 +12,10 @@ the schemas are deferred behind `tool_search`. The servers are stopped
 before the command returns. No model is called; tokens are counted with
 the tokenizer of `--model` (default: the settings' model; with neither, the
 default tokenizer, and no window to compare with). `--json` prints the same
-as data (`cairn.mcp.view`: the shape the editor's `cairn/mcpStatus` carries). In a folder that is not trusted its `cairn.toml`'s servers are
-not started: the one-line notice says so (`cairn.files.trust`), and with no
-other server it is the error.
+as data (`cairn.mcp.view`: the shape, and the sentences, of the editor's
+`cairn/mcpServers` and `cairn/mcpStatus`). In a folder that is not trusted
+its `cairn.toml`'s servers are not started: the one-line notice says so
+(`cairn.files.trust`), and with no other server it is the error.
 """
 
 from __future__ import annotations
@@ -30,10 +31,8 @@ from cairn.agent.scope.offer import model_input_tokens
 from cairn.errors import InvalidRequestError
 from cairn.files.trust import trust_notes, workspace_settings
 from cairn.mcp import McpHub, ServerStatus
-from cairn.mcp.tools import hint_words
 from cairn.mcp.view import mcp_report
 from cairn.settings import Settings, SettingsRef
-from cairn.tokens.counter import FALLBACK_ENCODING
 
 COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
 NO_SERVERS = (
@@ -53,7 +52,7 @@ async def server_statuses(workspace: Path, settings: Settings) -> list[ServerSta
 
 def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
     """The data `cairn mcp list` prints (also its `--json` output: the editor's
-    `cairn/mcpStatus` shape)."""
+    `McpReport`)."""
     window = model_input_tokens(model, settings) if model is not None else None
     return mcp_report(statuses, model, settings, window).wire()
 
@@ -67,6 +66,8 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def format_report(data: dict[str, Any]) -> str:
+    """The report as text: a table of the servers, their facts, their tools, the summary
+    (the sentences are `cairn.mcp.view`'s, the ones the editor's tree shows)."""
     servers = data["servers"]
     rows: list[tuple[str, ...]] = [COLUMNS]
     rows += [
@@ -81,56 +82,17 @@ def format_report(data: dict[str, Any]) -> str:
         for s in servers
     ]
     lines = _table(rows)
-    lines += [f"  {s['name']}: {'; '.join(facts)}" for s in servers if (facts := server_facts(s))]
+    lines += [f"  {s['name']}: {'; '.join(s['facts'])}" for s in servers if s["facts"]]
     for server in servers:
         if server["tools"]:
             lines += ["", f"{server['name']}:"]
             tool_rows = [
-                (t["name"], str(t["tokens"]), permission_of(t), ", ".join(hints_of(t)))
+                (t["name"], str(t["tokens"]), t["facts"][0], ", ".join(t["facts"][1:]))
                 for t in server["tools"]
             ]
             lines += ["  " + line for line in _table(tool_rows)]
-    lines += ["", summary(data)]
+    lines += ["", data["summary"]]
     return "\n".join(lines)
-
-
-def server_facts(server: dict[str, Any]) -> list[str]:
-    """Why it is not ready, its MCP revision, restarts, how it last ended, its notes."""
-    facts = [server["reason"]] if server["state"] != "ready" and server["reason"] else []
-    if server["protocol"]:
-        facts.append(f"MCP {server['protocol']}")
-    if server["restarts"]:
-        facts.append(f"{server['restarts']} restart{'s' if server['restarts'] != 1 else ''}")
-    if server["exit"]:
-        facts.append(f"its last process {server['exit']}")
-    return facts + server["notes"]
-
-
-def permission_of(tool: dict[str, Any]) -> str:
-    """`allowed` (the user's `allowed_tools`) or `asks first`: hints never decide it."""
-    return "allowed" if tool["allowed"] else "asks first"
-
-
-def hints_of(tool: dict[str, Any]) -> list[str]:
-    """The server's hints about the tool, in words."""
-    return hint_words(tool["readOnly"], tool["destructive"], tool["openWorld"])
-
-
-def summary(data: dict[str, Any]) -> str:
-    total, window, share = data["schemaTokens"], data["modelInput"], data["toolSearchShare"]
-    if data["model"] is None:
-        return (
-            f"MCP tool schemas: {total} tokens ({FALLBACK_ENCODING}; no model set, so no window"
-            " to compare with: pass --model or set `model`)"
-        )
-    if window is None:
-        return f"MCP tool schemas: {total} tokens (model {data['model']}: window unknown)"
-    threshold = int(share * window)
-    verdict = "deferred behind tool_search" if data["deferred"] else "offered directly"
-    return (
-        f"MCP tool schemas: {total} tokens, {total / window:.1%} of the input of {data['model']}"
-        f" ({window}); {verdict} (above {share:.0%} = {threshold} tokens they are deferred)"
-    )
 
 
 def list_servers(workspace: Path, model: str | None, as_json: bool) -> None:
