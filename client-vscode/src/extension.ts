@@ -1,6 +1,6 @@
 /**
  * Entry point: wires the language client (its launch and keys: settings.ts, keys.ts), the diagnostics forwarder,
- * the side panels, the context meter, review mode, inline approvals, the commands and the settings watcher, then
+ * the side panels (goals, sessions, MCP servers), the context meter, review mode, inline approvals, the commands and the settings watcher, then
  * starts the server (installOffer.ts). Returns the API the in-host tests read (api.ts).
  */
 import * as vscode from 'vscode';
@@ -15,6 +15,7 @@ import { DiagnosticsForwarder } from './diagnostics';
 import { GoalTreeProvider } from './goalTree';
 import { firstStart } from './installOffer';
 import { KeyStore } from './keys';
+import { McpServersProvider } from './mcpServers';
 import { ModelPicker } from './modelPicker';
 import { EditReviews } from './review';
 import { ServerInstaller } from './serverInstall';
@@ -41,9 +42,10 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
   const chat = new ChatPanel(context.extensionUri, cairn, { docs, reviews, approvals, banner: () => chatBanner(cairn, models) });
   const goals = new GoalTreeProvider(cairn);
   const sessions = new SessionsProvider(cairn);
+  const mcp = new McpServersProvider(cairn);
   const meter = new ContextMeter(cairn);
   context.subscriptions.push(
-    ...[output, cairn, docs, reviews, approvals, chat, goals, sessions, meter, new DiagnosticsForwarder(cairn)],
+    ...[output, cairn, docs, reviews, approvals, chat, goals, sessions, mcp, meter, new DiagnosticsForwarder(cairn)],
     cairn.reviewEdits((changes) => reviews.review(changes)),
     registerAsk(chat),
     vscode.commands.registerCommand(Command.showOutput, () => output.show(true)),
@@ -52,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
     watchTrust(cairn),
   );
   const ready = firstStart(cairn, installer, context.globalState, output);
-  return { client: cairn, chat, goals, sessions, meter, reviews, approvals, installer, keys, ready };
+  return { client: cairn, chat, goals, sessions, mcp, meter, reviews, approvals, installer, keys, ready };
 }
 
 export async function deactivate(): Promise<void> {
