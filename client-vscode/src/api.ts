@@ -7,6 +7,7 @@ import { ChatPanel } from './chat';
 import { CairnClient } from './client';
 import { GoalTreeProvider } from './goalTree';
 import { KeyStore } from './keys';
+import { McpServersProvider } from './mcpServers';
 import { EditReviews } from './review';
 import { ServerInstaller } from './serverInstall';
 import { SessionsProvider } from './sessions';
@@ -17,6 +18,7 @@ export interface CairnApi {
   chat: ChatPanel;
   goals: GoalTreeProvider;
   sessions: SessionsProvider;
+  mcp: McpServersProvider;
   meter: ContextMeter;
   reviews: EditReviews;
   approvals: Approvals;

@@ -17,6 +17,7 @@ import {
   CompactionEvent,
   ContextStats,
   GoalTreeView,
+  McpStatusEvent,
   Method,
   Requests,
   ServerNotifications,
@@ -55,6 +56,7 @@ export class CairnClient implements vscode.Disposable {
   readonly onTurnEvent = new vscode.EventEmitter<TurnEvent>();
   readonly onCompaction = new vscode.EventEmitter<CompactionEvent>();
   readonly onContextStats = new vscode.EventEmitter<ContextStats>();
+  readonly onMcpStatus = new vscode.EventEmitter<McpStatusEvent>();
   /** Fired on every state change (the status bar shows a failed server). */
   readonly onDidChangeState: vscode.EventEmitter<ClientState>;
   /** Fired each time a server is up and a session is focused (first start and every restart). */
@@ -198,6 +200,7 @@ export class CairnClient implements vscode.Disposable {
     this.onTurnEvent.dispose();
     this.onCompaction.dispose();
     this.onContextStats.dispose();
+    this.onMcpStatus.dispose();
     this.onDidStart.dispose();
     this.session.dispose();
   }
@@ -232,6 +235,7 @@ export class CairnClient implements vscode.Disposable {
     on(Method.turnEvent, (p) => this.onTurnEvent.fire(p));
     on(Method.compaction, (p) => this.onCompaction.fire(p));
     on(Method.contextStatsChanged, (p) => this.onContextStats.fire(p));
+    on(Method.mcpStatus, (p) => this.onMcpStatus.fire(p));
     client.onRequest(Method.approval, (request: ApprovalParams): Promise<ApprovalResult> =>
       this.approvals ? this.approvals(request) : Promise.resolve({ decision: 'reject' }),
     );

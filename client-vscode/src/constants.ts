@@ -10,6 +10,7 @@ export const View = {
   container: 'cairn',
   goals: 'cairn.goals',
   sessions: 'cairn.sessions',
+  mcpServers: 'cairn.mcpServers',
   chat: 'cairn.chat',
 } as const;
 
@@ -40,6 +41,10 @@ export const Command = {
   sessionOpen: 'cairn.session.open',
   sessionFork: 'cairn.session.fork',
   sessionDelete: 'cairn.session.delete',
+  mcpRefresh: 'cairn.mcp.refresh',
+  mcpRestart: 'cairn.mcp.restart',
+  mcpDisable: 'cairn.mcp.disable',
+  mcpEnable: 'cairn.mcp.enable',
 } as const;
 
 /** Names used for the language client and its output channel. */

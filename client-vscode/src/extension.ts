@@ -1,7 +1,7 @@
 /**
- * Entry point: wires the language client (launch and keys: settings.ts, keys.ts), the diagnostics forwarder, the side
- * panels, the context meter, review mode, inline approvals, the commands and the settings watcher, then starts the server
- * (installOffer.ts) at once where Cairn is configured, else on first use (startupGate.ts). Returns the API of api.ts.
+ * Entry point: wires the language client (launch and keys: settings.ts, keys.ts), the diagnostics forwarder, the side panels
+ * (goals, sessions, MCP servers), the context meter, review mode, inline approvals, the commands and the settings watcher, then
+ * starts the server (installOffer.ts) at once where configured, else on first use (startupGate.ts). Returns the API of api.ts.
  */
 import * as vscode from 'vscode';
 import { CairnApi } from './api';
@@ -15,6 +15,7 @@ import { DiagnosticsForwarder } from './diagnostics';
 import { GoalTreeProvider } from './goalTree';
 import { firstStart } from './installOffer';
 import { KeyStore } from './keys';
+import { McpServersProvider } from './mcpServers';
 import { ModelPicker } from './modelPicker';
 import { EditReviews } from './review';
 import { ServerInstaller } from './serverInstall';
@@ -38,11 +39,10 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
   const approvals = new Approvals();
   const models = new ModelPicker(cairn, keys);
   const chat = new ChatPanel(context.extensionUri, cairn, { docs, reviews, approvals, banner: () => chatBanner(cairn, models) });
-  const goals = new GoalTreeProvider(cairn);
-  const sessions = new SessionsProvider(cairn);
+  const [goals, sessions, mcp] = [new GoalTreeProvider(cairn), new SessionsProvider(cairn), new McpServersProvider(cairn)];
   const meter = new ContextMeter(cairn);
   context.subscriptions.push(
-    ...[output, cairn, docs, reviews, approvals, chat, goals, sessions, meter, new DiagnosticsForwarder(cairn)],
+    ...[output, cairn, docs, reviews, approvals, chat, goals, sessions, mcp, meter, new DiagnosticsForwarder(cairn)],
     cairn.reviewEdits((changes) => reviews.review(changes)),
     registerAsk(chat),
     vscode.commands.registerCommand(Command.showOutput, () => output.show(true)),
@@ -51,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): CairnApi {
     watchTrust(cairn),
   );
   const ready = wireStartup(cairn, () => firstStart(cairn, installer, context.globalState, output), chat.onDidShow.event, context.subscriptions);
-  return { client: cairn, chat, goals, sessions, meter, reviews, approvals, installer, keys, ready };
+  return { client: cairn, chat, goals, sessions, mcp, meter, reviews, approvals, installer, keys, ready };
 }
 
 export async function deactivate(): Promise<void> {

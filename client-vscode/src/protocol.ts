@@ -18,11 +18,14 @@ export const Method = {
   restore: 'cairn/restore',
   models: 'cairn/models',
   projectProfile: 'cairn/projectProfile',
+  mcpServers: 'cairn/mcpServers',
+  mcpControl: 'cairn/mcpControl',
   approval: 'cairn/approval',
   goalTreeChanged: 'cairn/goalTreeChanged',
   compaction: 'cairn/compaction',
   turnEvent: 'cairn/turnEvent',
   contextStatsChanged: 'cairn/contextStatsChanged',
+  mcpStatus: 'cairn/mcpStatus',
 } as const;
 
 /** Server-side commands run through `workspace/executeCommand`. */
@@ -277,6 +280,72 @@ export interface ManifestParams {
   references?: string[];
 }
 
+/** `{sessionId?, name, action}`: the user's action on one MCP server. */
+export interface McpControlParams {
+  sessionId?: string | null;
+  name: string;
+  action: 'restart' | 'disable' | 'enable';
+}
+
+/** Every server, and whether their schemas are deferred for `model`. */
+export interface McpReport {
+  model: string | null;
+  servers: McpServerView[];
+  schemaTokens: number;
+  modelInput: number | null;
+  toolSearchShare: number;
+  deferred: boolean;
+  deferral: string | null;
+  summary: string;
+}
+
+/** One server (a `cairn.mcp.ServerStatus` with its tools counted). */
+export interface McpServerView {
+  name: string;
+  transport: 'stdio' | 'http';
+  target: string;
+  origin: 'settings' | 'session';
+  state: 'not started' | 'starting' | 'ready' | 'restarting' | 'failed' | 'disabled' | 'stopped';
+  reason: string | null;
+  sessionId: string | null;
+  protocol: string | null;
+  pid: number | null;
+  exit: string | null;
+  stderr: string[];
+  restarts: number;
+  notes: string[];
+  facts: string[];
+  tools: McpToolView[];
+  schemaTokens: number;
+}
+
+/** `{sessionId?, start?}`: `start` starts the servers that are not started yet. */
+export interface McpServersParams {
+  sessionId?: string | null;
+  start?: boolean;
+}
+
+/**
+ * `cairn/mcpStatus`: the server whose status changed (started, crashed, restarted,
+ * failed, stopped, its tools changed), and every server as they are now.
+ */
+export interface McpStatusEvent {
+  server: McpServerView;
+  report: McpReport;
+}
+
+/** One tool of a server: its name for the model, its schema tokens, hints and permission. */
+export interface McpToolView {
+  name: string;
+  tool: string;
+  tokens: number;
+  readOnly: boolean;
+  destructive: boolean;
+  openWorld: boolean;
+  allowed: boolean;
+  facts: string[];
+}
+
 /** `cairn/models` result: the configured model (None when none) and the providers. */
 export interface ModelCatalog {
   current: string | null;
@@ -500,6 +569,8 @@ export interface Requests {
   'cairn/restore': { params: RestoreParams; result: RestoreResult };
   'cairn/models': { params: EmptyParams; result: ModelCatalog };
   'cairn/projectProfile': { params: ProfileParams; result: ProjectProfile };
+  'cairn/mcpServers': { params: McpServersParams; result: McpReport };
+  'cairn/mcpControl': { params: McpControlParams; result: McpReport };
 }
 
 /** Params and result of every server → client request, by method. */
@@ -518,6 +589,7 @@ export interface ServerNotifications {
   'cairn/compaction': CompactionEvent;
   'cairn/turnEvent': TurnEvent;
   'cairn/contextStatsChanged': ContextStats;
+  'cairn/mcpStatus': McpStatusEvent;
 }
 
 /** What each `workspace/executeCommand` command answers. */

@@ -213,8 +213,8 @@ class Settings(BaseModel):
     `read` and `write` as multiples of the input price, replacing the defaults (Anthropic
     0.1 and 1.25, OpenAI 0.1 and 1); e.g. `openai = {read = 0.5, write = 1}` for gpt-4o."""
     mcp: McpSettings = Field(default_factory=McpSettings)
-    """MCP servers (`[mcp.servers.NAME]`: `command`/`args`/`env`/`cwd` for stdio,
-    `url`/`headers` for streamable HTTP) and `toolSearchShare`; see docs/MCP.md."""
+    """MCP servers (`[mcp.servers.NAME]`: `command`/`args`/`env`/`cwd` for stdio, `url`/
+    `headers` for HTTP) and `toolSearchShare`/`Limit`/`Threshold`; see docs/MCP.md."""
 
     @field_validator("secret_paths", "secret_path_exemptions")
     @classmethod

@@ -56,9 +56,14 @@ async def test_a_clients_mcp_servers_serve_its_session_and_stop_with_it(tmp_path
     assert "Cairn MCP: MCP server 'legacy' is left out" in told
     assert "'my docs' is named 'my_docs'" in told
 
+    # Every call asks, read-only by the server's hint or not: a hint loosens nothing.
+    client.handlers["session/request_permission"] = lambda params: ALLOW_ALWAYS
     mark = client.mark()
     prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "echo it"}]}
     assert (await client.call("session/prompt", prompt))["stopReason"] == "end_turn"
+    [asked] = [r["params"] for r in client.requests if r["method"] == "session/request_permission"]
+    assert asked["toolCall"]["title"].startswith("Call MCP tool fixture/echo {")
+    assert "(the server's hints: read-only, open-world)" in asked["toolCall"]["title"]
     [done] = [
         u
         for u in client.updates(session, mark)
@@ -72,12 +77,12 @@ async def test_a_clients_mcp_servers_serve_its_session_and_stop_with_it(tmp_path
     assert not any(ref.startswith("mcp:legacy") for ref in refs)
 
     # A tool not marked read-only asks through session/request_permission, as an MCP call.
-    client.handlers["session/request_permission"] = lambda params: ALLOW_ALWAYS
     mark = client.mark()
     prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "write it"}]}
     assert (await client.call("session/prompt", prompt))["stopReason"] == "end_turn"
-    [asked] = [r["params"] for r in client.requests if r["method"] == "session/request_permission"]
+    asked = [r["params"] for r in client.requests if r["method"] == "session/request_permission"][1]
     assert asked["toolCall"]["title"].startswith("Call MCP tool fixture/write_note {")
+    assert "(the server's hints: destructive, open-world)" in asked["toolCall"]["title"]
     assert asked["toolCall"]["kind"] == "other"
     assert "Always allow `mcp:fixture/write_note`" in [o["name"] for o in asked["options"]]
     wrote = [u for u in client.updates(session, mark) if u.get("status") == "completed"]

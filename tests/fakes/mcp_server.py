@@ -23,6 +23,9 @@ and exits before serving (a server that cannot start); `--http PORT` serves
 streamable HTTP on 127.0.0.1:PORT (path `/mcp`) instead of stdio.
 `--hang-at-exit` makes a server that will not stop: it ignores SIGTERM and,
 when its stdin ends, keeps running (only SIGKILL ends it).
+`--list-ttl-ms MS` puts `ttlMs` on its `tools/list` results (2026-07-28);
+`--rotate-list` lists its tools in another order each time; `--listings FILE`
+appends one line per `tools/list` it answers (so tests count them).
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ import sys
 import threading
 from pathlib import Path
 
+from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ContentBlock, ImageContent, ResourceLink, TextContent, ToolAnnotations
+from mcp.types import ContentBlock, ImageContent, ResourceLink, TextContent, Tool, ToolAnnotations
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 # A 1x1 transparent PNG.
@@ -60,8 +64,36 @@ TOPICS = (
 )
 
 
-def build(notes: Path | None, generated: int) -> MCPServer:
-    server = MCPServer("fixture", instructions="Test fixture server.")
+class ListingServer(MCPServer):
+    """Counts its `tools/list` answers and, when asked, rotates their order each time."""
+
+    def __init__(self, listings: Path | None, rotate: bool, ttl_ms: int | None) -> None:
+        hints: dict[CacheableMethod, CacheHint] | None = (
+            {"tools/list": CacheHint(ttl_ms=ttl_ms)} if ttl_ms is not None else None
+        )
+        super().__init__("fixture", instructions="Test fixture server.", cache_hints=hints)
+        self.listings, self.rotate, self.listed = listings, rotate, 0
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        self.listed += 1
+        if self.listings is not None:
+            with self.listings.open("a", encoding="utf-8") as out:
+                out.write(f"{self.listed}\n")
+        if self.rotate:
+            turn = self.listed % len(tools)
+            tools = tools[turn:] + tools[:turn]
+        return tools
+
+
+def build(
+    notes: Path | None,
+    generated: int,
+    listings: Path | None = None,
+    rotate: bool = False,
+    ttl_ms: int | None = None,
+) -> MCPServer:
+    server = ListingServer(listings, rotate, ttl_ms)
 
     @server.tool(description="Write a note with a title and a body.")
     def write_note(title: str, body: str = "") -> str:
@@ -157,6 +189,9 @@ def main() -> None:
     parser.add_argument("--exit-at-start", action="store_true")
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument("--hang-at-exit", action="store_true")
+    parser.add_argument("--list-ttl-ms", type=int)
+    parser.add_argument("--rotate-list", action="store_true")
+    parser.add_argument("--listings", type=Path)
     args = parser.parse_args()
     if args.hang_at_exit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -167,7 +202,7 @@ def main() -> None:
         sys.stderr.write("fixture: cannot open its database\n")
         sys.stderr.flush()
         sys.exit(EXIT_AT_START_CODE)
-    server = build(args.notes, args.generated)
+    server = build(args.notes, args.generated, args.listings, args.rotate_list, args.list_ttl_ms)
     if args.http is not None:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:

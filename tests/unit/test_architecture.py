@@ -173,6 +173,7 @@ AGENT_ROOT_MODULES: dict[str, str] = {
     "listener": "contracts",
     "progress": "contracts",
     "engine": "facade",
+    "engine_mcp": "facade",
     "parts": "facade",
     "read_only": "facade",
 }

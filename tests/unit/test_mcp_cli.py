@@ -10,10 +10,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from cairn.files.trust import grant
+from cairn.agent.engine import Engine
+from cairn.files.trust import grant, workspace_settings
 from tests.fakes.mcp_fixture import FIXTURE_ARGS
 
 TIMEOUT_S = 240
@@ -42,6 +44,11 @@ args = {json.dumps(list(FIXTURE_ARGS))}
 
 [mcp.servers.broken]
 command = "no-such-mcp-server-command"
+
+[mcp.servers.silent]
+command = "sleep"
+args = ["600"]
+startup_timeout_s = 1
 """
     )
     grant(tmp_path)  # the user trusts it: its cairn.toml may start these servers
@@ -55,10 +62,17 @@ def test_mcp_list_shows_servers_states_tools_and_schema_tokens(workspace: Path) 
     servers = {s["name"]: s for s in data["servers"]}
     assert servers["broken"]["state"] == "failed"
     assert "cannot start 'no-such-mcp-server-command'" in servers["broken"]["reason"]
+    silent = servers["silent"]
+    assert (silent["state"], silent["reason"]) == (
+        "failed",
+        "no answer within 1 s (startup_timeout_s)",
+    )
     fixture = servers["fixture"]
+    assert fixture["protocol"] == "2026-07-28" and fixture["restarts"] == 0
     assert fixture["state"] == "ready" and fixture["transport"] == "stdio"
     tools = {t["tool"]: t for t in fixture["tools"]}
     assert tools["echo"]["readOnly"] and not tools["write_note"]["readOnly"]
+    assert not tools["echo"]["allowed"] and tools["write_note"]["destructive"]
     assert all(t["tokens"] > 0 for t in tools.values())
     assert fixture["schemaTokens"] == sum(t["tokens"] for t in tools.values())
     assert data["schemaTokens"] == fixture["schemaTokens"] and data["deferred"] is False
@@ -69,6 +83,11 @@ def test_mcp_list_shows_servers_states_tools_and_schema_tokens(workspace: Path) 
     assert lines[0].split() == ["SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET"]
     assert any(line.split()[:3] == ["fixture", "stdio", "ready"] for line in lines)
     assert any("mcp__fixture__write_note" in line and "asks first" in line for line in lines)
+    [echo] = [line for line in lines if "mcp__fixture__echo" in line]
+    assert echo.endswith("asks first  read-only, open-world")
+    assert "  silent: no answer within 1 s (startup_timeout_s)" in lines
+    assert "  fixture: MCP 2026-07-28" in lines
+    assert "did not stop" not in table.stderr
     assert lines[-1].startswith(f"MCP tool schemas: {data['schemaTokens']} tokens")
 
 
@@ -118,3 +137,35 @@ def test_importing_the_engine_does_not_import_the_mcp_sdk(tmp_path: Path) -> Non
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, timeout=TIMEOUT_S
     )
     assert done.returncode == 0, done.stderr.decode()
+
+
+def _without_pids(report: dict[str, Any]) -> dict[str, Any]:
+    """The report less what differs between two starts of the same servers: their pids."""
+    return {**report, "servers": [{**s, "pid": None} for s in report["servers"]]}
+
+
+async def test_mcp_list_and_the_editors_report_state_the_same_facts(workspace: Path) -> None:
+    listed = cairn(workspace, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    assert data.pop("notes") == []
+    engine = Engine([workspace], workspace_settings(workspace))
+    try:
+        await engine.mcp_servers()  # what the editor's `cairn/mcpServers {start: true}` does
+        report = engine.mcp_report().wire()
+    finally:
+        await engine.aclose()
+    assert _without_pids(report) == _without_pids(data)
+
+    # The text prints the report's own sentences: each server's facts, each tool's, the summary.
+    lines = cairn(workspace, "mcp", "list").stdout.splitlines()
+    servers = {s["name"]: s for s in report["servers"]}
+    assert servers["silent"]["facts"] == ["no answer within 1 s (startup_timeout_s)"]
+    assert servers["fixture"]["facts"] == ["MCP 2026-07-28"]
+    for server in servers.values():
+        if server["facts"]:
+            assert f"  {server['name']}: {'; '.join(server['facts'])}" in lines
+        for tool in server["tools"]:
+            [row] = [line.split() for line in lines if line.split()[:1] == [tool["name"]]]
+            assert row[2:] == " ".join([tool["facts"][0], ", ".join(tool["facts"][1:])]).split()
+    assert lines[-1] == report["summary"] and report["summary"].startswith("MCP tool schemas: ")

@@ -11,6 +11,7 @@ import pytest
 
 from cairn.agent.scope.offer import make_offer, split_by_mode
 from cairn.agent.tools import default_registry
+from cairn.agent.tools.tool_search import ToolSearch
 from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import SettingsError
 from cairn.files.settings_layers import load_settings
@@ -18,7 +19,7 @@ from cairn.mcp import McpCatalog, McpToolSpec, ServerStatus
 from cairn.mcp.results import format_size, render_content, render_resource
 from cairn.mcp.search import search_tools
 from cairn.mcp.state import MAX_RESTARTS, RESTART_MAX_S, restart_delay
-from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, qualified_name, tool_specs
+from cairn.mcp.tools import MAX_TOOL_NAME_CHARS, hint_words, qualified_name, tool_specs
 from cairn.mcp.transport import McpConfigError, expand, expanded
 from cairn.settings import McpServerSettings, Mode, Settings, validate_settings
 from cairn.tokens.counter import count_tokens
@@ -53,16 +54,41 @@ def test_names_are_namespaced_and_safe_for_providers() -> None:
     assert clash != "mcp__docs__a_b" and clash.startswith("mcp__docs__a_b_")
 
 
-def test_specs_are_sorted_with_read_only_and_approval_flags() -> None:
+def test_specs_are_sorted_and_only_the_user_allows_a_tool_whatever_its_hints() -> None:
     tools = [tool("write", "Write."), tool("read", "Read.", read_only=True), tool("deploy")]
     specs = tool_specs("srv", tools, stdio(allowed_tools=["deploy"]))
     assert [s.name for s in specs] == ["mcp__srv__deploy", "mcp__srv__read", "mcp__srv__write"]
     flags = {s.tool: (s.read_only, s.allowed) for s in specs}
-    assert flags == {"deploy": (False, True), "read": (True, True), "write": (False, False)}
+    # A server's readOnlyHint narrows plan mode; it never lets a call skip the user.
+    assert flags == {"deploy": (False, True), "read": (True, False), "write": (False, False)}
     assert specs[0].description == "Tool deploy of the MCP server srv."
     assert specs[0].ref == "mcp:srv/deploy"
     everything = tool_specs("srv", tools, stdio(allowed_tools=["*"]))
     assert all(s.allowed for s in everything)
+
+
+def test_hints_take_the_specs_defaults_and_read_only_is_never_destructive() -> None:
+    hinted = mcp_types.ToolAnnotations
+    tools = [
+        mcp_types.Tool(name="plain", input_schema={"type": "object"}),
+        mcp_types.Tool(
+            name="reader",
+            input_schema={"type": "object"},
+            annotations=hinted(read_only_hint=True, destructive_hint=True, open_world_hint=False),
+        ),
+        mcp_types.Tool(
+            name="adder",
+            input_schema={"type": "object"},
+            annotations=hinted(read_only_hint=False, destructive_hint=False),
+        ),
+    ]
+    specs = tool_specs("srv", tools, stdio())
+    words = {s.tool: hint_words(s.read_only, s.destructive, s.open_world) for s in specs}
+    assert words == {
+        "plain": ["destructive", "open-world"],
+        "reader": ["read-only"],
+        "adder": ["open-world"],
+    }
 
 
 # -- search ----------------------------------------------------------------------
@@ -145,6 +171,27 @@ def test_search_reveals_the_tools_a_query_is_about_not_every_word_match() -> Non
     assert found == {"get_current_time", "convert_time"}
     found = {s.tool for s in search_tools("file metadata size", wild_specs())}
     assert found == {"get_file_info"}
+
+
+def test_the_limit_and_threshold_of_a_search_are_settings() -> None:
+    query, specs = "current time timezone", wild_specs()
+    assert len(search_tools(query, specs, limit=1)) == 1
+    # A lower threshold lets weaker matches in (a file tool mentioning a modification time).
+    loose = {s.tool for s in search_tools(query, specs, threshold=0.01)}
+    assert loose == {"get_current_time", "convert_time", "get_file_info", "gzip-file-as-resource"}
+    settings = Settings.model_validate(
+        {"context_window": 4_096, "mcp": {"tool_search_limit": 2, "tool_search_threshold": 0.05}}
+    )
+    offer = make_offer(
+        default_registry(), "build", catalog_of(specs), model=MODEL, settings=settings
+    )
+    search = offer.registry.get("tool_search")
+    assert isinstance(search, ToolSearch) and (search.limit, search.threshold) == (2, 0.05)
+    limit = search.schema()["function"]["parameters"]["properties"]["limit"]
+    assert limit["maximum"] == 2 and "(default and most: 2)" in limit["description"]
+    for wrong in ({"tool_search_limit": 0}, {"tool_search_threshold": 0}):
+        with pytest.raises(ValueError, match="tool_search_"):
+            Settings.model_validate({"mcp": wrong})
 
 
 def test_search_by_exact_names_and_select() -> None:

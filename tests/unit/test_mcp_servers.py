@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types
 import pytest
 
+from cairn.errors import InvalidRequestError
 from cairn.mcp import McpCallError, McpHub
 from cairn.mcp import state as mcp_state
 from cairn.settings import McpServerSettings, Settings, SettingsRef
@@ -138,7 +139,11 @@ async def test_a_server_that_keeps_failing_is_given_up_with_its_reason(
         assert status.state == "restarting" and "cannot open its database" in (status.reason or "")
         await eventually(lambda: _now(hub.snapshot().servers[0].state == "failed"), "given up")
         status = hub.snapshot().servers[0]
-        assert f"gave up after {mcp_state.MAX_RESTARTS} restarts" in (status.reason or "")
+        assert status.reason == (
+            "exited with status 7 while starting (stderr: fixture: cannot open its database)"
+            f" (gave up after {mcp_state.MAX_RESTARTS} restarts)"
+        )
+        assert (status.exit, status.restarts) == ("exited with status 7", mcp_state.MAX_RESTARTS)
         assert len(pids(starts)) == mcp_state.MAX_RESTARTS + 1
         with pytest.raises(McpCallError, match="is failed"):
             await hub.call_tool(None, "dies", "echo", {"text": "x"})
@@ -224,3 +229,23 @@ async def test_a_server_that_will_not_stop_is_killed_and_named_when_time_is_up(
     assert told == [
         f"mcp stuck did not stop within {HUNG_STOP_TIMEOUT_S:g} s: killed process {pid}"
     ]
+
+
+async def test_the_user_restarts_disables_and_enables_a_server(tmp_path: Path) -> None:
+    starts = tmp_path / "starts.txt"
+    hub = hub_for(tmp_path, {"fx": fixture_server("--starts", str(starts))})
+    try:
+        assert [s.state for s in (await hub.catalog()).servers] == ["ready"]
+        await hub.control("fx", "restart")
+        assert hub.snapshot().servers[0].state == "ready" and len(pids(starts)) == 2
+        await eventually(lambda: _now(not alive(pids(starts)[0])), "the first process ends")
+        await hub.control("fx", "disable")
+        [status] = (await hub.catalog()).servers
+        assert (status.state, status.reason) == ("disabled", mcp_state.DISABLED_HERE)
+        await eventually(lambda: _now(not alive(pids(starts)[1])), "the disabled one ends")
+        await hub.control("fx", "enable")
+        assert hub.snapshot().servers[0].state == "ready" and len(pids(starts)) == 3
+        with pytest.raises(InvalidRequestError, match="no MCP server named 'nope'"):
+            await hub.control("nope", "restart")
+    finally:
+        await hub.aclose()

@@ -107,7 +107,7 @@ async def test_a_tool_call_round_trip_with_the_scripted_model(tmp_path: Path) ->
         reply("Echoing.", call("mcp__fx__echo", text="hello from the model")),
         reply("The server said it back."),
     ]
-    engine = engine_for(tmp_path, script, {"fx": fixture_server()})
+    engine = engine_for(tmp_path, script, {"fx": fixture_server(allowed_tools=["*"])})
     try:
         result = await engine.turn("say hello")
         assert result.finish_reason == "stop"
@@ -123,7 +123,7 @@ async def test_a_tool_call_round_trip_with_the_scripted_model(tmp_path: Path) ->
 async def test_a_large_result_becomes_an_artifact_with_an_excerpt(tmp_path: Path) -> None:
     lines = 3_000
     script = [reply("", call("mcp__fx__big_output", lines=lines)), reply("Done.")]
-    engine = engine_for(tmp_path, script, {"fx": fixture_server()})
+    engine = engine_for(tmp_path, script, {"fx": fixture_server(allowed_tools=["*"])})
     try:
         result = await engine.turn("print a lot")
         [part] = results(engine, result.session_id)
@@ -147,15 +147,16 @@ async def test_a_server_that_crashes_mid_call_gives_a_tool_error_and_restarts(
         reply("", call("mcp__fx__echo", text="still there?")),
         reply("Recovered."),
     ]
-    server = fixture_server("--starts", str(starts), allowed_tools=["crash"])
+    server = fixture_server("--starts", str(starts), allowed_tools=["crash", "echo"])
     engine = engine_for(tmp_path, script, {"fx": server})
     try:
         result = await engine.turn("crash it")
         assert result.finish_reason == "stop" and result.text == "Recovered."
         crashed, echoed = results(engine, result.session_id)
         assert not crashed.ok
-        assert "closed the connection during the call" in crashed.output
-        assert "crashing on purpose" in crashed.output  # its last stderr line
+        # Its exit status, and what it wrote on stderr since it was ready.
+        assert "fx exited with status 3 during the call" in crashed.output
+        assert "(stderr: crashing on purpose)" in crashed.output
         assert echoed.ok and echoed.output == "still there?"
         assert len(starts.read_text().splitlines()) == 2  # restarted once
     finally:
@@ -168,7 +169,7 @@ async def test_sixty_tools_are_deferred_and_tool_search_loads_one(tmp_path: Path
         reply("", call("mcp__gen__gen_tool_11", query="unpaid")),
         reply("Found the invoices."),
     ]
-    servers = {"gen": fixture_server("--generated", "60")}
+    servers = {"gen": fixture_server("--generated", "60", allowed_tools=["*"])}
     engine = engine_for(tmp_path, script, servers, context_window=64_000)
     try:
         result = await engine.turn("find unpaid invoices")
@@ -211,7 +212,7 @@ async def test_a_tool_found_in_one_turn_is_offered_in_the_next_without_a_search(
         reply("", call("mcp__gen__gen_tool_11", query="paid")),
         reply("And the paid ones."),
     ]
-    servers = {"gen": fixture_server("--generated", "60")}
+    servers = {"gen": fixture_server("--generated", "60", allowed_tools=["*"])}
     engine = engine_for(tmp_path, script, servers, context_window=64_000)
     try:
         first = await engine.turn("find unpaid invoices")
@@ -335,7 +336,7 @@ async def test_images_are_noted_by_size_and_resource_links_are_readable(tmp_path
         reply("", call("read_file", path="mcp:fx/notes://readme")),
         reply("Seen."),
     ]
-    engine = engine_for(tmp_path, script, {"fx": fixture_server()})
+    engine = engine_for(tmp_path, script, {"fx": fixture_server(allowed_tools=["*"])})
     try:
         result = await engine.turn("look")
         picture, link, note = results(engine, result.session_id)
@@ -360,7 +361,7 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
     try:
         session = engine.active_session_id
         engine.set_mcp_servers(
-            session, {"mine": McpServerSettings.model_validate(fixture_server())}
+            session, {"mine": McpServerSettings.model_validate(fixture_server(allowed_tools=["*"]))}
         )
         result = await engine.turn("use my server", session_id=session)
         [part] = results(engine, result.session_id)
@@ -377,22 +378,30 @@ async def test_servers_added_for_a_session_are_that_sessions_only(tmp_path: Path
         await engine.aclose()
 
 
-async def test_a_dry_run_lists_servers_it_did_not_start(tmp_path: Path) -> None:
+async def test_the_editors_first_context_starts_the_servers_and_counts_them(
+    tmp_path: Path,
+) -> None:
     engine = engine_for(tmp_path, [], {"fx": fixture_server()})
     try:
+        assert [s.state for s in engine.mcp.snapshot().servers] == ["not started"]
         manifest = await engine.context_manifest(message="hi")
-        [line] = [b for b in tool_lines(manifest) if (b.ref or "").startswith("mcp:")]
-        assert line.ref == "mcp:fx" and not line.included
-        assert line.reason == "server not started: starts when a turn first needs its tools"
+        lines = [b for b in tool_lines(manifest) if (b.ref or "").startswith("mcp:fx/")]
+        assert lines and all(b.included and b.tokens > 0 for b in lines)
+        stats = await engine.context_stats()
+        mcp_tokens = sum(b.tokens for b in lines)
+        assert stats.tool_schema_tokens >= mcp_tokens
+        report = engine.mcp_report()
+        [server] = report.servers
+        assert server.state == "ready" and server.schema_tokens > 0
     finally:
-        engine.close()
+        await engine.aclose()
 
 
 async def test_old_mcp_outputs_are_pruned_like_any_other(tmp_path: Path) -> None:
     script: list[dict[str, Any]] = []
     for word in ("alpha", "beta", "gamma", "delta"):
         script += [reply("", call("mcp__fx__echo", text=f"{word} " * 200)), reply(f"said {word}")]
-    server = {"fx": fixture_server()}
+    server = {"fx": fixture_server(allowed_tools=["*"])}
     engine = engine_for(tmp_path, script, server, prune_minimum=200, prune_protect=300)
     try:
         sid = (await engine.turn("say alpha")).session_id

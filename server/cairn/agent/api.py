@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from cairn.files.workspace import Workspace
+from cairn.mcp.hub import McpAction
+from cairn.mcp.state import ServerStatus
 from cairn.models.catalog import ModelCatalog
 from cairn.models.diagnostics import Diagnostic
 from cairn.models.events import (
@@ -31,6 +33,7 @@ from cairn.models.events import (
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
+from cairn.models.mcp_status import McpReport
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.profile import ProjectProfile
 from cairn.models.progress import ProgressEvent
@@ -88,6 +91,15 @@ class EngineListener(Protocol):
     def on_log(self, message: str) -> None: ...
     def on_tool_call(self, event: ToolCallEvent) -> None: ...
     def on_progress(self, event: ProgressEvent) -> None: ...
+
+
+class McpStatusListener(Protocol):
+    """What a listener may also have (`SafeListener` looks it up): each MCP server's status
+    when it changes — started, crashed (how it ended, its last stderr lines, its restart
+    count), restarted, failed, its tools changed, stopped. A listener without it gets the
+    change as an `on_log` line (`cairn.mcp.state.status_sentence`)."""
+
+    def on_mcp_status(self, status: ServerStatus) -> None: ...
 
 
 # The user's answer to a command outside the allowlist (or an MCP tool not marked
@@ -280,6 +292,26 @@ class EngineApi(Protocol):
         """The MCP servers of one session only (e.g. an ACP client's `mcpServers`), beside
         those of the settings; started when a turn of the session needs them, stopped when
         a later call leaves them out or the session is deleted."""
+        ...
+
+    async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
+        """Every MCP server of the session, started now if needed (each waited for up to its
+        startup timeout): state, reason, tools."""
+        ...
+
+    def mcp_report(self, session_id: str | None = None) -> McpReport:
+        """Every MCP server of the session as it is now (starting none): state and why, how
+        its last process ended, its tools with their schema tokens and hints, and whether
+        their schemas are deferred behind `tool_search` (the shape of `cairn mcp list
+        --json` and of the editor's `cairn/mcpStatus`)."""
+        ...
+
+    async def mcp_control(
+        self, name: str, action: McpAction, session_id: str | None = None
+    ) -> McpReport:
+        """The user's action on one MCP server: `restart` it now (a failed one too),
+        `disable` it (stopped and left out until `enable` or the engine ends), `enable` it;
+        the report after it. An unknown name is an `InvalidRequestError`."""
         ...
 
     def close(self) -> None:

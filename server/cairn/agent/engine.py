@@ -20,15 +20,17 @@ from the editor (`files_changed`) and its open buffers reach the cached file
 listing, the repository map and the profile through `FileSync`, before
 every context build. MCP servers (`cairn.mcp.McpHub`: those of the settings,
 and those a front end adds for a session) start when a turn first needs
-their tools; each turn's `ToolOffer` is made from their catalog, and work
-between turns sees the servers as they are, starting none. `aclose` stops
-them; `close` asks them to stop.
+their tools, or the editor first asks for the context (`context_manifest`,
+`context_stats`: so the meter counts their schemas); each turn's `ToolOffer`
+is made from their catalog, and other work between turns sees the servers as
+they are, starting none (`cairn.agent.engine_mcp`). `aclose` stops them;
+`close` asks them to stop.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from cairn.agent.api import (
@@ -40,6 +42,7 @@ from cairn.agent.api import (
     TextReader,
 )
 from cairn.agent.compaction.compactor import Compactor
+from cairn.agent.engine_mcp import EngineMcp
 from cairn.agent.listener import SafeListener
 from cairn.agent.parts import context_parts
 from cairn.agent.progress import MapProgress, current_session, started_catalog
@@ -61,7 +64,7 @@ from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
 from cairn.llm.preflight import check_model
-from cairn.mcp import McpCatalog, McpHub, ServerStatus
+from cairn.mcp import McpCatalog, McpHub
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
     CompactResult,
@@ -75,13 +78,14 @@ from cairn.models.messages import Message
 from cairn.models.profile import ProjectProfile
 from cairn.models.session import SessionMeta
 from cairn.models.transcript import Transcript
-from cairn.settings import McpServerSettings, Mode, Settings, SettingsRef
+from cairn.settings import Mode, Settings, SettingsRef
 
 FIX_MESSAGE = "Fix this diagnostic: {message}"
 
 
-class Engine:
-    """Implements `cairn.agent.api.EngineApi` for one workspace."""
+class Engine(EngineMcp):
+    """Implements `cairn.agent.api.EngineApi` for one workspace (its MCP side:
+    `cairn.agent.engine_mcp`)."""
 
     def __init__(
         self,
@@ -106,7 +110,7 @@ class Engine:
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
-        self.mcp = McpHub(self.config, self.workspace.root)
+        self.mcp = McpHub(self.config, self.workspace.root, self.listener.on_mcp_status)
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         # The process groups of the shell commands running now (killed at once on a signal).
@@ -218,7 +222,8 @@ class Engine:
             settings=self.settings,
             window=self.contexts.window_terms(session, inputs),
         )
-        return main_scope(session, inputs, self.listener, offer, self.explorer, edited)
+        carry = self.contexts.cache.carry(session, inputs)
+        return main_scope(session, inputs, self.listener, offer, self.explorer, edited, carry)
 
     def check_turn(self, session_id: str | None = None, model: str | None = None) -> None:
         chosen = self.model_of(self._existing(session_id), model)
@@ -249,8 +254,6 @@ class Engine:
         current_session.set(session.id)  # the map's progress is this session's
         self.files.refresh_all()
         catalog = await started_catalog(self.mcp, session.id, self.listener)
-        for line in self.mcp.changes(catalog):
-            self.listener.on_log(line)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
 
@@ -284,9 +287,9 @@ class Engine:
     async def context_stats(self, session_id: str | None = None) -> ContextStats:
         """The stats of the session's next call (gathered off the event loop)."""
         session = self.session(session_id)
-        return (
-            await self.contexts.build_async(self.scope(session, self._between_turns(session)))
-        ).stats
+        catalog = await self.context_catalog(session)
+        scope = self.scope(session, self._between_turns(session), catalog=catalog)
+        return (await self.contexts.build_async(scope)).stats
 
     async def context_manifest(
         self,
@@ -303,7 +306,7 @@ class Engine:
                 return manifests[-1]
         edited = [self.workspace.resolve(uri_to_path(uri))] if uri is not None else []
         inputs = self._between_turns(session, message or "", references)
-        scope = self.scope(session, inputs, edited)
+        scope = self.scope(session, inputs, edited, await self.context_catalog(session))
         return (await self.contexts.build_async(scope)).manifest
 
     # -- goals -------------------------------------------------------------------
@@ -330,21 +333,6 @@ class Engine:
             else:
                 self.compactor.fold(self.scope(session, self._inputs(model)), fold)
         return session.goal_view()
-
-    # -- MCP servers ---------------------------------------------------------------
-
-    def set_mcp_servers(
-        self, session_id: str | None, servers: Mapping[str, McpServerSettings]
-    ) -> None:
-        """The MCP servers of one session only (an ACP client's `mcpServers`): new ones start
-        when a turn of that session first needs them; those left out, and all of them when
-        the session is deleted, stop."""
-        self.mcp.set_session_servers(self.session(session_id).id, servers)
-
-    async def mcp_servers(self, session_id: str | None = None) -> list[ServerStatus]:
-        """Every MCP server of the session (started now if needed): state, reason, tools."""
-        catalog = await self.mcp.catalog(self.session(session_id).id)
-        return list(catalog.servers)
 
     # -- files -------------------------------------------------------------------
 

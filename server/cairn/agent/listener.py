@@ -3,7 +3,9 @@
 `EngineListener` (in `cairn.agent.api`) must never raise; `SafeListener`
 enforces that, logging the error instead, so an editor that went away or a
 buggy terminal printer cannot end a turn. A listener that lacks one of the
-methods (one written before it existed) simply does not get those events.
+methods (one written before it existed) simply does not get those events;
+one without `on_mcp_status` (`McpStatusListener`) gets an MCP server's
+status change as an `on_log` line instead, when it is one worth a line.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from cairn.agent.api import EngineListener, ToolCallEvent
+from cairn.mcp.state import ServerStatus, status_sentence
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
 from cairn.models.progress import ProgressEvent
@@ -78,3 +81,11 @@ class SafeListener:
 
     def on_progress(self, event: ProgressEvent) -> None:
         self._guard("on_progress", event)
+
+    def on_mcp_status(self, status: ServerStatus) -> None:
+        if getattr(self.inner, "on_mcp_status", None) is not None:
+            self._guard("on_mcp_status", status)
+            return
+        sentence = status_sentence(status)
+        if sentence is not None:
+            self._guard("on_log", sentence)

@@ -3,16 +3,19 @@
 Starts every enabled server of the settings (`[mcp.servers.NAME]` in
 `cairn.toml`), waits for each one's first attempt (at most its startup
 timeout), prints one line per server (transport, state, tools, the tokens
-of its tool schemas, what it runs or where it is), the reason of each that
-is not ready, then each tool with its tokens and whether it runs without
-asking; last, the total against the share of the model's input above which
+of its tool schemas, what it runs or where it is), then what else is known
+of it (why it is not ready, its MCP revision, restarts, how its last process
+ended, lines it printed on stdout that are not the protocol), then each tool
+with its tokens, whether it runs without asking (`allowed_tools`) and the
+server's hints about it; last, the total against the share of the model's input above which
 the schemas are deferred behind `tool_search`. The servers are stopped
 before the command returns. No model is called; tokens are counted with
 the tokenizer of `--model` (default: the settings' model; with neither, the
 default tokenizer, and no window to compare with). `--json` prints the same
-as data. In a folder that is not trusted its `cairn.toml`'s servers are
-not started: the one-line notice says so (`cairn.files.trust`), and with no
-other server it is the error.
+as data (`cairn.mcp.view`: the shape, and the sentences, of the editor's
+`cairn/mcpServers` and `cairn/mcpStatus`). In a folder that is not trusted
+its `cairn.toml`'s servers are not started: the one-line notice says so
+(`cairn.files.trust`), and with no other server it is the error.
 """
 
 from __future__ import annotations
@@ -25,12 +28,11 @@ from typing import Any
 import typer
 
 from cairn.agent.scope.offer import model_input_tokens
-from cairn.context.tool_schemas import defer_mcp_schemas, schema_text
 from cairn.errors import InvalidRequestError
 from cairn.files.trust import trust_notes, workspace_settings
-from cairn.mcp import McpHub, McpToolSpec, ServerStatus
+from cairn.mcp import McpHub, ServerStatus
+from cairn.mcp.view import mcp_report
 from cairn.settings import Settings, SettingsRef
-from cairn.tokens.counter import FALLBACK_ENCODING, counter_for
 
 COLUMNS = ("SERVER", "TRANSPORT", "STATE", "TOOLS", "TOKENS", "TARGET")
 NO_SERVERS = (
@@ -48,47 +50,11 @@ async def server_statuses(workspace: Path, settings: Settings) -> list[ServerSta
         await hub.aclose()
 
 
-def tool_tokens(spec: McpToolSpec, model: str | None) -> int:
-    """The tokens of the tool's schema for `model` (no model: the default tokenizer's)."""
-    return counter_for(model or FALLBACK_ENCODING)(schema_text(spec.schema()))
-
-
 def report(statuses: list[ServerStatus], settings: Settings, model: str | None) -> dict[str, Any]:
-    """The data `cairn mcp list` prints (also its `--json` output)."""
-    servers = []
-    for status in statuses:
-        tools = [
-            {
-                "name": spec.name,
-                "tool": spec.tool,
-                "readOnly": spec.read_only,
-                "allowed": spec.allowed,
-                "tokens": tool_tokens(spec, model),
-            }
-            for spec in status.tools
-        ]
-        servers.append(
-            {
-                "name": status.name,
-                "transport": status.transport,
-                "target": status.target,
-                "state": status.state,
-                "reason": status.reason,
-                "tools": tools,
-                "schemaTokens": sum(t["tokens"] for t in tools),
-            }
-        )
-    total = sum(s["schemaTokens"] for s in servers)
+    """The data `cairn mcp list` prints (also its `--json` output: the editor's
+    `McpReport`)."""
     window = model_input_tokens(model, settings) if model is not None else None
-    share = settings.mcp.tool_search_share
-    return {
-        "model": model,
-        "servers": servers,
-        "schemaTokens": total,
-        "modelInput": window,
-        "toolSearchShare": share,
-        "deferred": window is not None and total > 0 and defer_mcp_schemas(total, window, share),
-    }
+    return mcp_report(statuses, model, settings, window).wire()
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -100,6 +66,8 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def format_report(data: dict[str, Any]) -> str:
+    """The report as text: a table of the servers, their facts, their tools, the summary
+    (the sentences are `cairn.mcp.view`'s, the ones the editor's tree shows)."""
     servers = data["servers"]
     rows: list[tuple[str, ...]] = [COLUMNS]
     rows += [
@@ -114,39 +82,17 @@ def format_report(data: dict[str, Any]) -> str:
         for s in servers
     ]
     lines = _table(rows)
-    lines += [
-        f"  {s['name']}: {s['reason']}" for s in servers if s["state"] != "ready" and s["reason"]
-    ]
+    lines += [f"  {s['name']}: {'; '.join(s['facts'])}" for s in servers if s["facts"]]
     for server in servers:
         if server["tools"]:
             lines += ["", f"{server['name']}:"]
-            tool_rows = [(t["name"], str(t["tokens"]), permission_of(t)) for t in server["tools"]]
+            tool_rows = [
+                (t["name"], str(t["tokens"]), t["facts"][0], ", ".join(t["facts"][1:]))
+                for t in server["tools"]
+            ]
             lines += ["  " + line for line in _table(tool_rows)]
-    lines += ["", summary(data)]
+    lines += ["", data["summary"]]
     return "\n".join(lines)
-
-
-def permission_of(tool: dict[str, Any]) -> str:
-    if tool["readOnly"]:
-        return "read-only"
-    return "allowed" if tool["allowed"] else "asks first"
-
-
-def summary(data: dict[str, Any]) -> str:
-    total, window, share = data["schemaTokens"], data["modelInput"], data["toolSearchShare"]
-    if data["model"] is None:
-        return (
-            f"MCP tool schemas: {total} tokens ({FALLBACK_ENCODING}; no model set, so no window"
-            " to compare with: pass --model or set `model`)"
-        )
-    if window is None:
-        return f"MCP tool schemas: {total} tokens (model {data['model']}: window unknown)"
-    threshold = int(share * window)
-    verdict = "deferred behind tool_search" if data["deferred"] else "offered directly"
-    return (
-        f"MCP tool schemas: {total} tokens, {total / window:.1%} of the input of {data['model']}"
-        f" ({window}); {verdict} (above {share:.0%} = {threshold} tokens they are deferred)"
-    )
 
 
 def list_servers(workspace: Path, model: str | None, as_json: bool) -> None:

@@ -35,6 +35,9 @@ from cairn.models.manifest import ContextBlock
 
 # The reason on the line of a deferred tool that `tool_search` revealed (offered since).
 FOUND_REASON = "found by tool_search"
+# The reason on the line of a tool `tool_search` found that a later turn dropped from the tools
+# zone (never called, and the provider's cache was cold anyway); the cold reason follows.
+DROPPED_REASON = "found by tool_search, never called: dropped at a cache break"
 # The cache-break reason of a tools zone that changed between two calls.
 TOOLS_CHANGE = "tools: {what}"
 
@@ -120,9 +123,17 @@ def tools_change(old: Sequence[tuple[str, str]] | None, new: Sequence[ContextBlo
     before, after = dict(old), dict(sent)
     found = [b.ref or "" for b in new if b.included and b.reason == FOUND_REASON]
     found = [ref for ref in found if ref not in before]
+    dropped = [
+        b.ref or ""
+        for b in new
+        if not b.included and (b.reason or "").startswith(DROPPED_REASON) and b.ref in before
+    ]
     parts = [f"tool_search found {', '.join(found)}"] if found else []
+    parts += (
+        [f"dropped {', '.join(dropped)} (found by tool_search, never called)"] if dropped else []
+    )
     for group in sorted({tool_group(r) for r in [*before, *after]}):
-        mine_before = [r for r in before if tool_group(r) == group]
+        mine_before = [r for r in before if tool_group(r) == group and r not in dropped]
         mine_after = [r for r in after if tool_group(r) == group and r not in found]
         added = sum(1 for r in mine_after if r not in before)
         removed = sum(1 for r in mine_before if r not in after)

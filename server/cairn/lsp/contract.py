@@ -23,6 +23,8 @@ from cairn.lsp.params import (
     ForkParams,
     GoalParams,
     ManifestParams,
+    McpControlParams,
+    McpServersParams,
     NamedSessionParams,
     ProfileParams,
     RestoreParams,
@@ -46,6 +48,7 @@ from cairn.models.events import (
     TurnResult,
 )
 from cairn.models.manifest import ContextStats, Manifest
+from cairn.models.mcp_status import McpReport, McpStatusEvent
 from cairn.models.profile import ProjectProfile
 from cairn.models.transcript import Transcript
 
@@ -95,6 +98,8 @@ TRANSCRIPT = Request(methods.TRANSCRIPT, SessionParams, Transcript)
 RESTORE = Request(methods.RESTORE, RestoreParams, RestoreResult)
 MODELS = Request(methods.MODELS, EmptyParams, ModelCatalog)
 PROJECT_PROFILE = Request(methods.PROJECT_PROFILE, ProfileParams, ProjectProfile)
+MCP_SERVERS = Request(methods.MCP_SERVERS, McpServersParams, McpReport)
+MCP_CONTROL = Request(methods.MCP_CONTROL, McpControlParams, McpReport)
 
 REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (
     TURN,
@@ -111,6 +116,8 @@ REQUESTS: tuple[Request[CairnParams, WireModel], ...] = (
     RESTORE,
     MODELS,
     PROJECT_PROFILE,
+    MCP_SERVERS,
+    MCP_CONTROL,
 )
 
 APPROVAL = ServerRequest(methods.APPROVAL, ApprovalParams, ApprovalResult)
@@ -122,6 +129,7 @@ NOTIFICATIONS: tuple[Notification, ...] = (
     Notification(methods.COMPACTION, CompactionEvent, "server"),
     Notification(methods.TURN_EVENT, TurnEvent, "server"),
     Notification(methods.CONTEXT_STATS_CHANGED, ContextStats, "server"),
+    Notification(methods.MCP_STATUS, McpStatusEvent, "server"),
 )
 
 # `workspace/executeCommand` commands: what each answers like.

@@ -79,6 +79,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature(methods.RESTORE, "sessions", "restore", is_async=True),
     Feature(methods.MODELS, "models_request", "models", is_async=True),
     Feature(methods.PROJECT_PROFILE, "profile_request", "project_profile", is_async=True),
+    Feature(methods.MCP_SERVERS, "mcp_requests", "mcp_servers", is_async=True),
+    Feature(methods.MCP_CONTROL, "mcp_requests", "mcp_control", is_async=True),
 )
 DEBUG_FEATURE = Feature(methods.DEBUG, "debug", "debug_info")
 # `workspace/executeCommand` commands → their functions in `commands.py`.

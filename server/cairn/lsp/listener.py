@@ -4,7 +4,9 @@
 `cairn/compaction` (+ a `$/progress` bar and a `window/logMessage` line),
 the engine's waits (`ProgressEvent`: the map's scan, MCP servers starting, a
 retry's wait) → a `$/progress` bar each,
-`cairn/contextStatsChanged` and `window/logMessage` for engine logs. Every
+`cairn/contextStatsChanged`, `cairn/mcpStatus` (an MCP server's status
+changed: that server and the whole report, + a `window/logMessage` line for
+a start, crash or failure) and `window/logMessage` for engine logs. Every
 method returns at once and never raises (the EngineListener contract).
 """
 
@@ -16,12 +18,19 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cairn.frontends.sentences import compaction_sentence
-from cairn.lsp.methods import COMPACTION, CONTEXT_STATS_CHANGED, GOAL_TREE_CHANGED, TURN_EVENT
+from cairn.lsp.methods import (
+    COMPACTION,
+    CONTEXT_STATS_CHANGED,
+    GOAL_TREE_CHANGED,
+    MCP_STATUS,
+    TURN_EVENT,
+)
 from cairn.lsp.progress import ProgressBar
 
 if TYPE_CHECKING:
     from cairn.agent.api import ToolCallEvent
     from cairn.lsp.server import CairnServer
+    from cairn.mcp import ServerStatus
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
     from cairn.models.progress import ProgressEvent
@@ -73,6 +82,24 @@ class LspListener:
             self._server.send_notification(CONTEXT_STATS_CHANGED, stats.wire())
         except Exception:
             logger.exception("could not forward context stats")
+
+    def on_mcp_status(self, status: ServerStatus) -> None:
+        from cairn.mcp.state import status_sentence
+        from cairn.mcp.view import server_view
+        from cairn.models.mcp_status import McpStatusEvent
+
+        try:
+            engine = self._server.host.ready
+            if engine is None:
+                return
+            report = engine.mcp_report(status.session_id)
+            event = McpStatusEvent(server=server_view(status, report.model), report=report)
+            self._server.send_notification(MCP_STATUS, event.wire())
+            sentence = status_sentence(status)
+            if sentence is not None:
+                self._server.log_to_client(sentence, types.MessageType.Log)
+        except Exception:
+            logger.exception("could not forward an MCP server's status")
 
     def on_log(self, message: str) -> None:
         try:

@@ -29,6 +29,8 @@ TRANSCRIPT: Final = "cairn/transcript"
 RESTORE: Final = "cairn/restore"
 MODELS: Final = "cairn/models"
 PROJECT_PROFILE: Final = "cairn/projectProfile"
+MCP_SERVERS: Final = "cairn/mcpServers"
+MCP_CONTROL: Final = "cairn/mcpControl"
 
 # Server → client requests (sent only to a client that declares them, see below).
 APPROVAL: Final = "cairn/approval"
@@ -38,6 +40,7 @@ GOAL_TREE_CHANGED: Final = "cairn/goalTreeChanged"
 COMPACTION: Final = "cairn/compaction"
 TURN_EVENT: Final = "cairn/turnEvent"
 CONTEXT_STATS_CHANGED: Final = "cairn/contextStatsChanged"
+MCP_STATUS: Final = "cairn/mcpStatus"
 
 # Test builds only (`CAIRN_LSP_DEBUG=1`): not part of the protocol.
 DEBUG: Final = "cairn/_debug"

@@ -8,7 +8,7 @@ gigabytes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -88,6 +88,19 @@ class GoalParams(SessionParams):
 
     def verbs(self) -> dict[str, str | None]:
         return {"add": self.add, "done": self.done, "abandon": self.abandon, "focus": self.focus}
+
+
+class McpServersParams(SessionParams):
+    """`{sessionId?, start?}`: `start` starts the servers that are not started yet."""
+
+    start: bool = False
+
+
+class McpControlParams(SessionParams):
+    """`{sessionId?, name, action}`: the user's action on one MCP server."""
+
+    name: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+    action: Literal["restart", "disable", "enable"]
 
 
 class NamedSessionParams(CairnParams):

@@ -1,48 +1,59 @@
 """One MCP server's life: started on first use, restarted after a crash, stopped with its owner.
 
 A connection starts when something first needs it (`wait_started`: the first
-turn that offers tools, `cairn mcp list`, a dry run). A supervisor task owns
-the SDK client (anyio contexts must be entered and left in one task): it
-opens the transport, lists the tools, and then waits until the connection is
-lost (a call saw it close, or a stdio server's stderr pipe ended because the
-process exited) or the owner stops it. A lost connection is reopened after
-`restart_delay(failures)` (exponential backoff); after `MAX_RESTARTS`
-failures in a row, or at once for a failure a retry cannot fix (a command
-that does not exist, an unset variable), the server is `failed` and stays
-so, with its reason. Nothing here raises into a turn: a server that is not
-`ready` is reported with its state and reason, and a call on it fails with
-`McpCallError`, which the tool registry turns into a tool error. A server
-that announces a changed tool list (`notifications/tools/list_changed`) is
-listed again the next time a turn asks for its tools.
+turn that offers tools, `cairn mcp list`, the editor's first manifest). A
+supervisor task owns the SDK client (anyio contexts must be entered and left
+in one task) and runs one `Attempt` after another: it opens the transport,
+lists the tools, and then waits until the connection is lost (a call saw it
+close, or a stdio server's output ended because the process exited) or the
+owner stops it. A start that misses `startup_timeout_s` is `failed` at once
+with that reason (its processes killed, no retry: a server that did not
+answer in that time will not answer the next); so are failures a retry
+cannot fix (a command that does not exist, an unset variable). A server that
+ended is started again after `restart_delay(failures)` (exponential
+backoff), its status saying how it ended (`exited with status 3`, `was
+killed by signal 9 (SIGKILL)`); after `MAX_RESTARTS` failures in a row it is
+`failed` with its reason. Every change of state (and of the tool list, and
+the first non-protocol line on stdout after the start) is reported to
+`on_status` with the server's whole `ServerStatus`. Nothing here raises into
+a turn: a server that is not `ready` is reported with its state and reason,
+and a call on it fails with `McpCallError`, which the tool registry turns
+into a tool error; a call interrupted by the server's end names its exit
+status. The tool listing is read again when the server announces a change,
+or when its `ttlMs` ran out (`cairn.mcp.listing`); a listing that comes back
+the same keeps the tools as they were.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
-import sys
+import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.mcp import state
-from cairn.mcp.leftovers import kill_processes
+from cairn.mcp.attempt import LAST_WORDS_S, Attempt
+from cairn.mcp.listing import ToolListing, fetch_listing, same_tools
 from cairn.mcp.state import (
     DISABLED,
+    DISABLED_HERE,
     NOT_STARTED,
     McpCallError,
     Origin,
     ServerState,
     ServerStatus,
+    StatusListener,
     describe_error,
     restart_delay,
 )
-from cairn.mcp.stderr import StderrTail
-from cairn.mcp.tools import McpToolSpec, tool_specs
-from cairn.mcp.transport import McpConfigError, describe_target, expanded, open_transport
+from cairn.mcp.stdio import KILL_AFTER_S, STOP_GRACE_S
+from cairn.mcp.tools import McpToolSpec
+from cairn.mcp.transport import McpConfigError, describe_target, expanded
 from cairn.settings import McpServerSettings
 
 if TYPE_CHECKING:
@@ -51,41 +62,19 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Pages of `tools/list` read at most (a server that never stops paginating).
-MAX_TOOL_PAGES = 100
-# Seconds stopping servers get to end (stdin closed; after 2 s the SDK sends SIGTERM) before
+# Seconds stopping servers get to end (stdin closed; after 2 s they get SIGTERM) before
 # what is left of them is killed: a hung server must not hold up the editor's shutdown.
 STOP_TIMEOUT_S = 3.0
 # Seconds a killed server's supervisor gets to see the end, and again once cancelled.
 KILLED_WAIT_S = 2.0
-CLIENT_NAME = "cairn"
-# Seconds a server that failed to start gets to finish writing its stderr (for the reason).
-LAST_WORDS_S = 1.0
+# Seconds past its startup timeout an attempt may take to end: importing the SDK, its last
+# words, stopping what it started (stdin closed, SIGTERM, SIGKILL: STOP_GRACE_S + KILL_AFTER_S).
+SETTLE_S = 2 * LAST_WORDS_S + STOP_GRACE_S + KILL_AFTER_S + 10.0
+# Stderr lines a status carries (the newest).
+STATUS_STDERR_LINES = 5
 # Errors of starting a process that a retry cannot fix.
 _PERMANENT_START_ERRORS = (FileNotFoundError, PermissionError, NotADirectoryError)
-
-
-def _client_info() -> mcp_types.Implementation:
-    import mcp_types
-
-    try:
-        version = metadata.version(CLIENT_NAME)
-    except metadata.PackageNotFoundError:
-        version = "0"
-    return mcp_types.Implementation(name=CLIENT_NAME, version=version)
-
-
-async def list_all_tools(client: mcp.Client, refresh: bool = False) -> list[mcp_types.Tool]:
-    """Every tool of the server, page after page (`refresh`: bypassing the SDK's cache)."""
-    tools: list[mcp_types.Tool] = []
-    cursor: str | None = None
-    for _ in range(MAX_TOOL_PAGES):
-        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-        tools += page.tools
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tools
+_SETTLED: tuple[ServerState, ...] = ("failed", "disabled", "stopped")
 
 
 class McpConnection:
@@ -97,30 +86,55 @@ class McpConnection:
         settings: McpServerSettings,
         root: Path,
         origin: Origin = "settings",
+        *,
+        session_id: str | None = None,
+        on_status: StatusListener | None = None,
+        disabled_here: bool = False,
     ) -> None:
         self.name = name
         self.settings = settings
         self.root = root
         self.origin: Origin = origin
-        self.state: ServerState = "not started" if settings.enabled else "disabled"
-        self.reason: str | None = NOT_STARTED if settings.enabled else DISABLED
-        self.tools: tuple[McpToolSpec, ...] = ()
+        self.session_id = session_id
+        self.on_status = on_status
+        # Disabled by the user for this engine's life (the editor's action), not the settings.
+        self.disabled_here = disabled_here
+        self.state: ServerState = "not started" if self.enabled else "disabled"
+        self.reason: str | None = NOT_STARTED
+        if not self.enabled:
+            self.reason = DISABLED_HERE if disabled_here else DISABLED
+        self.listing = ToolListing()
+        self.attempt: Attempt | None = None
         self.attempting = False
+        self.restarts = 0
+        # How the server's last process ended (kept while it restarts).
+        self.exit: str | None = None
         self._tools_stale = False
         self._failures = 0
         self._client: mcp.Client | None = None
-        self._tail: StderrTail | None = None
         self._task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
-        self._lost = asyncio.Event()
         self._stopping = asyncio.Event()
 
     # -- state ---------------------------------------------------------------
+
+    @property
+    def tools(self) -> tuple[McpToolSpec, ...]:
+        return self.listing.specs
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.enabled and not self.disabled_here
 
     def _set(self, state: ServerState, reason: str | None = None) -> None:
         self.state, self.reason = state, reason
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+        self._notify()
+
+    def _notify(self) -> None:
+        if self.on_status is not None:
+            self.on_status(self.status())
 
     async def _until(self, done: Callable[[], bool], timeout: float) -> bool:
         """Wait (at most `timeout` s) until `done()`; whether it is."""
@@ -131,6 +145,8 @@ class McpConnection:
         return done()
 
     def status(self) -> ServerStatus:
+        attempt = self.attempt
+        running = attempt is not None and attempt.exit() is None and self._client is not None
         return ServerStatus(
             name=self.name,
             transport=self.settings.transport,
@@ -139,6 +155,13 @@ class McpConnection:
             state=self.state,
             reason=self.reason,
             tools=self.tools if self.state == "ready" else (),
+            session_id=self.session_id,
+            protocol=attempt.protocol if attempt is not None else None,
+            pid=attempt.pid if attempt is not None and running else None,
+            exit=self.exit,
+            stderr=attempt.stderr()[-STATUS_STDERR_LINES:] if attempt is not None else (),
+            restarts=self.restarts,
+            notes=attempt.notes() if attempt is not None else (),
         )
 
     # -- starting --------------------------------------------------------------
@@ -150,34 +173,45 @@ class McpConnection:
             self._set("starting")
             self._task = asyncio.get_running_loop().create_task(self._supervise())
 
-    async def wait_started(self) -> ServerStatus:
+    async def wait_started(self, *, relist: bool = True) -> ServerStatus:
         """Start if needed and wait (up to the startup timeout) for the current attempt;
-        list the tools again when the server said they changed."""
+        `relist`: list the tools again when the server said they changed or their `ttlMs`
+        ran out (not when they were read during this wait)."""
+        began = time.monotonic()
         self.start()
-        # The attempt's own timeout starts later than this wait, and a server that misses it
-        # gets LAST_WORDS_S to say why: wait past both, so its reason is seen.
-        await self._until(
-            lambda: not self.attempting, self.settings.startup_timeout_s + 2 * LAST_WORDS_S
-        )
-        client = self._client
-        if self._tools_stale and client is not None:
-            self._tools_stale = False
-            try:
-                tools = await list_all_tools(client, refresh=True)
-            except Exception as exc:  # keep the tools it had; the next call will tell
-                logger.warning("mcp %s: listing tools again failed: %s", self.name, exc)
-            else:
-                self.tools = tuple(tool_specs(self.name, tools, self.settings))
+        # The attempt's own timeout starts later than this wait (after the SDK is imported),
+        # and a server that misses it gets LAST_WORDS_S to say why: wait past all of it, so
+        # its reason is seen (an attempt always ends: each of its steps is bounded).
+        await self._until(lambda: not self.attempting, self.settings.startup_timeout_s + SETTLE_S)
+        if relist and self.listing.read_at < began:
+            await self._list_again()
         return self.status()
 
-    async def _watch_tools(self, client: mcp.Client) -> None:
-        """Subscribe to tool-list changes where the protocol needs it (2026-07-28 on)."""
+    async def _list_again(self) -> None:
+        client = self._client
+        if client is None or not (self._tools_stale or self.listing.expired()):
+            return
+        self._tools_stale = False
         try:
-            async with client.listen(tools_list_changed=True) as events:
-                async for _ in events:
-                    self._tools_stale = True
-        except Exception as exc:  # older protocols notify without a subscription
-            logger.debug("mcp %s: no tool-list subscription: %s", self.name, exc)
+            listing = await fetch_listing(client, self.name, self.settings, refresh=True)
+        except Exception as exc:  # keep the tools it had; the next call will tell
+            logger.warning("mcp %s: listing tools again failed: %s", self.name, exc)
+            return
+        self._take(listing)
+
+    def _take(self, listing: ToolListing) -> bool:
+        """Keep a new listing; the tools as they were when it offers the same (whether the
+        tools changed)."""
+        if same_tools(self.listing.specs, listing.specs):
+            self.listing = dataclasses.replace(listing, specs=self.listing.specs)
+            return False
+        self.listing = listing
+        if self.state == "ready":
+            self._notify()
+        return True
+
+    def _mark_stale(self) -> None:
+        self._tools_stale = True
 
     async def _on_message(self, message: Any) -> None:
         """Server notifications: a changed tool list marks the tools to be listed again."""
@@ -198,137 +232,93 @@ class McpConnection:
                 gave_up = "" if permanent else f" (gave up after {state.MAX_RESTARTS} restarts)"
                 self._set("failed", reason + gave_up)
                 break
+            self.restarts += 1
             delay = restart_delay(self._failures)
             logger.info("mcp %s: %s; restarting in %g s", self.name, reason, delay)
-            self._set("restarting", f"{reason}; restarting in {delay:g} s")
+            count = f"restart {self._failures} of {state.MAX_RESTARTS}"
+            self._set("restarting", f"{reason}; restarting in {delay:g} s ({count})")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), delay)
             self.attempting = True
-            self._set("restarting", reason)
         self.attempting = False
         if self.state != "failed":
             self._set("stopped", "stopped")
 
     async def _run_once(self) -> tuple[str, bool]:
-        """One connection from start to loss: why it ended, and whether a retry is pointless."""
-        self._lost = asyncio.Event()
-        tail = StderrTail(self.name) if self.settings.transport == "stdio" else None
-        self._tail = tail
+        """One attempt from start to end: why it ended, and whether a retry is pointless."""
+        attempt: Attempt | None = None
         try:
-            settings = self._expanded()
-            errlog = tail.errlog if tail is not None else sys.stderr
-            transport = open_transport(self.name, settings, self.root, errlog)
-            if tail is not None:
-                tail.start()
+            attempt = self.attempt = Attempt(self.name, self._expanded())
             async with AsyncExitStack() as stack:
-                client = await self._open(stack, transport, tail)
-                return await self._serve(client, tail), False
+                self._take(await attempt.open(stack, self.root, self._on_message))
+                self._client = attempt.client
+                self.attempting = False
+                self._set("ready")
+                logger.info("mcp %s: ready with %d tools", self.name, len(self.tools))
+                if attempt.process is not None:
+                    attempt.process.noise.on_first = self._notify
+                ended = await attempt.serve(self._stopping, self._mark_stale)
+                self._client = None
+                return ended, False
         except McpConfigError as exc:
             return str(exc), True
         except _PERMANENT_START_ERRORS as exc:
             return f"cannot start {self.settings.command!r}: {exc.strerror or exc}", True
-        except TimeoutError:
-            await self._last_words(tail)
-            return self._with_stderr(
-                f"no answer within {self.settings.startup_timeout_s:g} s (startup_timeout_s)"
-            ), False
         except Exception as exc:
-            await self._last_words(tail)
-            return self._with_stderr(describe_error(exc)), False
+            if attempt is None:
+                return describe_error(exc), False
+            if self._stopping.is_set() and attempt.cut_short:
+                return "stopped", True
+            return await attempt.start_failure(exc)
         finally:
             self._client = None
             self.attempting = False
-            if tail is not None:
-                tail.close()
+            if attempt is not None:
+                if not attempt.cut_short:  # else it is Cairn's own kill: nothing to tell
+                    self.exit = attempt.exit() or self.exit
+                attempt.close()
 
     def _expanded(self) -> McpServerSettings:
         """The settings with `${VAR}` expanded; a session's servers (an ACP client's) are
         used as given: their values are literal."""
         return expanded(self.name, self.settings) if self.origin == "settings" else self.settings
 
-    async def _open(
-        self, stack: AsyncExitStack, transport: Any, tail: StderrTail | None
-    ) -> mcp.Client:
-        from mcp import Client
-
-        async with asyncio.timeout(self.settings.startup_timeout_s):
-            client = await stack.enter_async_context(
-                Client(transport, client_info=_client_info(), message_handler=self._on_message)
-            )
-            if tail is not None:
-                tail.spawned()
-            tools = await list_all_tools(client)
-        self.tools = tuple(tool_specs(self.name, tools, self.settings))
-        self._client = client
-        self.attempting = False
-        self._set("ready")
-        logger.info("mcp %s: ready with %d tools", self.name, len(self.tools))
-        return client
-
-    async def _serve(self, client: mcp.Client, tail: StderrTail | None) -> str:
-        """Wait until the connection is lost or the server is stopped; why it ended."""
-        waits = [self._lost.wait(), self._stopping.wait()]
-        if tail is not None:
-            waits.append(tail.exited.wait())
-        tasks = [asyncio.ensure_future(w) for w in waits]
-        watch = asyncio.ensure_future(self._watch_tools(client))
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in [*tasks, watch]:
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watch
-        if self._lost.is_set():
-            return self._with_stderr("the connection was lost")
-        return self._with_stderr("the server exited")
-
-    @staticmethod
-    async def _last_words(tail: StderrTail | None) -> None:
-        """Give a server that failed to start a moment to finish writing its stderr."""
-        if tail is not None:
-            tail.spawned()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(tail.exited.wait(), LAST_WORDS_S)
-
-    def _with_stderr(self, reason: str) -> str:
-        last = self._tail.last() if self._tail is not None else None
-        return f"{reason} (stderr: {last})" if last else reason
-
     # -- calls -----------------------------------------------------------------
 
-    async def _ready_client(self) -> mcp.Client:
+    async def _ready_client(self) -> tuple[mcp.Client, Attempt]:
         self.start()
-        if not await self._until(
-            lambda: self.state in ("ready", "failed", "disabled", "stopped"),
+        await self._until(
+            lambda: self._client is not None or self.state in _SETTLED,
             self.settings.startup_timeout_s,
-        ):
+        )
+        client, attempt = self._client, self.attempt
+        if client is None or attempt is None:
             raise McpCallError(f"the MCP server {self.name} is {self.state}: {self.reason}")
-        if self._client is None:
-            raise McpCallError(f"the MCP server {self.name} is {self.state}: {self.reason}")
-        return self._client
+        return client, attempt
 
-    def _lose(self, client: mcp.Client, why: str) -> McpCallError:
-        """Mark the connection `client` lost (calls from now on wait for the restart)."""
-        reason = self._with_stderr(f"the MCP server {self.name} {why}")
+    async def _lose(self, client: mcp.Client, attempt: Attempt, during: str) -> McpCallError:
+        """Mark the connection lost (calls from now on wait for the restart); the error the
+        model reads, naming how the server ended."""
         if self._client is client:
             self._client = None
-            self._set("restarting", reason)
-            self._lost.set()
-        return McpCallError(f"{reason}; it is being restarted: call the tool again")
+            attempt.lost.set()
+        why = attempt.with_stderr(f"{await attempt.ending()} {during}", since_ready=True)
+        return McpCallError(
+            f"the MCP server {self.name} {why}; it is being restarted: call the tool again"
+        )
 
     async def _request(self, send: Callable[[mcp.Client], Any]) -> Any:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
 
-        client = await self._ready_client()
+        client, attempt = await self._ready_client()
         timeout = self.settings.timeout_s
         try:
             result = await send(client)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
-                raise self._lose(client, "closed the connection during the call") from None
+                raise await self._lose(client, attempt, "during the call") from None
             if exc.code == REQUEST_TIMEOUT:
                 raise McpCallError(
                     f"the MCP server {self.name} did not answer within {timeout:g} s (timeout_s)"
@@ -339,7 +329,8 @@ class McpConnection:
         except (TimeoutError, ValidationError) as exc:
             raise McpCallError(f"the MCP server {self.name}: {describe_error(exc)}") from None
         except Exception as exc:  # a broken transport: reconnect, and tell the model why
-            raise self._lose(client, f"failed during the call ({describe_error(exc)})") from None
+            during = f"during the call ({describe_error(exc)})"
+            raise await self._lose(client, attempt, during) from None
         self._failures = 0
         return result
 
@@ -362,8 +353,11 @@ class McpConnection:
         return self._task is None or self._task.done()
 
     def stop(self) -> None:
-        """Ask the supervisor to stop (the process ends when it leaves the client)."""
+        """Ask the supervisor to stop (the process ends when it leaves the client); a start
+        under way is cut short at once."""
         self._stopping.set()
+        if self.attempt is not None:
+            self.attempt.cut()
         if self._task is None and self.state not in ("disabled", "failed"):
             self._set("stopped", "stopped")
 
@@ -387,11 +381,11 @@ class McpConnection:
 
     def _kill(self, timeout: float) -> bool:
         """SIGKILL what runs of the server (a stdio one's processes), saying so; whether any."""
-        tail = self._tail
-        pids = kill_processes(tail.writers()) if tail is not None else []
+        attempt = self.attempt
+        pids = attempt.kill() if attempt is not None else []
         if pids:
             what = "killed process " + ", ".join(map(str, pids))
-        elif tail is not None:
+        elif attempt is not None and attempt.tail is not None:
             what = "no process of it runs any more; closing its connection"
         else:
             what = "closing its connection"

@@ -12,8 +12,12 @@ and waits for each server's first attempt (bounded by its startup timeout),
 then returns an `McpCatalog`: the tools of the servers that are ready and
 the state and reason of every other one. `snapshot` is the same without
 starting anything (for a build that cannot wait, such as a dry run from the
-editor). `aclose` stops every server and waits for its process to end, killing what is
-left after `STOP_TIMEOUT_S`.
+editor). `control` is the user's action on one server: `restart` it now
+(a failed one too), `disable` it (stopped and left out, for this engine's
+life) or `enable` it again. `aclose` stops every server and waits for its process to end, killing what is
+left after `STOP_TIMEOUT_S`. Every server's status changes go to the hub's
+`on_status` (the engine's listener: a terminal line, the editor's
+`cairn/mcpStatus`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from cairn.errors import InvalidRequestError
 from cairn.mcp.connection import STOP_TIMEOUT_S, McpConnection
-from cairn.mcp.state import McpCallError, ServerStatus
+from cairn.mcp.state import McpCallError, ServerStatus, StatusListener
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
 
@@ -68,18 +73,23 @@ class McpCatalog:
 
 EMPTY_CATALOG = McpCatalog(session_id=None)
 
+McpAction = Literal["restart", "disable", "enable"]
+
 
 class McpHub:
     """The MCP servers of one engine (see the module docstring)."""
 
-    def __init__(self, config: SettingsRef, root: Path) -> None:
+    def __init__(
+        self, config: SettingsRef, root: Path, on_status: StatusListener | None = None
+    ) -> None:
         self.config = config
         self.root = root
+        self.on_status = on_status
         self._configured: dict[str, McpConnection] = {}
         self._sessions: dict[str, dict[str, McpConnection]] = {}
         self._retired: list[McpConnection] = []
-        # The last state of each server `changes` reported (state and reason).
-        self._told: dict[str, str] = {}
+        # Servers the user disabled for this engine's life (`control`), by name.
+        self._disabled: set[str] = set()
 
     # -- which servers ---------------------------------------------------------
 
@@ -87,11 +97,28 @@ class McpHub:
         """Follow the settings: start tracking new servers, retire removed or changed ones."""
         wanted = self.config.current.mcp.servers
         for name, conn in list(self._configured.items()):
-            if wanted.get(name) != conn.settings:
+            if wanted.get(name) != conn.settings or self._stale(conn):
                 self._retire(self._configured.pop(name))
         for name, settings in wanted.items():
             if name not in self._configured:
-                self._configured[name] = McpConnection(name, settings, self.root)
+                self._configured[name] = self._connection_for(name, settings)
+
+    def _connection_for(
+        self, name: str, settings: McpServerSettings, session_id: str | None = None
+    ) -> McpConnection:
+        return McpConnection(
+            name,
+            settings,
+            self.root,
+            "settings" if session_id is None else "session",
+            session_id=session_id,
+            on_status=self.on_status,
+            disabled_here=name in self._disabled,
+        )
+
+    def _stale(self, conn: McpConnection) -> bool:
+        """Whether the user disabled or enabled it since it was made."""
+        return conn.disabled_here != (conn.name in self._disabled)
 
     def _retire(self, conn: McpConnection) -> None:
         conn.stop()
@@ -114,7 +141,7 @@ class McpHub:
             self._retire(own.pop(name))
         for name, settings in servers.items():
             if name not in own:
-                own[name] = McpConnection(name, settings, self.root, origin="session")
+                own[name] = self._connection_for(name, settings, session_id)
         if not own:
             del self._sessions[session_id]
 
@@ -129,32 +156,38 @@ class McpHub:
 
     # -- catalogs --------------------------------------------------------------
 
-    async def catalog(self, session_id: str | None = None) -> McpCatalog:
-        """Start the servers that are not started and return what they offer."""
+    async def catalog(self, session_id: str | None = None, *, fresh: bool = True) -> McpCatalog:
+        """Start the servers that are not started and return what they offer (`fresh`: with
+        tool listings read again where stale; else as they are)."""
         servers = self._servers(session_id)
         statuses = await asyncio.gather(
-            *(conn.wait_started() for conn in servers.values() if conn.settings.enabled)
+            *(conn.wait_started(relist=fresh) for conn in servers.values() if conn.enabled)
         )
         by_name = {s.name: s for s in statuses}
         ordered = [by_name.get(name) or conn.status() for name, conn in servers.items()]
         return McpCatalog(session_id=session_id, servers=tuple(ordered), hub=self)
-
-    def changes(self, catalog: McpCatalog) -> list[str]:
-        """A log line for each server whose state changed since `changes` last saw it."""
-        lines: list[str] = []
-        for status in catalog.servers:
-            told = f"{status.state}: {status.reason}" if status.reason else status.state
-            if self._told.get(status.name) != told:
-                self._told[status.name] = told
-                tools = f" ({len(status.tools)} tools)" if status.state == "ready" else ""
-                lines.append(f"MCP server {status.name} {told}{tools}")
-        return lines
 
     def snapshot(self, session_id: str | None = None) -> McpCatalog:
         """What the servers offer now, starting nothing."""
         servers = self._servers(session_id)
         statuses = tuple(conn.status() for conn in servers.values())
         return McpCatalog(session_id=session_id, servers=statuses, hub=self)
+
+    async def control(self, name: str, action: McpAction, session_id: str | None = None) -> None:
+        """Restart, disable or enable the server `name` of `session_id` (see the module
+        docstring); a restarted or enabled server is started now."""
+        conn = self._servers(session_id).get(name)
+        if conn is None:
+            raise InvalidRequestError(f"no MCP server named {name!r} is configured")
+        if action == "disable":
+            self._disabled.add(name)
+        elif action == "enable":
+            self._disabled.discard(name)
+        own = self._configured if conn.session_id is None else self._sessions[conn.session_id]
+        self._retire(own.pop(name))
+        fresh = own[name] = self._connection_for(name, conn.settings, conn.session_id)
+        if action != "disable":
+            await fresh.wait_started()
 
     # -- calls -----------------------------------------------------------------
 

@@ -8,9 +8,10 @@ word in the tool's own name weighs most (`NAME_WEIGHT`), then the server
 name, then the description and parameters, and each word by how specific it
 is among the tools searched (`word_weights`: a word most tools match says
 little), scaled by the share of the query's weight the tool matches. Only
-tools scoring at least `MIN_SHARE_OF_BEST` of the best match are returned, so
-a query reveals what it is about and not every tool that shares one of its
-words. Ties keep the tools' sorted order, so a search
+tools scoring at least `threshold` of the best match are returned (the
+`[mcp]` setting `tool_search_threshold`, a quarter by default), at most
+`limit` (`tool_search_limit`, 5), so a query reveals what it is about and not
+every tool that shares one of its words. Ties keep the tools' sorted order, so a search
 always returns the same tools.
 """
 
@@ -21,14 +22,12 @@ import re
 from collections.abc import Sequence
 
 from cairn.mcp.tools import McpToolSpec
+from cairn.models.mcp_settings import DEFAULT_TOOL_SEARCH_LIMIT, DEFAULT_TOOL_SEARCH_THRESHOLD
 
 SELECT_PREFIX = "select:"
-DEFAULT_SEARCH_RESULTS = 5
 NAME_WEIGHT = 4
 SERVER_WEIGHT = 2
 TEXT_WEIGHT = 1
-MIN_SHARE_OF_BEST = 0.25
-"""A keyword match is returned only when it scores at least this share of the best one."""
 # Shortest query word that may match a longer word by its start.
 MIN_PREFIX_CHARS = 3
 _WORD = re.compile(r"[a-z0-9]+")
@@ -101,7 +100,10 @@ def score(query_words: set[str], fields: Fields, weights: dict[str, float]) -> f
 
 
 def search_tools(
-    query: str, specs: Sequence[McpToolSpec], limit: int = DEFAULT_SEARCH_RESULTS
+    query: str,
+    specs: Sequence[McpToolSpec],
+    limit: int = DEFAULT_TOOL_SEARCH_LIMIT,
+    threshold: float = DEFAULT_TOOL_SEARCH_THRESHOLD,
 ) -> list[McpToolSpec]:
     """The tools matching `query`, best first, at most `limit` (see the module docstring)."""
     selected = _selected(query, specs)
@@ -117,6 +119,6 @@ def search_tools(
     best = max((t[0] for t in scored), default=0.0)
     if best <= 0.0:
         return []
-    kept = [t for t in scored if t[0] > 0.0 and t[0] >= MIN_SHARE_OF_BEST * best]
+    kept = [t for t in scored if t[0] > 0.0 and t[0] >= threshold * best]
     ranked = sorted(kept, key=lambda t: (-t[0], t[1]))
     return [s for _, _, s in ranked[:limit]]

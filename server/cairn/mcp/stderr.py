@@ -33,6 +33,8 @@ class StderrTail:
     def __init__(self, server: str) -> None:
         self.server = server
         self.lines: deque[str] = deque(maxlen=TAIL_LINES)
+        # Every line it wrote so far (the tail keeps the last TAIL_LINES of them).
+        self.count = 0
         self.exited = asyncio.Event()
         read_fd, write_fd = os.pipe()
         self.inode = os.fstat(read_fd).st_ino  # both ends: how the server's processes are found
@@ -59,6 +61,7 @@ class StderrTail:
             if line:
                 logger.debug("mcp %s: %s", self.server, line)
                 self.lines.append(line[:MAX_LINE_CHARS])
+                self.count += 1
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()

@@ -4,10 +4,19 @@ A server's tool `search` of server `docs` is offered as `mcp__docs__search`
 (providers accept `[A-Za-z0-9_-]{1,64}` in a tool name: other characters
 become `_`, and a name that is too long or collides keeps a short hash).
 Its schema is the server's `inputSchema` under that name, with the
-description cut at `MAX_DESCRIPTION_CHARS`. A tool is read-only when the
-server says so (`annotations.readOnlyHint`); only read-only tools are offered
-in plan and review modes and to explore branches, and only they (and the
-configured `allowed_tools`) run without the user's approval.
+description cut at `MAX_DESCRIPTION_CHARS`, in name order whatever order
+the server lists them in.
+
+The server's annotations are hints, read as the MCP spec documents them
+(`ToolAnnotations`): `readOnlyHint` (default false: the tool may change its
+environment), `destructiveHint` (meaningful only when not read-only; default
+true: an update may destroy data) and `openWorldHint` (default true: it may
+reach entities outside, such as the web). They come from a server Cairn does
+not trust, so they may narrow what runs but never loosen it: only tools
+marked read-only are offered in plan and review modes and to explore
+branches, yet a call runs without the user's approval only when the user
+allowed the tool (`allowed_tools`, or "always" for the session), read-only
+or not. The hints are shown where the user decides (`hint_words`).
 """
 
 from __future__ import annotations
@@ -44,9 +53,12 @@ class McpToolSpec:
     name: str
     description: str
     input_schema: dict[str, Any]
+    # The server's hints (see the module docstring), with the spec's defaults.
     read_only: bool
-    # Runs without asking: read-only, or listed in the server's `allowed_tools`.
+    # Runs without asking: listed in the server's `allowed_tools` (by the user).
     allowed: bool
+    destructive: bool = True
+    open_world: bool = True
 
     @property
     def ref(self) -> str:
@@ -104,21 +116,41 @@ def is_read_only(tool: mcp_types.Tool) -> bool:
     return bool(tool.annotations is not None and tool.annotations.read_only_hint)
 
 
-def runs_without_asking(tool: str, read_only: bool, allowed_tools: Sequence[str]) -> bool:
-    """Read-only tools, and those the user allowed (`allowed_tools`, "*" for all)."""
-    return read_only or ALL_TOOLS in allowed_tools or tool in allowed_tools
+def hints(tool: mcp_types.Tool) -> tuple[bool, bool, bool]:
+    """Read-only, destructive, open-world, with the spec's defaults for unset hints
+    (false, true, true); a read-only tool is never destructive."""
+    notes = tool.annotations
+    read_only = is_read_only(tool)
+    destructive = notes is None or notes.destructive_hint is None or notes.destructive_hint
+    open_world = notes is None or notes.open_world_hint is None or notes.open_world_hint
+    return read_only, bool(destructive) and not read_only, bool(open_world)
+
+
+def hint_words(read_only: bool, destructive: bool, open_world: bool) -> list[str]:
+    """What a server's hints say of a tool, in words (`read-only`, `destructive`,
+    `open-world`)."""
+    words = ["read-only"] if read_only else []
+    words += ["destructive"] if destructive else []
+    return words + (["open-world"] if open_world else [])
+
+
+def runs_without_asking(tool: str, allowed_tools: Sequence[str]) -> bool:
+    """The tools the user allowed (`allowed_tools`, "*" for all): a server's hints never
+    decide it."""
+    return ALL_TOOLS in allowed_tools or tool in allowed_tools
 
 
 def tool_specs(
     server: str, tools: Sequence[mcp_types.Tool], settings: McpServerSettings
 ) -> list[McpToolSpec]:
-    """The specs of one server's tools, sorted by their namespaced name."""
+    """The specs of one server's tools, sorted by their namespaced name (two tools of one
+    name by their whole listing, so the order never depends on the server's)."""
     specs: list[McpToolSpec] = []
     taken: set[str] = set()
-    for tool in sorted(tools, key=lambda t: t.name):
+    for tool in sorted(tools, key=lambda t: (t.name, t.model_dump_json())):
         name = qualified_name(server, tool.name, taken)
         taken.add(name)
-        read_only = is_read_only(tool)
+        read_only, destructive, open_world = hints(tool)
         specs.append(
             McpToolSpec(
                 server=server,
@@ -127,7 +159,9 @@ def tool_specs(
                 description=describe(server, tool),
                 input_schema=object_schema(tool.input_schema),
                 read_only=read_only,
-                allowed=runs_without_asking(tool.name, read_only, settings.allowed_tools),
+                allowed=runs_without_asking(tool.name, settings.allowed_tools),
+                destructive=destructive,
+                open_world=open_world,
             )
         )
     return sorted(specs, key=lambda s: s.name)

@@ -6,7 +6,7 @@ Every string of the table (`command`, `args`, `env` values, `cwd`, `url`,
 error naming the variable and the key, and the server is then an excluded
 source (it is not started). A stdio server runs in `cwd` (relative to the
 workspace root, which is the default) with the SDK's minimal environment
-plus `env`; its stderr goes to `errlog`. A URL server is reached over
+plus `env` (`cairn.mcp.stdio`); its stderr goes to `errlog`. A URL server is reached over
 streamable HTTP with `headers` on every request.
 
 The SDK is imported here only when a transport is opened, never when Cairn
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cairn.errors import CairnError
+from cairn.mcp.stdio import ServerProcess, stdio_transport
 from cairn.settings import McpServerSettings
 
 if TYPE_CHECKING:
@@ -109,18 +110,24 @@ async def _http(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStr
         yield streams
 
 
-def open_transport(name: str, settings: McpServerSettings, root: Path, errlog: TextIO) -> Any:
-    """The SDK transport (an async context manager of the server's streams) for one server.
+def open_transport(
+    name: str,
+    settings: McpServerSettings,
+    root: Path,
+    errlog: TextIO,
+    process: ServerProcess | None = None,
+) -> Any:
+    """The transport (an async context manager of the server's streams) for one server: a
+    stdio server's process is `process` (`cairn.mcp.stdio`).
 
     `settings` must be `expanded` already."""
     if settings.url is not None:
         return _http(settings.url, dict(settings.headers))
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(
-        command=settings.command or "",
-        args=list(settings.args),
-        env=dict(settings.env) or None,
-        cwd=server_cwd(name, root, settings.cwd),
+    return stdio_transport(
+        settings.command or "",
+        list(settings.args),
+        dict(settings.env),
+        server_cwd(name, root, settings.cwd),
+        errlog,
+        process if process is not None else ServerProcess(),
     )
-    return stdio_client(params, errlog=errlog)

@@ -2,9 +2,11 @@
 
 `McpServerSettings` is one `[mcp.servers.NAME]` table — a `command` run over
 stdio (with `args`, `env`, `cwd`) or a streamable HTTP `url` (with
-`headers`); `McpSettings` holds the servers by name and
-`tool_search_share`. Both are fields of `cairn.settings.Settings` (which
-re-exports them) and validate the same way: camelCase aliases for the
+`headers`); `McpSettings` holds the servers by name and how `tool_search`
+works: `tool_search_share` (when schemas are deferred), `tool_search_limit`
+(how many tools one search reveals at most) and `tool_search_threshold` (how
+close to the best match a tool must score). Both are fields of
+`cairn.settings.Settings` (which re-exports them) and validate the same way: camelCase aliases for the
 editor, unknown keys refused, attribute docstrings as the settings'
 descriptions (`SETTINGS_MODEL_CONFIG`, the one configuration of every
 settings model).
@@ -20,6 +22,11 @@ from pydantic.alias_generators import to_camel
 
 # MCP: the share of the model's input above which MCP tool schemas wait behind `tool_search`.
 DEFAULT_TOOL_SEARCH_SHARE = 0.1
+# tool_search: tools one search reveals at most, and the share of the best match's score a
+# tool needs to be revealed.
+DEFAULT_TOOL_SEARCH_LIMIT = 5
+MAX_TOOL_SEARCH_LIMIT = 20
+DEFAULT_TOOL_SEARCH_THRESHOLD = 0.25
 DEFAULT_MCP_STARTUP_TIMEOUT_S = 30.0
 DEFAULT_MCP_TOOL_TIMEOUT_S = 120.0
 # A server name becomes part of tool names (`mcp__NAME__tool`), which providers restrict.
@@ -76,12 +83,20 @@ class McpServerSettings(BaseModel):
 
 
 class McpSettings(BaseModel):
-    """The `[mcp]` table: the servers, and when their tool schemas are deferred."""
+    """The `[mcp]` table: the servers, when their tool schemas are deferred, and what a
+    `tool_search` reveals."""
 
     model_config = SETTINGS_MODEL_CONFIG
 
     servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     tool_search_share: float = Field(default=DEFAULT_TOOL_SEARCH_SHARE, gt=0, le=1)
+    """Share of the model's input above which MCP tool schemas wait behind `tool_search`."""
+    tool_search_limit: int = Field(
+        default=DEFAULT_TOOL_SEARCH_LIMIT, ge=1, le=MAX_TOOL_SEARCH_LIMIT
+    )
+    """Tools one `tool_search` reveals at most (the model may ask for fewer)."""
+    tool_search_threshold: float = Field(default=DEFAULT_TOOL_SEARCH_THRESHOLD, gt=0, le=1)
+    """A keyword match is revealed only when it scores at least this share of the best one."""
 
     @field_validator("servers")
     @classmethod

@@ -9,8 +9,10 @@ of the model's input (`defer_mcp_schemas`; the input as the session's context
 build budgets it: within a window the provider stated, in calibrated tokens,
 `WindowTerms`), they are not offered:
 `tool_search` is, and what it finds joins the offer for the rest of the
-session (`reveal`; a later turn's offer reveals what earlier ones found,
-`reveal_names`), after the initial tools and in name order. A call's tools are
+session (`reveal`; a later turn's offer reveals what earlier ones found and
+the last call still sent, `carry_found`, but drops those never called when
+the provider's cache is cold anyway), after the initial tools and in name
+order. A call's tools are
 therefore the same list in the same order on every call of a session (until
 a search adds some, or a server's tools change), which keeps the prompt
 cache. `lines()` is every tool the turn knows, for the manifest: offered,
@@ -21,16 +23,17 @@ not available (with their state and reason).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.agent.tools import READ_ONLY_TOOLS, Explore, ToolRegistry
 from cairn.agent.tools.mcp_tool import McpTool, mcp_tool
-from cairn.agent.tools.tool_search import ToolSearch
+from cairn.agent.tools.tool_search import ToolCarry, ToolSearch
 from cairn.context.gather import budget_for
 from cairn.context.sources.mode import MODE_TOOLS
 from cairn.context.tool_schemas import (
+    DROPPED_REASON,
     FOUND_REASON,
     ToolLine,
     defer_mcp_schemas,
@@ -107,6 +110,9 @@ class ToolOffer:
     refused: tuple[McpToolSpec, ...] = ()
     refusal: str | None = None
     found: list[str] = field(default_factory=list)
+    # Tools earlier searches found that this turn dropped (never called; the cache was cold).
+    dropped: tuple[McpToolSpec, ...] = ()
+    drop_reason: str | None = None
     # Each tool's schema, made once per offer (a built-in tool's comes from pydantic: slow).
     _schemas: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
@@ -135,11 +141,20 @@ class ToolOffer:
             if spec.name in deferred and spec.name not in self.found:
                 self.found.append(spec.name)
 
-    def reveal_names(self, names: Iterable[str]) -> None:
-        """Offer the deferred tools called `names` (found by an earlier turn's search);
-        a name this offer does not defer (gone, or refused by the mode) is skipped."""
+    def carry_found(self, found: Sequence[str], called: Collection[str], carry: ToolCarry) -> None:
+        """Offer the deferred tools earlier turns' searches `found` that the session's last
+        call still sent; when the provider's cache is cold (`carry.cold`), only those that
+        were `called`, the others dropped with the reason. A name this offer does not defer
+        (gone, or refused by the mode) is skipped."""
         by_name = {s.name: s for s in self.deferred}
-        self.reveal(by_name[n] for n in names if n in by_name)
+        specs = [by_name[n] for n in found if n in by_name]
+        if carry.cold is not None:
+            self.dropped = tuple(s for s in specs if s.name not in called)
+            self.drop_reason = f"{DROPPED_REASON} ({carry.cold})"
+            specs = [s for s in specs if s.name in called]
+        elif carry.sent is not None:
+            specs = [s for s in specs if s.ref in carry.sent]
+        self.reveal(specs)
 
     def held_reason(self, name: str) -> str | None:
         """Why an MCP tool of this turn is held back (refused or deferred), else None."""
@@ -166,8 +181,18 @@ class ToolOffer:
             ref = tool.spec.ref if isinstance(tool, McpTool) else name
             reason = FOUND_REASON if name in self.found else None
             out.append(ToolLine(ref=ref, schema=schema, reason=reason))
+        dropped = {s.name for s in self.dropped}
         waiting = [s for s in self.deferred if s.name not in self.found]
-        out += [ToolLine(s.ref, s.schema(), False, self.deferral) for s in waiting]
+        out += [
+            ToolLine(s.ref, s.schema(), False, self.drop_reason)
+            for s in waiting
+            if s.name in dropped
+        ]
+        out += [
+            ToolLine(s.ref, s.schema(), False, self.deferral)
+            for s in waiting
+            if s.name not in dropped
+        ]
         out += [ToolLine(s.ref, s.schema(), False, self.refusal) for s in self.refused]
         out += [
             ToolLine(f"{MCP_REF_PREFIX}{s.name}", None, False, unavailable_reason(s))
@@ -214,7 +239,9 @@ def make_offer(
     room = model_input_tokens(model, settings, window)
     share = settings.mcp.tool_search_share
     if allowed and room is not None and defer_mcp_schemas(tokens, room, share):
-        search = ToolSearch(allowed)
+        search = ToolSearch(
+            allowed, settings.mcp.tool_search_limit, settings.mcp.tool_search_threshold
+        )
         return ToolOffer(
             registry.with_tools([*tools, search]),
             (*builtin, search.name),

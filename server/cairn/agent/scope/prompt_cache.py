@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import time
 
-from cairn.agent.scope.inputs import files_in_play
+from cairn.agent.scope.inputs import TurnInputs, files_in_play
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import Session
+from cairn.agent.tools.tool_search import ToolCarry
 from cairn.compaction.cache_policy import cold_reason, refresh_preamble
 from cairn.context.assemble import fresh_preamble
 from cairn.context.builder import BuiltContext
@@ -109,13 +110,25 @@ class PromptCache:
 
     def cold(self, scope: TurnScope) -> str | None:
         """Why the provider's cache is cold for the scope's next call (None: warm, or no call)."""
-        previous = self.previous(scope.session)
+        return self.cold_for(scope.session, scope.inputs.model)
+
+    def cold_for(self, session: Session, model: str) -> str | None:
+        """Why the provider's cache is cold for `session`'s next call on `model`."""
+        previous = self.previous(session)
         if previous is None:
             return None
-        if previous.model != scope.inputs.model:
+        if previous.model != model:
             return MODEL_SWITCH
         idle = time.time() - previous.at.timestamp() if previous.at is not None else None
         return cold_reason(idle, self.config.current.cache_lifetime_s)
+
+    def carry(self, session: Session, inputs: TurnInputs) -> ToolCarry:
+        """What the next turn's offer needs to carry over the tools `tool_search` found: the
+        tools the last call sent, and why the cache is cold (or the mode switched)."""
+        previous = self.previous(session)
+        sent = tuple(ref for ref, _ in tool_signature(previous)) if previous else None
+        switched = session.cache.mode is not None and session.cache.mode != inputs.mode
+        return ToolCarry(sent, MODE_SWITCH if switched else self.cold_for(session, inputs.model))
 
     @staticmethod
     def previous(session: Session) -> Manifest | None:

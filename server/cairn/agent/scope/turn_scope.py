@@ -36,7 +36,7 @@ from cairn.agent.sessions.session import Session
 from cairn.agent.sessions.snapshot import EditLog
 from cairn.agent.tools import ToolRegistry
 from cairn.agent.tools.explore import ExploreArgs
-from cairn.agent.tools.tool_search import found_in
+from cairn.agent.tools.tool_search import ToolCarry, called_in, found_in
 
 __all__ = ["BranchExplorer", "TurnScope", "branch_scope", "main_scope", "offered_tools"]
 
@@ -115,13 +115,15 @@ def main_scope(
     tools: ToolOffer | ToolRegistry,
     explorer: BranchExplorer | None,
     edited: Iterable[Path] = (),
+    carry: ToolCarry | None = None,
 ) -> TurnScope:
     """The scope of a main-agent turn: the offer made for it (or the mode's built-in tools
-    of a registry) with the deferred tools the session's earlier searches found, compaction
-    on."""
+    of a registry) with the deferred tools the session's earlier searches found (`carry`:
+    those the last call sent; at a cold cache only those called), compaction on."""
     offer = tools if isinstance(tools, ToolOffer) else builtin_offer(tools, inputs.mode)
     if offer.deferred:
-        offer.reveal_names(found_in(session.messages()))
+        messages = session.messages()
+        offer.carry_found(found_in(messages), called_in(messages), carry or ToolCarry())
     return TurnScope(
         session=session,
         inputs=inputs,

@@ -17,8 +17,8 @@ without asking when it is exactly that text (they saw it whole).
 Anything else needs `ctx.approve` (the editor's prompt, or `--yes` on the
 CLI); without an approver it is refused. An "always" answer runs the command
 and adds it to the session's allowlist.
-MCP tools that their server does not mark read-only (and the user did not
-allow) go through the same approver (`check_tool_call`); "always" allows
+MCP tools the user did not allow (`allowed_tools`; a server's read-only hint
+does not count) go through the same approver (`check_tool_call`); "always" allows
 that tool for the rest of the session.
 """
 

@@ -5,7 +5,9 @@ its own: a tool's name is a class attribute). Its arguments are passed to
 the server as given (the server validates them against its schema and
 answers a mistake as a tool error). A tool that its server does not mark
 read-only, and that is not in the server's `allowed_tools`, needs the
-user's approval, like `run_command`. The result is rendered as text
+user's approval, like `run_command`; so does one the server marks read-only
+(`readOnlyHint` is a hint from an untrusted server: it narrows plan mode but
+never skips the user), the request naming the server's hints. The result is rendered as text
 (`cairn.mcp.results`: images noted by size and kept as artifacts, resource
 links as `read_file('mcp:…')` references) and shortened like any tool
 output: head and tail inline, the whole in an artifact. A result the server
@@ -25,6 +27,7 @@ from cairn.agent.tools.approval import check_tool_call
 from cairn.agent.tools.base import Tool, ToolArgs, ToolContext, ToolOutcome, shorten_output
 from cairn.mcp import McpCatalog, McpToolSpec
 from cairn.mcp.results import StoreBinary, render_content
+from cairn.mcp.tools import hint_words
 
 # Characters of the arguments shown when asking the user to approve a call.
 APPROVAL_ARGS_CHARS = 300
@@ -43,11 +46,14 @@ class McpArgs(ToolArgs):
 
 
 def approval_text(spec: McpToolSpec, arguments: dict[str, Any]) -> str:
-    """What the user is asked about: the tool and its arguments (shortened)."""
+    """What the user is asked about: the tool, its arguments (shortened) and the server's
+    hints about it."""
     shown = json.dumps(arguments, ensure_ascii=False)
     if len(shown) > APPROVAL_ARGS_CHARS:
         shown = shown[: APPROVAL_ARGS_CHARS - 1] + "…"
-    return f"MCP tool {spec.server}/{spec.tool} {shown}"
+    words = hint_words(spec.read_only, spec.destructive, spec.open_world)
+    said = f" (the server's hints: {', '.join(words)})" if words else ""
+    return f"MCP tool {spec.server}/{spec.tool} {shown}{said}"
 
 
 def artifact_store(ctx: ToolContext) -> StoreBinary | None:
@@ -78,7 +84,7 @@ class McpTool(Tool[McpArgs]):
                 ctx,
                 spec.ref,
                 approval_text(spec, arguments),
-                f"it is not marked read-only; add {spec.tool!r} to"
+                f"MCP tools ask first; add {spec.tool!r} to"
                 f" mcp.servers.{spec.server}.allowed_tools or approve it",
             )
         result = await self.catalog.call_tool(spec, arguments)
