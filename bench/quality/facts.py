@@ -10,9 +10,14 @@ kind, the number of session messages that had to exist for it to be known
   (`CHANGE_WORDS`: an `edit_file` call, "patch", "changed", …), or under a
   heading line that does;
 - `test_status`: the latest run of a test command is known: that run's own
-  result (`$ command` then `exit code N`) is shown, or the last line that
-  names the command with a status word (lines saying "last"/"latest" win)
-  has the right status and not the wrong one;
+  result (`$ command` then `exit code N`) is shown, or the last line about
+  the command with a status word (lines saying "last"/"latest" win) has the
+  right status and not the wrong one. A line is about a command when it
+  states it exactly, as the ledger writes it: the line's subject (after a
+  list bullet or a `$ ` prompt) is the command, or the command stands in
+  backquotes — so a line about `pytest -q tests/test_retry.py` is not one
+  about `pytest -q tests`, and neither is a line that names the command only
+  as what superseded another;
 - `command`: a non-test command's text appears (a tool call, a ledger line).
 Nested rules are expected only when a file of their folder was touched in
 the measured call's turn (`RuleScope`); everything else from `known_after` on.
@@ -39,6 +44,10 @@ RAW_RESULT = re.compile(r"^exit code (\d+)")
 RESULT_TAG = "[bench: result of"
 LATEST_WORDS = ("last", "latest")
 HEADING = re.compile(r"^\s*(#+ .*|.*:\s*)$")
+# What may stand before a line's subject: a list bullet, a shell prompt, a backquote.
+SUBJECT_LEAD = re.compile(r"^\s*(?:[-*]\s+|\$\s+)?`?")
+# What may follow a command that is a line's subject (anything but more of its words).
+SUBJECT_END = re.compile(r"^(?:$|[`:,;)]|\s+(?:→|—|-\s|\())")
 # Tools whose `path` argument puts a folder's files "in play" for its rules.
 TOUCHING_TOOLS = ("read_file", "edit_file", "grep", "list_dir")
 
@@ -107,13 +116,23 @@ def _raw_status(lines: Sequence[str], fact: Fact) -> str | None:
     return None
 
 
+def about(line: str, command: str) -> str | None:
+    """The rest of `line` when it is about exactly `command` (see the module docstring)."""
+    lead = SUBJECT_LEAD.match(line)
+    start = lead.end() if lead else 0
+    if line.startswith(command, start) and SUBJECT_END.match(line[start + len(command) :]):
+        return line[start + len(command) :]
+    quoted = f"`{command}`"
+    return line.replace(quoted, "") if quoted in line else None
+
+
 def _stated_status(lines: Sequence[str], command: str) -> str | None:
-    """The status of the last line naming `command` with a status word ("last" lines first)."""
+    """The status of the last line about `command` with a status word ("last" lines first)."""
     stated: list[tuple[bool, str]] = []
     for line in lines:
-        if command not in line:
+        rest = about(line, command)
+        if rest is None:
             continue
-        rest = line.replace(command, "")
         passed, failed = PASSED.search(rest), FAILED.search(rest)
         if bool(passed) != bool(failed):
             latest = any(w in rest.lower() for w in LATEST_WORDS)

@@ -70,8 +70,22 @@ def test_the_latest_test_status_is_read_from_its_own_result_or_the_last_statemen
     assert not present(_status("r2", "failed"), request_lines(pruned))
     summary = f"- {COMMAND}: passed\n- {COMMAND}: failed"
     assert present(_status("r9", "failed"), request_lines([{"role": "user", "content": summary}]))
-    ledger = f"Last status: {COMMAND}: passed\n- {COMMAND}: failed (older)"
+    ledger = f"- {COMMAND}: passed (the last run)\n- {COMMAND}: failed (older)"
     assert present(_status("r9", "passed"), request_lines([{"role": "user", "content": ledger}]))
+    quoted = f"The latest run of `{COMMAND}` passed."
+    assert present(_status("r9", "passed"), request_lines([{"role": "user", "content": quoted}]))
+
+
+def test_a_line_about_a_narrower_or_superseded_run_says_nothing_of_the_broad_command() -> None:
+    broad = Fact("ledger", "failed", "test_status", "pytest -q tests", 0, "failed", "r9")
+    focused = "- pytest -q tests/test_retry.py: FAILED (turn 4)"
+    assert not present(broad, request_lines([{"role": "user", "content": focused}]))
+    superseded = (
+        "- pytest -q tests/test_retry.py: PASSED (turn 6);"
+        " superseded by the later run of pytest -q tests (turn 7)"
+    )
+    ledger = "- pytest -q tests: FAILED (turn 7)\n" + superseded
+    assert present(broad, request_lines([{"role": "user", "content": ledger}]))
 
 
 def test_a_command_is_found_by_its_text() -> None:
