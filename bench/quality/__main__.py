@@ -28,9 +28,9 @@ Planted facts, five kinds (`bench/quality/facts.py` says how each is found
 in a request):
 - constraints: `CONSTRAINT-…` sentences of user messages;
 - goals: every `goal done` summary and `abandon` reason;
-- ledger: each file changed, the latest status of each test command (the
-  last turn leaves one failing), each other command run
-  (`python3 gen_fixtures.py --seed 7`, `--seed 11 --rows 40`), read back
+- ledger: each file changed, the latest status of each command (a test's
+  passed/failed — the last turn leaves one failing —, another's exit code:
+  `python3 gen_fixtures.py --seed 7`, `--seed 11 --rows 40`), read back
   from the trace's records;
 - tool: facts found only in tool output (a constant deep in a large module,
   a config comment, the generator's printed checksum, a grep hit), restated

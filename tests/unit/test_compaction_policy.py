@@ -7,7 +7,7 @@ from cairn.compaction.ledger import run_status
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import compaction_messages, merge_narrative, parse_narrative
 from cairn.compaction.transcript import choose_watermark
-from cairn.files.commands import is_test_command
+from cairn.files.commands import command_key, covers, is_build_command, is_test_command
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.models.summary import Decision, SessionSummary
 
@@ -138,6 +138,28 @@ def test_test_commands_are_recognised() -> None:
     assert not is_test_command("ls -la")
     assert not is_test_command("python script.py")
     assert [run_status(c) for c in (0, 1, None)] == ["passed", "failed", "error"]
+
+
+def test_builds_and_checks_are_told_from_other_commands() -> None:
+    assert is_build_command("make -j4") and is_build_command("npm run build")
+    assert is_build_command("./gradlew assemble") and is_build_command("python3 -m mypy src")
+    assert not is_build_command("python3 gen_fixtures.py --seed 7")
+    assert not is_build_command("pytest -q")
+
+
+def test_a_command_is_keyed_by_its_words_and_a_broader_test_run_covers_a_narrower() -> None:
+    assert command_key("pytest   -q 'a b'") == command_key('pytest -q "a b"') != command_key(
+        "pytest -q a b"
+    )
+    assert covers("python -m pytest -q tests", "python3 -m pytest -q tests/test_retry.py")
+    assert covers("pytest -q", "pytest -q tests/a.py::test_x")
+    assert covers("python3 -m unittest -q tests", "python3 -m unittest -q tests.test_parse")
+    assert covers("go test ./...", "go test ./pkg/x")
+    assert not covers("pytest -q tests/a.py", "pytest -q tests")  # narrower, not broader
+    assert not covers("pytest -q", "pytest -q -k retry")  # other options
+    assert not covers("pytest -q tests", "pytest -q testsuite/a.py")  # another folder
+    assert not covers("pytest -q tests", "pytest  -q tests")  # the same command
+    assert not covers("make", "make test")  # not test runs of one runner
 
 
 def test_thresholds_and_stalls() -> None:

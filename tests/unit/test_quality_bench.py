@@ -17,7 +17,7 @@ from bench.quality.measure import measure
 from bench.quality.rereads import blind_edits
 from bench.quality.run import run_session
 from bench.quality.script import CONSTRAINTS, build_session
-from bench.quality.workspace import TEST_A
+from bench.quality.workspace import GEN_SEED_7, TEST_A
 
 COMMAND = "python3 -m unittest -q tests.test_x"
 
@@ -39,7 +39,7 @@ def _run(call_id: str, code: int) -> list[dict[str, Any]]:
 
 
 def _status(call_id: str, status: str) -> Fact:
-    return Fact("ledger", status, "test_status", COMMAND, 0, status, call_id)
+    return Fact("ledger", status, "last_status", COMMAND, 0, status, call_id)
 
 
 def test_a_marker_is_found_only_when_the_request_holds_it() -> None:
@@ -77,7 +77,7 @@ def test_the_latest_test_status_is_read_from_its_own_result_or_the_last_statemen
 
 
 def test_a_line_about_a_narrower_or_superseded_run_says_nothing_of_the_broad_command() -> None:
-    broad = Fact("ledger", "failed", "test_status", "pytest -q tests", 0, "failed", "r9")
+    broad = Fact("ledger", "failed", "last_status", "pytest -q tests", 0, "failed", "r9")
     focused = "- pytest -q tests/test_retry.py: FAILED (turn 4)"
     assert not present(broad, request_lines([{"role": "user", "content": focused}]))
     superseded = (
@@ -88,14 +88,14 @@ def test_a_line_about_a_narrower_or_superseded_run_says_nothing_of_the_broad_com
     assert present(broad, request_lines([{"role": "user", "content": ledger}]))
 
 
-def test_a_command_is_found_by_its_text() -> None:
-    fact = Fact("ledger", "ran", "command", "python3 gen.py --seed 7")
-    assert present(
-        fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 7 (exit 0)"}])
-    )
-    assert not present(
-        fact, request_lines([{"role": "user", "content": "ran python3 gen.py --seed 8"}])
-    )
+def test_another_commands_last_exit_code_is_its_status() -> None:
+    fact = Fact("ledger", "ran", "last_status", "python3 gen.py --seed 7", 0, "passed", "r9")
+    ledger = "- python3 gen.py --seed 7: exit 0 (turn 1)"
+    assert present(fact, request_lines([{"role": "user", "content": ledger}]))
+    failed = "- python3 gen.py --seed 7: exit 2 (turn 1)"
+    assert not present(fact, request_lines([{"role": "user", "content": failed}]))
+    other = "- python3 gen.py --seed 8: exit 0 (turn 1)"
+    assert not present(fact, request_lines([{"role": "user", "content": other}]))
 
 
 def test_an_edit_is_blind_when_a_line_of_its_old_text_is_not_in_the_request() -> None:
@@ -125,8 +125,8 @@ async def test_a_short_session_is_measured_from_what_the_model_received() -> Non
     assert last.expected["constraint"] == 1
     assert (last.found["constraint"] == 1) == (constraint in raw)
     ledger = ledger_facts(run.messages, len(run.messages))
-    statuses = {f.needle: f.detail for f in ledger if f.detector == "test_status"}
-    assert statuses == {TEST_A: "passed"}
+    statuses = {f.needle: f.detail for f in ledger if f.detector == "last_status"}
+    assert statuses == {TEST_A: "passed", GEN_SEED_7: "passed"}
     assert {f.needle for f in ledger if f.detector == "changed"} == {"pkg_a/parse.py"}
     assert figures.opencode is not None and figures.opencode.total > 0
     assert figures.cairn_total > 0
