@@ -148,8 +148,10 @@ def test_builds_and_checks_are_told_from_other_commands() -> None:
 
 
 def test_a_command_is_keyed_by_its_words_and_a_broader_test_run_covers_a_narrower() -> None:
-    assert command_key("pytest   -q 'a b'") == command_key('pytest -q "a b"') != command_key(
-        "pytest -q a b"
+    assert (
+        command_key("pytest   -q 'a b'")
+        == command_key('pytest -q "a b"')
+        != command_key("pytest -q a b")
     )
     assert covers("python -m pytest -q tests", "python3 -m pytest -q tests/test_retry.py")
     assert covers("pytest -q", "pytest -q tests/a.py::test_x")

@@ -166,7 +166,8 @@ def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) ->
     for block in reference_blocks(workspace, list(refs), ignore=parts.ignore, count=count):
         rel = block.ref or ""
         if not block.included:
-            views.append(_refused("reference", rel, block.priority, block.reason or "refused"))
+            refused = _refused("reference", rel, block.priority, block.reason or "refused")
+            views.append(replace(refused, target=block.target))
             continue
         origin = _origin(workspace, rel)
         views.append(
@@ -178,6 +179,7 @@ def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) ->
                 kind=block.kind,
                 priority=block.priority,
                 origin=origin,
+                reason=block.reason,
             )
         )
     return views
@@ -317,7 +319,8 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     # Files the turn read, searched or listed: their rules, diagnostics and ranking too.
     files = shown + [p for p in request.seen_files if p not in set(shown)]
     references = _reference_views(parts, request.references, count)
-    skip = {v.rel for v in references}
+    # A reference's file is not shown again as a buffer (nor refused twice, for a link).
+    skip = {v.rel for v in references} | {v.target for v in references if v.target}
     policy = tab_policy(parts.settings)
     buffers, edited = _buffer_views(workspace, request, skip, policy, count)
     with_preamble = request.preamble

@@ -48,6 +48,10 @@ class FileView:
     origin: str
     # Why the guard refused it (nothing of it is shown), else None.
     refusal: str | None = None
+    # Why `text` is not the whole file (a streamed excerpt), else None.
+    reason: str | None = None
+    # A refused reference whose name leads to another workspace file (a symlink): that file.
+    target: str | None = None
 
 
 @dataclass(frozen=True)
