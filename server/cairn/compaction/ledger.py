@@ -144,7 +144,7 @@ class CommandRun:
 
 def user_turns(messages: Iterable[Message]) -> int:
     """How many user turns `messages` hold (the number of the current one)."""
-    return sum(1 for m in messages if _is_user_words(m))
+    return sum(1 for m in messages if is_user_words(m))
 
 
 def commands_run(messages: Iterable[Message]) -> list[CommandRun]:
@@ -152,7 +152,7 @@ def commands_run(messages: Iterable[Message]) -> list[CommandRun]:
     out: list[CommandRun] = []
     turn = 0
     for message in messages:
-        turn += _is_user_words(message)
+        turn += is_user_words(message)
         for part in tool_results(message):
             data = part.data or {}
             if part.name != COMMAND_TOOL or KEY_COMMAND not in data:
@@ -193,7 +193,7 @@ def _questions(text: str) -> list[str]:
     return [q for q in found if len(q) >= MIN_QUESTION_CHARS]
 
 
-def _is_user_words(message: Message) -> bool:
+def is_user_words(message: Message) -> bool:
     return message.role == "user" and not compaction_parts(message) and bool(message.text())
 
 
@@ -216,7 +216,7 @@ def open_questions(messages: Sequence[Message]) -> list[str]:
     """
     out: list[str] = []
     for index, message in enumerate(messages):
-        if not _is_user_words(message):
+        if not is_user_words(message):
             continue
         asked = _questions(message.text())
         if asked and not _answered(messages, index):
@@ -227,9 +227,9 @@ def open_questions(messages: Sequence[Message]) -> list[str]:
 def _answered(messages: Sequence[Message], index: int) -> bool:
     turn = messages[index].turn_id
     for later in messages[index + 1 :]:
-        if turn is None and _is_user_words(later):
+        if turn is None and is_user_words(later):
             return False
-        if turn is not None and later.turn_id not in (turn, None) and _is_user_words(later):
+        if turn is not None and later.turn_id not in (turn, None) and is_user_words(later):
             return False
         if _answers(later) and (turn is None or later.turn_id in (turn, None)):
             return True

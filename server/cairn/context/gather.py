@@ -2,7 +2,9 @@
 
 Reads, for one call: the referenced files and directories (through the
 path guard), the files in play (the editor's text wins over the disk) and
-the other open buffers, the rules files of the files in play, the editor's
+the other open buffers, the rules files of the files in play (and of the
+files the history keeps in play across the turn boundary,
+`cairn.context.in_play`; those whose files left play say why), the editor's
 diagnostics, `git diff HEAD` of every workspace folder, and — when the
 caller asks for a fresh preamble — the project profile and the repository
 map rendered for its budget (`cairn.context.sources.repomap`: a fixed
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, framed, make_block
 from cairn.context.budget import Budget, context_window_for
+from cairn.context.in_play import history_play
 from cairn.context.priorities import (
     PRIORITY_BUFFER,
     PRIORITY_LOW_RELEVANCE,
@@ -31,7 +34,7 @@ from cairn.context.priorities import (
     PRIORITY_REPOMAP,
 )
 from cairn.context.references import block_kind, reference_blocks
-from cairn.context.rules import rules_blocks
+from cairn.context.rules import out_of_play_blocks, rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
 from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
@@ -41,7 +44,7 @@ from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.repomap import RepoMapRenderer, map_cap, repomap_candidates
 from cairn.context.sources.system import system_candidate
 from cairn.context.tool_schemas import ToolLine, schema_text
-from cairn.errors import PathRefusedError
+from cairn.errors import CairnError, PathRefusedError
 from cairn.files.guard import read_text_guarded
 from cairn.files.ignore import IgnoreRules
 from cairn.files.text import content_hash
@@ -156,6 +159,28 @@ def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candi
         candidate.seq = float(index)
         out.append(candidate)
     return tuple(out)
+
+
+def _in_play(
+    workspace: Workspace, request: GatherRequest
+) -> tuple[list[Path], tuple[Candidate, ...]]:
+    """Every file in play for rules, diagnostics and the map: the ones shown, the turn's
+    seen files, then those the history keeps in play; and the blocks of rules files whose
+    files left play."""
+    play = history_play(request.history, next_turn=request.user_message_id is None)
+    carried: list[Path] = []
+    for rel in play.carried:
+        try:
+            carried.append(workspace.resolve(rel))
+        except CairnError:
+            continue
+    files = _unique([*request.files_in_play, *request.seen_files, *carried])
+    left = out_of_play_blocks(workspace, play.left, files)
+    return files, tuple(Candidate(block=b, body="") for b in left)
+
+
+def _unique(paths: Sequence[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))
 
 
 def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) -> list[FileView]:
@@ -316,8 +341,9 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     )
     available = budget.require_positive(request.model)
     shown = list(request.files_in_play)
-    # Files the turn read, searched or listed: their rules, diagnostics and ranking too.
-    files = shown + [p for p in request.seen_files if p not in set(shown)]
+    # Files the turn (or the history) read, edited, searched or listed: their rules,
+    # diagnostics and ranking too.
+    files, out_of_play = _in_play(workspace, request)
     references = _reference_views(parts, request.references, count)
     # A reference's file is not shown again as a buffer (nor refused twice, for a link).
     skip = {v.rel for v in references} | {v.target for v in references if v.target}
@@ -346,6 +372,7 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
         diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
+        out_of_play=out_of_play,
         files=tuple(references + buffers),
         edited=edited,
         in_play=tuple(workspace.relative(p) for p in shown),

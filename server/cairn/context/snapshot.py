@@ -79,6 +79,8 @@ class ContextSnapshot:
     diff: tuple[Candidate, ...]
     extra: tuple[Candidate, ...]
     files: tuple[FileView, ...]
+    # Text-less rules blocks of rules files whose files left play (the manifest says why).
+    out_of_play: tuple[Candidate, ...] = ()
     # Workspace-relative paths → text of the files the agent itself edited in this turn.
     edited: Mapping[str, str] = field(default_factory=dict)
     # The files in play (workspace-relative), which the preamble's rules and map depend on.
