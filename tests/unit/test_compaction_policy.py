@@ -77,33 +77,20 @@ def test_watermark_never_separates_a_call_from_its_result() -> None:
         messages += _step(i, "x" * 100)
     state = read_state(messages)
     for keep in range(0, 500, 7):
-        index = choose_watermark(
-            messages, state, count, keep_recent_tokens=keep, max_transcript_tokens=10_000
-        )
+        index = choose_watermark(messages, state, count, keep_recent_tokens=keep)
         if index is not None:
             assert messages[index].role != "assistant" or index + 1 == len(messages)
             assert index + 1 == len(messages) or messages[index + 1].role != "tool"
 
 
-def test_watermark_keeps_the_recent_tail_and_fits_the_transcript() -> None:
+def test_watermark_keeps_the_recent_tail() -> None:
     messages = [Message(id="u", role="user", parts=[TextPart(text="go")])]
     for i in range(4):
         messages += _step(i, "x" * 100)
     state = read_state(messages)
-    everything_but_last_step = choose_watermark(
-        messages, state, count, keep_recent_tokens=150, max_transcript_tokens=10_000
-    )
+    everything_but_last_step = choose_watermark(messages, state, count, keep_recent_tokens=150)
     assert everything_but_last_step is not None and messages[everything_but_last_step].id == "r2"
-    small = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=200
-    )
-    assert small is not None and messages[small].id in {"u", "r0"}
-    assert (
-        choose_watermark(
-            messages, state, count, keep_recent_tokens=10_000, max_transcript_tokens=10_000
-        )
-        is None
-    )
+    assert choose_watermark(messages, state, count, keep_recent_tokens=10_000) is None
 
 
 def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
@@ -114,20 +101,14 @@ def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
         messages += _step(i, "x" * 100)
     messages += _step(3, "y" * 5_000)
     state = read_state(messages)
-    index = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=100_000
-    )
+    index = choose_watermark(messages, state, count, keep_recent_tokens=0)
     assert index is not None and messages[index].id == "r2"
     # A summary prepared once the model's reply to that step is in hand may cover it.
-    replied = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=10**6, replied=True
-    )
+    replied = choose_watermark(messages, state, count, keep_recent_tokens=0, replied=True)
     assert replied == len(messages) - 1
     # Once the model has replied to that step, it may be covered like any other.
     answered = [*messages, Message(id="a9", role="assistant", parts=[TextPart(text="done")])]
-    last = choose_watermark(
-        answered, read_state(answered), count, keep_recent_tokens=0, max_transcript_tokens=10**6
-    )
+    last = choose_watermark(answered, read_state(answered), count, keep_recent_tokens=0)
     assert last == len(answered) - 1
 
 

@@ -82,7 +82,7 @@ def files_read(messages: Iterable[Message]) -> list[FileRead]:
         key = (str(data[KEY_PATH]), str(data.get(KEY_HASH, "")))
         if key not in seen:
             seen.add(key)
-            out.append(FileRead(path=key[0], hash=key[1]))
+            out.append(FileRead(path=key[0], hash=key[1], artifact_id=part.artifact_id))
     return out
 
 

@@ -164,9 +164,9 @@ def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candi
 def _in_play(
     workspace: Workspace, request: GatherRequest
 ) -> tuple[list[Path], tuple[Candidate, ...]]:
-    """Every file in play for rules, diagnostics and the map: the ones shown, the turn's
-    seen files, then those the history keeps in play; and the blocks of rules files whose
-    files left play."""
+    """The files in play for rules and the map: the ones shown, the turn's seen files, then
+    those the history keeps in play (not for diagnostics and diffs: the turn's own files
+    are); and the blocks of rules files whose files left play."""
     play = history_play(request.history, next_turn=request.user_message_id is None)
     carried: list[Path] = []
     for rel in play.carried:
@@ -341,9 +341,10 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     )
     available = budget.require_positive(request.model)
     shown = list(request.files_in_play)
-    # Files the turn (or the history) read, edited, searched or listed: their rules,
-    # diagnostics and ranking too.
-    files, out_of_play = _in_play(workspace, request)
+    # Files the turn read, searched or listed: their diagnostics too, and with the ones the
+    # history keeps in play their rules and ranking.
+    files = _unique([*shown, *request.seen_files])
+    ranked, out_of_play = _in_play(workspace, request)
     references = _reference_views(parts, request.references, count)
     # A reference's file is not shown again as a buffer (nor refused twice, for a link).
     skip = {v.rel for v in references} | {v.target for v in references if v.target}
@@ -362,10 +363,10 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         goals=request.goals.model_copy(deep=True),
         history=request.history,
         system=(system_candidate(count), mode_candidate(request.mode, count)),
-        rules=_rules(workspace, files, count),
+        rules=_rules(workspace, ranked, count),
         profile=_profile(parts, count) if with_preamble else (),
         repomap=(
-            _repomap(parts, request, files, count, available, budget.context_window)
+            _repomap(parts, request, ranked, count, available, budget.context_window)
             if with_preamble
             else ()
         ),

@@ -5,17 +5,19 @@ the first message of the conversation. It shows the narrative only: the
 objective, the confirmed facts (the user's own words among them), the
 decisions and the open questions. The summary's ledger fields stay in the
 record but are not repeated — the tests, commands and files changed are in
-the ledger block of every call (`cairn.context.sources.ledger`), and a list
-of every file read with its hash bought nothing — except the finished
-goals (`goal_summaries`): they are shown here, frozen with the summary and
-read from the cache, so the plan in the tail can count the goals of earlier
+the ledger block of every call (`cairn.context.sources.ledger`) — except two:
+the files read before the summary, on one line, each with the artifact
+holding its text as it was read (so the model can read it again, though the
+messages that showed it are gone), and the finished goals
+(`goal_summaries`): they are shown here, frozen with the summary and read
+from the cache, so the plan in the tail can count the goals of earlier
 turns on one line instead of listing them (`cairn.context.sources.plan`).
 
 The summary is never dropped: it is required within a reserved share of
 the input budget (`SUMMARY_SHARE`), and `fit_summary` gives it that size by
-leaving out, oldest first, the model's own facts, then decisions, then open
-questions, then finished goals, then the user's words, and last by clipping
-the objective.
+leaving out the files read, then, oldest first, the model's own facts, then
+decisions, then open questions, then finished goals, then the user's words,
+and last by clipping the objective.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from cairn.models.summary import GoalSummary, SessionSummary
 SUMMARY_TITLE = "[Summary of the earlier conversation; the messages it covers are not shown]"
 OMITTED_NOTE = "[{n} older summary lines left out to fit the summary's share of the budget]"
 GOALS_TITLE = "Goals finished"
+FILES_READ_TITLE = 'Files read (read_file("artifact:<id>") shows the text as it was read)'
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
@@ -40,6 +43,16 @@ def goal_text(goal: GoalSummary) -> str:
     return f"{goal.goal_id} {goal.description}{outcome_text(goal.status, goal.summary)}"
 
 
+def files_read_line(summary: SessionSummary) -> list[str]:
+    """The files read before the summary, the last read of each, with its artifact."""
+    latest: dict[str, str | None] = {}
+    for read in summary.files_read:
+        latest.pop(read.path, None)
+        latest[read.path] = read.artifact_id
+    items = [f"{path} ({artifact})" if artifact else path for path, artifact in latest.items()]
+    return [f"{FILES_READ_TITLE}: " + ", ".join(items)] if items else []
+
+
 def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
     """The summary as one readable text, empty sections left out."""
     out = [SUMMARY_TITLE]
@@ -49,6 +62,7 @@ def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
     out += _section("Decisions", [f"{d.decision} (because {d.reason})" for d in summary.decisions])
     out += _section("Open questions", summary.open_questions)
     out += _section(GOALS_TITLE, [goal_text(g) for g in summary.goal_summaries])
+    out += files_read_line(summary)
     if omitted:
         out.append(OMITTED_NOTE.format(n=omitted))
     return "\n".join(out)
@@ -56,6 +70,8 @@ def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
 
 def _shrunk(summary: SessionSummary) -> SessionSummary | None:
     """The summary with its least important line left out (None when nothing is left)."""
+    if summary.files_read:
+        return summary.model_copy(update={"files_read": []})
     facts = summary.confirmed_facts
     model_facts = [i for i, f in enumerate(facts) if not f.startswith(USER_FACT_PREFIX)]
     if model_facts:
