@@ -5,7 +5,7 @@ A turn's own reads and edits are in play from the call after them (its scope's
 history says what is still in play: the files the previous turn read, edited,
 searched into or listed, and any file whose messages are still verbatim in
 the history — not covered by a summary, not folded into a finished goal —
-keep their nested rules, diagnostics and place in the repository map's
+keep their nested rules and place in the repository map's
 ranking at the next turn's calls (a follow-up such as "also add a test" edits
 them again before reading one). A file leaves play when every message that
 touched it has been summarised or folded, and `HistoryPlay.left` says why, for
