@@ -20,7 +20,9 @@ kind, the number of session messages that had to exist for it to be known
   as what superseded another. A status is a test's passed/failed word or an
   exit code (`exit 0` is passed).
 Nested rules are expected only when a file of their folder was touched in
-the measured call's turn (`RuleScope`); everything else from `known_after` on.
+the measured call's turn (before the call) or in the turn before it
+(`RuleScope`: a follow-up edits there again before touching anything);
+everything else from `known_after` on.
 """
 
 from __future__ import annotations
@@ -215,10 +217,11 @@ class RuleScope:
         return RuleScope(out)
 
     def applies(self, folder: str, upto: int, turn: int) -> bool:
-        """A file under `folder` was touched in `turn`, before message `upto`."""
+        """A file under `folder` was touched in `turn` before message `upto`, or in the
+        turn before."""
         prefix = folder.rstrip("/") + "/"
         return any(
-            t == turn and i < upto and (p == folder or p.startswith(prefix))
+            (t == turn - 1 or (t == turn and i < upto)) and (p == folder or p.startswith(prefix))
             for i, t, p in self.touched
         )
 

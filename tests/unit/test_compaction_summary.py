@@ -192,7 +192,7 @@ async def test_incremental_summary_reads_only_what_follows_the_watermark(tmp_pat
     texts = [str(m.get("content") or "") for m in second[:-1]]
     at = next(i for i, t in enumerate(texts) if t.startswith(SUMMARY_TITLE))
     previous, new_part = texts[at], "\n".join(texts[at + 1 :])
-    assert "first fact" in previous and "The user said: fix add" in previous
+    assert "first fact" in previous and "The user said:\n- fix add" in previous
     assert "ALPHA-TOKEN" not in "\n".join(texts)
     assert "BETA-TOKEN" in new_part and "read it again" in new_part
     facts = second_summary.confirmed_facts

@@ -300,7 +300,7 @@ async def test_an_overflowing_call_gets_a_new_summary_whatever_the_retry_gate_sa
             if not b.included and b.source in ("history", "summary")
         ]
         assert dropped == []
-        assert "The user said: talk at length" in text_of(calls.turn[-1])
+        assert "The user said:\n- talk at length" in text_of(calls.turn[-1])
     finally:
         engine.close()
 
@@ -355,7 +355,7 @@ def test_thirty_distinct_commands_over_a_hundred_calls_keep_each_ones_last_resul
         line = f"- {command}: {_exit_of(command, code)} (turn {turn}, output artifact {artifact})"
         assert line in text.splitlines(), f"{command}: {line!r} not in\n{text}"
     assert text.index("Tests:") < text.index("Builds and checks:") < text.index("Other commands:")
-    assert "now turn 10" in text
+    assert "now turn 10)" in text
 
 
 def test_runs_of_one_command_spelled_differently_are_one_line() -> None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.quality.facts import Fact, ledger_facts, present, request_lines
-from bench.quality.measure import measure
+from bench.quality.facts import Fact, RuleScope, ledger_facts, present, request_lines
+from bench.quality.measure import measure, unseen_claims
 from bench.quality.rereads import blind_edits
-from bench.quality.run import run_session
-from bench.quality.script import CONSTRAINTS, build_session
-from bench.quality.workspace import GEN_SEED_7, TEST_A
+from bench.quality.run import Recorded, SessionRun, run_session
+from bench.quality.script import CONSTRAINTS, NESTED_FOLLOW_UP, build_session, narratives
+from bench.quality.workspace import GEN_SEED_7, LARGE_READS, TEST_A, TOOL_FACTS, project_files
+from cairn.llm.script import COMPACTION_LANE
+from cairn.settings import Settings
 
 COMMAND = "python3 -m unittest -q tests.test_x"
 
@@ -109,6 +111,44 @@ def test_an_edit_is_blind_when_a_line_of_its_old_text_is_not_in_the_request() ->
     assert blind_edits([half], [edit]) == [0]
     assert blind_edits([half, half, whole], [write, read, edit]) == []  # only `old` edits count
     assert blind_edits([whole, half], [edit, edit]) == [1]
+
+
+def test_a_fact_a_narrative_restates_without_its_request_holding_it_is_unseen() -> None:
+    session = build_session(turns=1)
+    first, second = TOOL_FACTS[0], TOOL_FACTS[1]
+    held = [{"role": "user", "content": f"TOOL read_file [ok]: # ... ({first.marker})"}]
+    run = SessionRun(Settings(), [Recorded(COMPACTION_LANE, held, [], 3)])
+    # The first narrative restates every tool fact; its request held only the first.
+    assert narratives(1)[0]["text"].count("FACT-") == len(TOOL_FACTS)
+    unseen = unseen_claims(run, session)
+    assert (1, first.marker) not in unseen and (1, second.marker) in unseen
+    assert len(unseen) == len(TOOL_FACTS) - 1
+
+
+def test_nested_rules_apply_in_the_turn_after_one_that_touched_their_folder() -> None:
+    scope = RuleScope([(3, 0, "pkg_x/export.py")])
+    assert scope.applies("pkg_x", 4, 0) and not scope.applies("pkg_x", 3, 0)
+    assert scope.applies("pkg_x", 9, 1)  # the next turn, before touching anything there
+    assert not scope.applies("pkg_x", 9, 2)
+
+
+def test_the_variants_plant_facts_in_large_reads_and_follow_up_in_a_nested_folder() -> None:
+    files = project_files(LARGE_READS)
+    for path, fact in (("pkg_a/tokenizer.py", TOOL_FACTS[0]), ("pkg_b/config.py", TOOL_FACTS[1])):
+        text = files[path]
+        assert 17_000 <= len(text.encode()) <= 18_432
+        line = next(line for line in text.splitlines() if fact.marker in line)
+        assert line.startswith("#")  # only in a comment ...
+        assert 0.3 < text.index(fact.marker) / len(text) < 0.7  # ... in the middle
+    follow_up = build_session(variant=NESTED_FOLLOW_UP)
+    base = build_session()
+    assert follow_up.users[:-1] == base.users and len(follow_up.users) == len(base.users) + 1
+    last_turn = follow_up.lines[base.main_calls : follow_up.main_calls]
+    calls = [c for line in last_turn for c in line.get("toolCalls", [])]
+    assert calls[1]["name"] == "edit_file" and calls[1]["arguments"]["path"] == "pkg_x/export.py"
+    assert not any(
+        c["name"] == "read_file" and c["arguments"]["path"].startswith("pkg_x") for c in calls
+    )
 
 
 # -- a shortened real session -------------------------------------------------------------

@@ -1,15 +1,17 @@
 """Plain-text rendering of history for the compaction call, and the choice of its watermark.
 
 The compaction model reads the messages after the previous watermark as a
-plain transcript, every tool output in full — a pruned one too: the model
-saw it whole when it came, so the summary must have seen it whole to keep
-what it said. Two outputs are not repeated: one identical to an output
-earlier in the same transcript names that call, and one identical to an
-output an earlier summary covered (whose summarizer saw it whole) says so
-and names its artifact; a `goal` result is its first line, as the context
-shows it (the plan is the goal tree's). Folded goals appear as their fold
-text. A transcript too large for one call is cut into chunks
-(`cairn.compaction.chunks`).
+plain transcript, every tool output in full — a pruned one, and the messages
+of a goal already folded into one line, too: the model saw them whole when
+they came, so the summary must have seen them whole to keep what they said
+(a fold's line follows its messages). Outputs are not repeated: one
+identical to an output earlier in the same transcript names that call, one
+identical to an output an earlier summary covered (whose summarizer saw it
+whole) says so and names its artifact, and a `read_file` of a file read
+before (from the same line) that changed little is shown as its changes
+since that read (`MAX_DIFF_SHARE`); a `goal` result is its first line,
+as the context shows it (the plan is the goal tree's). A transcript too
+large for one call is cut into chunks (`cairn.compaction.chunks`).
 
 The new watermark keeps a recent tail of the history verbatim (measured as
 the context shows it), never separates an assistant message from the tool
@@ -23,9 +25,12 @@ much it covers is not bounded by the compaction call's window: chunks are.
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 
+from cairn.compaction.ledger import KEY_PATH, READ_TOOL
 from cairn.compaction.markers import (
     CompactionState,
     compaction_parts,
@@ -39,10 +44,35 @@ from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPar
 GOAL_TOOL = "goal"
 # Outputs smaller than this are shown again rather than named (a name costs about as much).
 MIN_REPEAT_TOKENS = 100
-SAME_AS_ABOVE = "[the same output as call {call} above]"
+SAME_AS_ABOVE = "[the same output as tool result {call} above]"
 SAME_AS_BEFORE = (
     "[the same output as one the previous summary covered (its summarizer read it whole){where}]"
 )
+CHANGED_SINCE = "[{earlier}, changed since (a diff of its lines, numbers left out):\n{diff}\n]"
+EARLIER_HERE = "the read of tool result {call} above"
+EARLIER_COVERED = "the read of {path} the previous summary covered{where}"
+# A re-read is shown as its changes when they are at most this share of it.
+MAX_DIFF_SHARE = 0.3
+# `read_file`'s line numbers (left out before two reads are compared).
+LINE_NUMBER = re.compile(r"^ *\d+\t", re.MULTILINE)
+KEY_START_LINE = "start_line"
+
+ReadKey = tuple[str, object]
+
+
+def read_key(part: ToolResultPart) -> ReadKey | None:
+    """What two reads of the same text share: the path and the first line read."""
+    data = part.data or {}
+    if part.name != READ_TOOL or not part.ok or KEY_PATH not in data:
+        return None
+    return (str(data[KEY_PATH]), data.get(KEY_START_LINE))
+
+
+def changes(before: str, after: str) -> str:
+    """The unified diff of two read outputs' lines, their numbers left out."""
+    old = LINE_NUMBER.sub("", before).splitlines()
+    new = LINE_NUMBER.sub("", after).splitlines()
+    return "\n".join(list(difflib.unified_diff(old, new, n=1, lineterm=""))[2:])
 
 
 class Transcript:
@@ -51,16 +81,27 @@ class Transcript:
     def __init__(self, state: CompactionState, count: Callable[[str], int]) -> None:
         self.state = state
         self.count = count
-        # content hash of an output → the call that showed it earlier in this transcript.
-        self.shown: dict[str, str] = {}
+        # Tool results rendered so far (each is numbered, so later ones can name it).
+        self.results = 0
+        # content hash of an output → the number of the result that showed it earlier.
+        self.shown: dict[str, int] = {}
         # content hash of an output an earlier summary covered → its artifact (or None).
         self.covered: dict[str, str | None] = {}
+        # The last read of each text (path, first line): its output and how to name it.
+        self.reads: dict[ReadKey, tuple[str, str]] = {}
 
     def remember_covered(self, messages: Iterable[Message]) -> None:
         """Outputs of messages an earlier summary covered: named, not repeated."""
         for message in messages:
             for part in tool_results(message):
                 self.covered.setdefault(content_hash(part.output), part.artifact_id)
+                key = read_key(part)
+                if key is not None:
+                    where = f", artifact {part.artifact_id}" if part.artifact_id else ""
+                    self.reads[key] = (
+                        part.output,
+                        EARLIER_COVERED.format(path=key[0], where=where),
+                    )
 
     def _output(self, part: ToolResultPart) -> str:
         if part.name == GOAL_TOOL and part.ok:
@@ -72,24 +113,37 @@ class Transcript:
             if key in self.covered:
                 artifact = self.covered[key]
                 return SAME_AS_BEFORE.format(where=f"; artifact {artifact}" if artifact else "")
-        self.shown.setdefault(key, part.call_id)
-        return part.output
+        self.shown.setdefault(key, self.results)
+        return self._reread(part)
+
+    def _reread(self, part: ToolResultPart) -> str:
+        """A read shown as its changes since the last read of the same text, when small."""
+        key = read_key(part)
+        if key is None:
+            return part.output
+        earlier = self.reads.get(key)
+        self.reads[key] = (part.output, EARLIER_HERE.format(call=self.results))
+        if earlier is None:
+            return part.output
+        diff = changes(earlier[0], part.output)
+        if not diff or self.count(diff) > MAX_DIFF_SHARE * self.count(part.output):
+            return part.output
+        return CHANGED_SINCE.format(earlier=earlier[1], diff=diff)
 
     def tool_line(self, part: ToolResultPart) -> str:
         status = "ok" if part.ok else "failed"
-        artifact = f", artifact {part.artifact_id}" if part.artifact_id else ""
-        return f"TOOL {part.name} [{status}] (call {part.call_id}{artifact}): {self._output(part)}"
+        artifact = f" (artifact {part.artifact_id})" if part.artifact_id else ""
+        self.results += 1
+        return f"TOOL {self.results} {part.name} [{status}]{artifact}: {self._output(part)}"
 
     def message(self, message: Message) -> str:
-        """One message as transcript text ('' for messages the context no longer shows)."""
+        """One message as transcript text ('' for a prune or summary marker)."""
         if is_marker(message):
             return "\n".join(
                 f"GOAL FOLDED: {p.text}"
                 for p in compaction_parts(message)
                 if p.kind == "goal" and p.text
             )
-        if message.id in self.state.folded_message_ids:
-            return ""
         lines: list[str] = []
         for part in message.parts:
             if isinstance(part, TextPart) and part.text.strip():

@@ -40,9 +40,7 @@ from cairn.models.summary import FileChanged
 
 LEDGER_TITLE = "# Ledger"
 LEDGER_REF = "ledger"
-COMMANDS_TITLE = (
-    "Commands run, the last run of each (turn N: the user's Nth message; now turn {now})"
-)
+COMMANDS_TITLE = "Commands, the last run of each (now turn {now})"
 GROUP_TITLES = ("Tests", "Builds and checks", "Other commands")
 # Bounds that keep the block small in any session (commands are never left out).
 MAX_FILES = 30

@@ -2,13 +2,15 @@
 
 It stands for every message up to the summary's watermark and is shown as
 the first message of the conversation. It shows the narrative only: the
-objective, the confirmed facts (the user's own words among them), the
-decisions and the open questions. The summary's ledger fields stay in the
+objective, the confirmed facts, the user's own words (the facts recorded as
+"The user said: …", listed under one heading), the decisions and the open
+questions. The summary's ledger fields stay in the
 record but are not repeated — the tests, commands and files changed are in
 the ledger block of every call (`cairn.context.sources.ledger`) — except two:
-the files read before the summary, on one line, each with the artifact
-holding its text as it was read (so the model can read it again, though the
-messages that showed it are gone), and the finished goals
+the files read before the summary, on one line grouped by folder (so the
+model knows what it has seen, though the messages that showed it are gone;
+`read_file(path)` shows one again, and for a file the session changed after
+reading it the artifact of the text as read is named), and the finished goals
 (`goal_summaries`): they are shown here, frozen with the summary and read
 from the cache, so the plan in the tail can count the goals of earlier
 turns on one line instead of listing them (`cairn.context.sources.plan`).
@@ -31,7 +33,8 @@ from cairn.models.summary import GoalSummary, SessionSummary
 SUMMARY_TITLE = "[Summary of the earlier conversation; the messages it covers are not shown]"
 OMITTED_NOTE = "[{n} older summary lines left out to fit the summary's share of the budget]"
 GOALS_TITLE = "Goals finished"
-FILES_READ_TITLE = 'Files read (read_file("artifact:<id>") shows the text as it was read)'
+FILES_READ_TITLE = "Files read (if changed since: the artifact as read)"
+USER_WORDS_TITLE = USER_FACT_PREFIX.rstrip(": ")
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
@@ -44,13 +47,22 @@ def goal_text(goal: GoalSummary) -> str:
 
 
 def files_read_line(summary: SessionSummary) -> list[str]:
-    """The files read before the summary, the last read of each, with its artifact."""
-    latest: dict[str, str | None] = {}
+    """The files read before the summary, grouped by folder, the last read of each; a file
+    the session changed names that read's artifact."""
+    changed = {c.path for c in summary.files_changed}
+    folders: dict[str, list[str]] = {}
     for read in summary.files_read:
-        latest.pop(read.path, None)
-        latest[read.path] = read.artifact_id
-    items = [f"{path} ({artifact})" if artifact else path for path, artifact in latest.items()]
-    return [f"{FILES_READ_TITLE}: " + ", ".join(items)] if items else []
+        folder, _, name = read.path.rpartition("/")
+        names = folders.setdefault(folder, [])
+        item = name
+        if read.path in changed and read.artifact_id:
+            item = f"{name} ({read.artifact_id})"
+        names[:] = [n for n in names if n.split(" ", 1)[0] != name] + [item]
+    groups = [
+        f"{folder}/ " + ", ".join(names) if folder else ", ".join(names)
+        for folder, names in folders.items()
+    ]
+    return [f"{FILES_READ_TITLE}: " + "; ".join(groups)] if groups else []
 
 
 def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
@@ -58,7 +70,12 @@ def render_summary(summary: SessionSummary, omitted: int = 0) -> str:
     out = [SUMMARY_TITLE]
     if summary.objective:
         out.append(f"Objective: {summary.objective}")
-    out += _section("Confirmed facts", summary.confirmed_facts)
+    facts = summary.confirmed_facts
+    out += _section("Confirmed facts", [f for f in facts if not f.startswith(USER_FACT_PREFIX)])
+    out += _section(
+        USER_WORDS_TITLE,
+        [f.removeprefix(USER_FACT_PREFIX) for f in facts if f.startswith(USER_FACT_PREFIX)],
+    )
     out += _section("Decisions", [f"{d.decision} (because {d.reason})" for d in summary.decisions])
     out += _section("Open questions", summary.open_questions)
     out += _section(GOALS_TITLE, [goal_text(g) for g in summary.goal_summaries])
