@@ -342,14 +342,24 @@ def run_window(
     return measure(asyncio.run(run_session(session, settings)), session)
 
 
+def below_target(figures: Figures) -> str:
+    """The kinds of fact whose worst share misses its target, with that share ('none')."""
+    low = [
+        f"{kind} {_pct(worst)}"
+        for kind, target in TARGET_SHARE.items()
+        if (worst := worst_share(figures, kind)) is not None and worst < target
+    ]
+    return ", ".join(low) or "none"
+
+
 def sweep_lines(rows: list[tuple[int, Figures]], command: str, variant: str = BASE) -> list[str]:
     """One table line per window, and the median ratio over the windows with the bench's shape."""
     title = f"Context quality: the ratio to OpenCode across windows (issue 12), variant {variant}"
     lines = [
         *heading(title, command),
         "",
-        "| window | summaries | prunes | goal folds | worst share, all facts | unseen restated | over budget | blind edits (Cairn / replay) | Cairn input | OpenCode input | ratio | ratio, re-reads priced |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| window | summaries | prunes | goal folds | worst share, all facts | kinds below target (worst) | unseen restated | over budget | blind edits (Cairn / replay) | Cairn input | OpenCode input | ratio | ratio, re-reads priced |",
+        "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     shaped: list[float] = []
     priced: list[float] = []
@@ -363,7 +373,7 @@ def sweep_lines(rows: list[tuple[int, Figures]], command: str, variant: str = BA
             shaped.append(figures.ratio)
             priced.append(figures.reread_ratio)
         lines.append(
-            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {len(figures.unseen)} | {over} | {figures.blind_edits} / {figures.replay_blind_edits} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.3f}×{mark} | {figures.reread_ratio:.3f}× |"
+            f"| {window:,} | {shape['summaries']} | {shape['prunes']} | {shape['goal folds']} | {_pct(worst_share(figures))} | {below_target(figures)} | {len(figures.unseen)} | {over} | {figures.blind_edits} / {figures.replay_blind_edits} | {figures.cairn_total:,} | {replay.total:,} | {figures.ratio:.3f}×{mark} | {figures.reread_ratio:.3f}× |"
         )
     median = f"{statistics.median(shaped):.3f}×" if shaped else "n/a"
     worst = f"{max(shaped):.3f}×" if shaped else "n/a"

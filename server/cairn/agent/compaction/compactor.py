@@ -128,6 +128,7 @@ class Compactor:
             minimum=knobs.prune_minimum,
             protect=knobs.prune_protect,
             protected_tools=self.settings.protected_tools,
+            skip_turns=knobs.prune_skip_turns,
         )
         if plan is not None:
             label = f"prune {round(plan.freed_tokens / TOKENS_PER_K)}k"
