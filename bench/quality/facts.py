@@ -9,13 +9,20 @@ kind, the number of session messages that had to exist for it to be known
 - `changed`: a changed file's path on a line that also says it changed
   (`CHANGE_WORDS`: an `edit_file` call, "patch", "changed", …), or under a
   heading line that does;
-- `test_status`: the latest run of a test command is known: that run's own
-  result (`$ command` then `exit code N`) is shown, or the last line that
-  names the command with a status word (lines saying "last"/"latest" win)
-  has the right status and not the wrong one;
-- `command`: a non-test command's text appears (a tool call, a ledger line).
+- `last_status`: the latest run of a command (a test or not) is known: that run's own
+  result (`$ command` then `exit code N`) is shown, or the last line about
+  the command with a status word (lines saying "last"/"latest" win) has the
+  right status and not the wrong one. A line is about a command when it
+  states it exactly, as the ledger writes it: the line's subject (after a
+  list bullet or a `$ ` prompt) is the command, or the command stands in
+  backquotes — so a line about `pytest -q tests/test_retry.py` is not one
+  about `pytest -q tests`, and neither is a line that names the command only
+  as what superseded another. A status is a test's passed/failed word or an
+  exit code (`exit 0` is passed).
 Nested rules are expected only when a file of their folder was touched in
-the measured call's turn (`RuleScope`); everything else from `known_after` on.
+the measured call's turn (before the call) or in the turn before it
+(`RuleScope`: a follow-up edits there again before touching anything);
+everything else from `known_after` on.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 
 Kind = Literal["constraint", "goal", "ledger", "tool", "rule"]
 KINDS: tuple[Kind, ...] = ("ledger", "constraint", "goal", "rule", "tool")
-Detector = Literal["marker", "changed", "test_status", "command"]
+Detector = Literal["marker", "changed", "last_status"]
 CHANGE_WORDS = ("edit_file", "patch", "changed", "edited", "modified", "created", "wrote")
 PASSED = re.compile(r"\b(passed|pass|ok|succeeded|exit(?: code)?[ =:]*0)\b", re.IGNORECASE)
 FAILED = re.compile(r"\b(failed|fail|failing|error|exit(?: code)?[ =:]*[1-9]\d*)\b", re.IGNORECASE)
@@ -39,6 +46,10 @@ RAW_RESULT = re.compile(r"^exit code (\d+)")
 RESULT_TAG = "[bench: result of"
 LATEST_WORDS = ("last", "latest")
 HEADING = re.compile(r"^\s*(#+ .*|.*:\s*)$")
+# What may stand before a line's subject: a list bullet, a shell prompt, a backquote.
+SUBJECT_LEAD = re.compile(r"^\s*(?:[-*]\s+|\$\s+)?`?")
+# What may follow a command that is a line's subject (anything but more of its words).
+SUBJECT_END = re.compile(r"^(?:$|[`:,;)]|\s+(?:→|—|-\s|\())")
 # Tools whose `path` argument puts a folder's files "in play" for its rules.
 TOUCHING_TOOLS = ("read_file", "edit_file", "grep", "list_dir")
 
@@ -52,9 +63,9 @@ class Fact:
     detector: Detector
     needle: str
     known_after: int = 0
-    # For test_status: "passed" or "failed"; for nested rules: their folder.
+    # For last_status: "passed" or "failed" (exit 0 or not); for nested rules: their folder.
     detail: str = ""
-    # For test_status: the tool call of the latest run.
+    # For last_status: the tool call of the latest run.
     call_id: str = ""
 
 
@@ -107,13 +118,23 @@ def _raw_status(lines: Sequence[str], fact: Fact) -> str | None:
     return None
 
 
+def about(line: str, command: str) -> str | None:
+    """The rest of `line` when it is about exactly `command` (see the module docstring)."""
+    lead = SUBJECT_LEAD.match(line)
+    start = lead.end() if lead else 0
+    if line.startswith(command, start) and SUBJECT_END.match(line[start + len(command) :]):
+        return line[start + len(command) :]
+    quoted = f"`{command}`"
+    return line.replace(quoted, "") if quoted in line else None
+
+
 def _stated_status(lines: Sequence[str], command: str) -> str | None:
-    """The status of the last line naming `command` with a status word ("last" lines first)."""
+    """The status of the last line about `command` with a status word ("last" lines first)."""
     stated: list[tuple[bool, str]] = []
     for line in lines:
-        if command not in line:
+        rest = about(line, command)
+        if rest is None:
             continue
-        rest = line.replace(command, "")
         passed, failed = PASSED.search(rest), FAILED.search(rest)
         if bool(passed) != bool(failed):
             latest = any(w in rest.lower() for w in LATEST_WORDS)
@@ -122,7 +143,7 @@ def _stated_status(lines: Sequence[str], command: str) -> str | None:
     return preferred[-1] if preferred else None
 
 
-def _test_status(lines: Sequence[str], fact: Fact) -> bool:
+def _last_status(lines: Sequence[str], fact: Fact) -> bool:
     raw = _raw_status(lines, fact)
     if raw is not None:
         return raw == fact.detail
@@ -132,11 +153,11 @@ def _test_status(lines: Sequence[str], fact: Fact) -> bool:
 def present(fact: Fact, lines: Sequence[str]) -> bool:
     """Whether `fact` is in a request read as `lines`."""
     text = "\n".join(lines)
-    if fact.detector in ("marker", "command"):
+    if fact.detector == "marker":
         return fact.needle in text
     if fact.detector == "changed":
         return _changed(lines, fact.needle)
-    return _test_status(lines, fact)
+    return _last_status(lines, fact)
 
 
 # -- ledger facts from the records ----------------------------------------------------
@@ -154,28 +175,24 @@ def _results(messages: Sequence[Message]) -> list[tuple[int, ToolResultPart]]:
 def ledger_facts(messages: Sequence[Message], upto: int) -> list[Fact]:
     """The ledger as the records know it after the first `upto` messages.
 
-    Each changed file (first change), each test command's latest status, each
-    other command that ran (latest run)."""
+    Each changed file (first change), and each command's latest status (a test's
+    passed/failed, another command's exit code)."""
     changed: dict[str, int] = {}
-    tests: dict[str, tuple[int, str, str]] = {}
-    commands: dict[str, int] = {}
+    runs: dict[str, tuple[int, str, str, str]] = {}
     for index, part in _results(messages[:upto]):
         data = part.data or {}
         if part.name == "edit_file" and part.ok and "path" in data:
             changed.setdefault(str(data["path"]), index + 1)
         elif part.name == "run_command" and "command" in data and data.get("exit_code") is not None:
-            command = str(data["command"])
-            if data.get("test"):
-                status = "passed" if data["exit_code"] == 0 else "failed"
-                tests[command] = (index + 1, status, part.call_id)
-            else:
-                commands[command] = index + 1
+            code = data["exit_code"]
+            status = "passed" if code == 0 else "failed"
+            shown = status if data.get("test") else f"exit {code}"
+            runs[str(data["command"])] = (index + 1, status, shown, part.call_id)
     facts = [Fact("ledger", f"changed {p}", "changed", p, at) for p, at in changed.items()]
     facts += [
-        Fact("ledger", f"{c}: {s}", "test_status", c, at, s, call)
-        for c, (at, s, call) in tests.items()
+        Fact("ledger", f"{c}: {shown}", "last_status", c, at, s, call)
+        for c, (at, s, shown, call) in runs.items()
     ]
-    facts += [Fact("ledger", f"ran {c}", "command", c, at) for c, at in commands.items()]
     return facts
 
 
@@ -200,10 +217,11 @@ class RuleScope:
         return RuleScope(out)
 
     def applies(self, folder: str, upto: int, turn: int) -> bool:
-        """A file under `folder` was touched in `turn`, before message `upto`."""
+        """A file under `folder` was touched in `turn` before message `upto`, or in the
+        turn before."""
         prefix = folder.rstrip("/") + "/"
         return any(
-            t == turn and i < upto and (p == folder or p.startswith(prefix))
+            (t == turn - 1 or (t == turn and i < upto)) and (p == folder or p.startswith(prefix))
             for i, t, p in self.touched
         )
 

@@ -13,7 +13,12 @@ the session's records (`run.messages`, `run.manifests`) and returns:
   (`harness.opencode_replay`, prune thresholds scaled to the window);
 - the session's shape: main calls, summaries, prunes, goal folds;
 - edits made blind on each side (`rereads`): the re-reads a real model
-  would have added to that side's total.
+  would have added to that side's total;
+- the facts a compaction narrative restated that the request it answered did
+  not hold (`unseen_claims`): the scripted summarizer knows the planted
+  facts, a real one knows only its input, so such a restatement is not
+  credited anywhere (its sentence is taken out of every request before the
+  facts are looked for).
 `check_setup` raises `SetupError` when the session is not the one the bench
 was written for (a reply not consumed, an edit that did not apply, a tool
 fact the first summary restates before the session found it).
@@ -58,7 +63,7 @@ from cairn.tokens.counter import count_tokens
 # The session must exercise compaction this much for its figures to mean anything.
 MIN_SUMMARIES = 3
 MIN_MAIN_CALLS = 120
-TARGET_SHARE: dict[Kind, float] = {"ledger": 1.0, "constraint": 1.0, "goal": 1.0, "rule": 1.0}
+TARGET_SHARE: dict[Kind, float] = dict.fromkeys(KINDS, 1.0)
 TARGET_ALL = 0.95
 TARGET_RATIO = 0.5
 
@@ -100,6 +105,8 @@ class Figures:
     replay_rereads: int = 0
     # Cairn's settings in the run.
     settings: Settings = field(default_factory=Settings)
+    # Facts a narrative restated without its request holding them: (compaction call, fact).
+    unseen: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def cairn_total(self) -> int:
@@ -171,10 +178,33 @@ def planted_facts(run: SessionRun, session: Session) -> list[Fact]:
     return facts
 
 
+def unseen_claims(run: SessionRun, session: Session) -> list[tuple[int, str]]:
+    """(compaction call, marker) of each tool fact a narrative restated that the request it
+    answered did not hold (its previous summary included)."""
+    narratives = [
+        str(line["text"]) for line in session.lines if line.get("agent") == COMPACTION_LANE
+    ]
+    calls = [r for r in run.requests if r.lane == COMPACTION_LANE]
+    out: list[tuple[int, str]] = []
+    for number, (request, narrative) in enumerate(zip(calls, narratives, strict=False), start=1):
+        held = "\n".join(request_lines(request.messages))
+        out += [
+            (number, f.marker)
+            for f in TOOL_FACTS
+            if f.sentence in narrative and f.marker not in held
+        ]
+    return out
+
+
 def point(
-    label: str, call: int, request: Recorded, facts: Sequence[Fact], run: SessionRun
+    label: str,
+    call: int,
+    request: Recorded,
+    facts: Sequence[Fact],
+    run: SessionRun,
+    unseen: Sequence[str] = (),
 ) -> Point:
-    """The fact shares of one request."""
+    """The fact shares of one request (lines holding an `unseen` sentence left out)."""
     upto = request.session_messages
     scope = RuleScope.of(run.messages)
     turn = turn_of(run.messages, upto)
@@ -184,7 +214,7 @@ def point(
         if f.known_after <= upto
         and (f.kind != "rule" or not f.detail or scope.applies(f.detail, upto, turn))
     ]
-    lines = request_lines(request.messages)
+    lines = [line for line in request_lines(request.messages) if not any(s in line for s in unseen)]
     found: dict[Kind, int] = dict.fromkeys(KINDS, 0)
     expected: dict[Kind, int] = dict.fromkeys(KINDS, 0)
     missing: list[str] = []
@@ -264,7 +294,9 @@ def measure(run: SessionRun, session: Session) -> Figures:
     check_setup(run, session)
     model = str(run.settings.model)
     facts = planted_facts(run, session)
-    figures = Figures(settings=run.settings)
+    figures = Figures(settings=run.settings, unseen=unseen_claims(run, session))
+    sentences = {f.marker: f.sentence for f in TOOL_FACTS}
+    unseen = [sentences[marker] for _, marker in figures.unseen]
     limit = (run.settings.context_window or 0) - run.settings.max_output_tokens
     main_index = 0
     after_summary = 0
@@ -280,10 +312,10 @@ def measure(run: SessionRun, session: Session) -> Figures:
         if pending:
             after_summary += 1
             label = f"after summary {after_summary}"
-            figures.points.append(point(label, main_index + 1, request, facts, run))
+            figures.points.append(point(label, main_index + 1, request, facts, run, unseen))
             pending = False
         main_index += 1
-    figures.points.append(point("last call", main_index, run.main[-1], facts, run))
+    figures.points.append(point("last call", main_index, run.main[-1], facts, run, unseen))
     figures.over_budget_manifests = sum(m.used_input > m.available_input for m in run.manifests)
     for manifest in run.manifests:
         for block in manifest.blocks:

@@ -92,7 +92,7 @@ async def run_session(session: Session, settings: dict[str, Any]) -> SessionRun:
     with tempfile.TemporaryDirectory(prefix="cairn-quality-") as tmp:
         folder = Path(tmp) / "recs"
         folder.mkdir()
-        make_workspace(folder)
+        make_workspace(folder, session.project)
         script = Path(tmp) / "script.jsonl"
         script.write_text("".join(json.dumps(line) + "\n" for line in session.lines))
         options = {"model": f"scripted/{script}", "allowed_commands": ALLOWED_COMMANDS, **settings}

@@ -11,13 +11,24 @@ then, and the last turn leaves one suite failing (so a context that says
 "passed" is wrong). Turns without an explicit task re-read the large filler
 modules, which is what fills the window.
 
+Variants (`VARIANTS`): the session as described (`base`); the same on the
+`large-reads` project (`workspace.LARGE_READS`: two of the tool facts only in
+comments inside the 17–18 KB modules read in turn 1); and `nested-follow-up`,
+whose last turn (editing `pkg_x/export.py`, under `pkg_x/AGENTS.md`) is
+followed by one more that edits there again without reading anything there
+first ("also fix the docstring"), so its first calls need the folder's rules
+from the turn before.
+
 Planted here (markers are unique words, see `workspace`):
 - constraints: sentences of some user messages (`CONSTRAINT-…`);
 - goals: every `done` summary (`GOAL-DONE-…`) and `abandon` reason
   (`GOAL-ABANDON-…`);
 - the compaction narratives: the first restates the tool-output facts
   (`TOOL_FACTS`); later ones restate nothing planted, like a summarizer
-  that forgets, so a fact survives only if Cairn carries it.
+  that forgets, so a fact survives only if Cairn carries it. The scripted
+  summarizer cannot read its input: `measure` checks that every fact a
+  narrative restates was in the request that narrative answered, and counts
+  one that was not as lost.
 Ledger facts (files changed, test statuses, other commands) are read back
 from the trace afterwards (`facts.ledger_facts`), not planted here.
 """
@@ -29,8 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bench.quality.workspace import (
+    BASE,
     GEN_SEED_7,
     GEN_SEED_11,
+    LARGE_READS,
     TEST_A,
     TEST_X,
     TOOL_FACTS,
@@ -39,6 +52,8 @@ from bench.quality.workspace import (
 )
 
 PlantedKind = Literal["constraint", "goal"]
+NESTED_FOLLOW_UP = "nested-follow-up"
+VARIANTS = (BASE, LARGE_READS, NESTED_FOLLOW_UP)
 FILLERS = ("pkg_a/normalize.py", "pkg_b/render.py", "pkg_b/layout.py", "pkg_x/encode.py")
 # Notes read by a question turn, and the stride between them (so they differ per turn).
 QUESTION_READS = 1
@@ -229,6 +244,17 @@ def _turn_questions(b: Builder) -> None:
     b.step(f"The notes of turn {b.turn + 1} agree: records are exported in order.")
 
 
+EXPORT_DOC = "every field quoted."
+EXPORT_DOC_NOW = "fields unquoted."
+
+
+def _turn_follow_up(b: Builder) -> None:
+    """Edit pkg_x again straight away (its text is known from the turn before), test, answer."""
+    b.edit("pkg_x/export.py", EXPORT_DOC, EXPORT_DOC_NOW)
+    b.tool("run_command", command=TEST_X)
+    b.step("The docstring says fields are unquoted; test_export still fails as expected.")
+
+
 def _turn_final(b: Builder) -> None:
     first = b.goals("Export without quotes as the user asks")
     b.tool("goal", focus=str(first))
@@ -261,6 +287,7 @@ TURNS = (
     ("A last pass over the helpers.", _turn_reading),
     ("Export without quotes after all; leave the failing test for me.", _turn_final),
 )
+FOLLOW_UP = ("Also make export_row's docstring say the fields are unquoted.", _turn_follow_up)
 
 
 def narratives(count: int) -> list[dict[str, Any]]:
@@ -286,19 +313,29 @@ class Session:
     lines: list[dict[str, Any]]
     planted: list[Planted]
     main_calls: int
+    variant: str = BASE
+
+    @property
+    def project(self) -> str:
+        """The project variant the session works on (`workspace.project_files`)."""
+        return LARGE_READS if self.variant == LARGE_READS else BASE
 
 
 # Narratives provided (more compactions than this get an empty narrative).
 NARRATIVES = 16
 
 
-def build_session(turns: int = len(TURNS)) -> Session:
-    """The first `turns` turns of the session (`turns` ≥ 1)."""
+def build_session(turns: int = len(TURNS), variant: str = BASE) -> Session:
+    """The first `turns` turns of the session (`turns` ≥ 1) in `variant` (`VARIANTS`; the
+    follow-up turn comes after the last of them)."""
     if not 1 <= turns <= len(TURNS):
         raise ValueError(f"turns must be 1..{len(TURNS)}, got {turns}")
-    b = Builder()
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    b = Builder(files=project_files(LARGE_READS if variant == LARGE_READS else BASE))
     users: list[str] = []
-    for index, (message, make) in enumerate(TURNS[:turns]):
+    plan = [*TURNS[:turns], *([FOLLOW_UP] if variant == NESTED_FOLLOW_UP else [])]
+    for index, (message, make) in enumerate(plan):
         b.turn = index
         b.replies.append([])
         constraint = CONSTRAINTS.get(index)
@@ -309,4 +346,4 @@ def build_session(turns: int = len(TURNS)) -> Session:
         b.notes()
         make(b)
     lines = [line for turn in b.replies for line in turn]
-    return Session(users, [*lines, *narratives(NARRATIVES)], b.planted, len(lines))
+    return Session(users, [*lines, *narratives(NARRATIVES)], b.planted, len(lines), variant)

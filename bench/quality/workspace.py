@@ -13,6 +13,11 @@ output can reveal (`TOOL_FACTS`: a constant deep inside a large module, a
 comment in a config module, the generator's printed checksum, a line that
 only `grep` finds). Markers are unique words that appear nowhere else, so
 finding one in a request proves the model was shown that fact.
+
+A variant of the project (`LARGE_READS`) keeps the first two of those facts
+only in comments in the middle of two 17–18 KB modules (`pkg_a/tokenizer.py`
+and `pkg_b/config.py`, both read in turn 1): an outline or an excerpt of
+either read does not show them.
 """
 
 from __future__ import annotations
@@ -23,6 +28,11 @@ from pathlib import Path
 
 # Functions generated per filler module; each is ~6 lines (so ~40 tokens).
 FILLER_FUNCTIONS = 40
+# ... and per large module of the large-reads variant (17–18 KB).
+LARGE_FUNCTIONS = 66
+# The project variants (`project_files`): as described above, or with large reads.
+BASE = "base"
+LARGE_READS = "large-reads"
 GIT_IDENTITY = ("-c", "user.email=bench@example.com", "-c", "user.name=bench")
 
 TEST_A = "python3 -m unittest -q tests.test_parse"
@@ -81,10 +91,12 @@ def _rules_text(title: str, rules: tuple[RuleFact, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def filler_module(name: str, topic: str, extra: str = "", at: int = -1) -> str:
-    """A module of `FILLER_FUNCTIONS` small typed functions; `extra` inserted after function `at`."""
+def filler_module(
+    name: str, topic: str, extra: str = "", at: int = -1, functions: int = FILLER_FUNCTIONS
+) -> str:
+    """A module of `functions` small typed functions; `extra` inserted after function `at`."""
     parts = [f'"""{topic} helpers of {name}."""\n\nfrom __future__ import annotations\n']
-    for index in range(FILLER_FUNCTIONS):
+    for index in range(functions):
         parts.append(
             f"\ndef {topic}_step_{index}(values: list[int], scale: int = {index + 2}) -> list[int]:\n"
             f'    """Step {index} of the {topic} pipeline: scale, offset and clamp each value."""\n'
@@ -219,6 +231,10 @@ import os
 LEGACY_ENABLED = os.environ.get("LEGACY_FLAG_260") == "1"
 '''
 RETRY_NOTE = "\n# The upstream tokenizer gives up after 417 retries (FACT-RETRY-LIMIT-417).\nRETRY_LIMIT = 417\n"
+TTL_NOTE = (
+    "\n# The cache TTL was measured against the upstream service (FACT-TTL-CACHE-903).\n"
+    "CACHE_TTL_SECONDS = 903\n"
+)
 
 
 # Design notes, one read at the start of each turn (outside any goal); lines per note.
@@ -240,8 +256,8 @@ def note_text(index: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def project_files() -> dict[str, str]:
-    """Every file of the project, by workspace-relative path."""
+def project_files(variant: str = BASE) -> dict[str, str]:
+    """Every file of the project (`variant`: `BASE` or `LARGE_READS`), by workspace path."""
     files = {
         "AGENTS.md": _rules_text("Project rules", ROOT_RULES),
         "pkg_x/AGENTS.md": _rules_text("Rules of pkg_x (the exporter)", NESTED_RULES),
@@ -266,12 +282,20 @@ def project_files() -> dict[str, str]:
         ".gitignore": "fixtures/\n__pycache__/\n.cairn/\n",
     }
     files.update({note_path(i): note_text(i) for i in range(NOTES)})
+    if variant == LARGE_READS:
+        middle = LARGE_FUNCTIONS // 2
+        files["pkg_a/tokenizer.py"] = filler_module(
+            "pkg_a", "tokenize", RETRY_NOTE, middle, LARGE_FUNCTIONS
+        )
+        files["pkg_b/config.py"] = filler_module(
+            "pkg_b", "setting", TTL_NOTE, middle, LARGE_FUNCTIONS
+        )
     return files
 
 
-def make_workspace(folder: Path) -> None:
+def make_workspace(folder: Path, variant: str = BASE) -> None:
     """Write the project into `folder` and commit it as a fresh git repository."""
-    for path, text in project_files().items():
+    for path, text in project_files(variant).items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)

@@ -55,7 +55,7 @@ export function renderManifest(manifest: Manifest): string {
     '| ---: | --- | --- | ---: | ---: | --- | --- | --- |',
     ...manifest.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${cell(b.source)} | ${cell(b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'dropped'} | ${cell(b.reason)} | ${cell(b.zone)} |`,
+        `| ${i + 1} | ${cell(b.source)} | ${cell(b.target ? `${b.ref} → ${b.target}` : b.ref)} | ${b.priority} | ${b.tokens} | ${b.included ? 'yes' : 'dropped'} | ${cell(b.reason)} | ${cell(b.zone)} |`,
     ),
     '',
     '## Totals',

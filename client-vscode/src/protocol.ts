@@ -264,6 +264,7 @@ export interface ManifestBlock {
   ref: string | null;
   redactions?: RedactionNote[] | null;
   zone: 'tools' | 'system' | 'preamble' | 'history' | 'tail' | null;
+  target?: string | null;
 }
 
 /** What a build predicted about the provider's prompt cache. */

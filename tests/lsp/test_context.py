@@ -117,3 +117,28 @@ async def test_the_manifest_request_references_mentions_and_references(start: St
     assert refs == [("docs/a.md", True), ("app.py", True)]
     with pytest.raises(JsonRpcInvalidParams, match="references"):
         await client.request("cairn/contextManifest", {"references": "app.py"})
+
+
+async def test_a_refused_link_is_reported_by_the_name_the_user_wrote(
+    start: Starter, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".env").write_text("API_TOKEN=do-not-send\n")
+    (root / "harmless.txt").symlink_to(root / ".env")
+    client = await start(script=[{"text": "I cannot read it."}], files={"app.py": "x = 1\n"})
+    # The editor names the link itself (a URI made without following it).
+    link = (root / "harmless.txt").absolute().as_uri()
+    params = {"message": "summarise @harmless.txt", "references": [link]}
+    await client.request("cairn/turn", params)
+    for manifest in (
+        await client.request("cairn/contextManifest", {}),  # the turn's call
+        await client.request("cairn/contextManifest", params),  # a dry run
+    ):
+        refused = [b for b in manifest["blocks"] if not b["included"] and b["tokens"] == 0]
+        named = [b for b in refused if b["source"] in ("reference", "buffer")]
+        assert len(named) == 1, named  # one block, not one per name of the file
+        (block,) = named
+        assert block["source"] == "reference" and block["ref"] == "harmless.txt"
+        assert block["target"] == ".env"
+        assert "secret file" in block["reason"]

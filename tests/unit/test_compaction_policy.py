@@ -7,7 +7,7 @@ from cairn.compaction.ledger import run_status
 from cairn.compaction.markers import read_state
 from cairn.compaction.narrative import compaction_messages, merge_narrative, parse_narrative
 from cairn.compaction.transcript import choose_watermark
-from cairn.files.commands import is_test_command
+from cairn.files.commands import command_key, covers, is_build_command, is_test_command
 from cairn.models.messages import Message, TextPart, ToolCallPart, ToolResultPart
 from cairn.models.summary import Decision, SessionSummary
 
@@ -77,33 +77,20 @@ def test_watermark_never_separates_a_call_from_its_result() -> None:
         messages += _step(i, "x" * 100)
     state = read_state(messages)
     for keep in range(0, 500, 7):
-        index = choose_watermark(
-            messages, state, count, keep_recent_tokens=keep, max_transcript_tokens=10_000
-        )
+        index = choose_watermark(messages, state, count, keep_recent_tokens=keep)
         if index is not None:
             assert messages[index].role != "assistant" or index + 1 == len(messages)
             assert index + 1 == len(messages) or messages[index + 1].role != "tool"
 
 
-def test_watermark_keeps_the_recent_tail_and_fits_the_transcript() -> None:
+def test_watermark_keeps_the_recent_tail() -> None:
     messages = [Message(id="u", role="user", parts=[TextPart(text="go")])]
     for i in range(4):
         messages += _step(i, "x" * 100)
     state = read_state(messages)
-    everything_but_last_step = choose_watermark(
-        messages, state, count, keep_recent_tokens=150, max_transcript_tokens=10_000
-    )
+    everything_but_last_step = choose_watermark(messages, state, count, keep_recent_tokens=150)
     assert everything_but_last_step is not None and messages[everything_but_last_step].id == "r2"
-    small = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=200
-    )
-    assert small is not None and messages[small].id in {"u", "r0"}
-    assert (
-        choose_watermark(
-            messages, state, count, keep_recent_tokens=10_000, max_transcript_tokens=10_000
-        )
-        is None
-    )
+    assert choose_watermark(messages, state, count, keep_recent_tokens=10_000) is None
 
 
 def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
@@ -114,20 +101,14 @@ def test_watermark_never_covers_the_step_the_model_has_not_seen() -> None:
         messages += _step(i, "x" * 100)
     messages += _step(3, "y" * 5_000)
     state = read_state(messages)
-    index = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=100_000
-    )
+    index = choose_watermark(messages, state, count, keep_recent_tokens=0)
     assert index is not None and messages[index].id == "r2"
     # A summary prepared once the model's reply to that step is in hand may cover it.
-    replied = choose_watermark(
-        messages, state, count, keep_recent_tokens=0, max_transcript_tokens=10**6, replied=True
-    )
+    replied = choose_watermark(messages, state, count, keep_recent_tokens=0, replied=True)
     assert replied == len(messages) - 1
     # Once the model has replied to that step, it may be covered like any other.
     answered = [*messages, Message(id="a9", role="assistant", parts=[TextPart(text="done")])]
-    last = choose_watermark(
-        answered, read_state(answered), count, keep_recent_tokens=0, max_transcript_tokens=10**6
-    )
+    last = choose_watermark(answered, read_state(answered), count, keep_recent_tokens=0)
     assert last == len(answered) - 1
 
 
@@ -138,6 +119,30 @@ def test_test_commands_are_recognised() -> None:
     assert not is_test_command("ls -la")
     assert not is_test_command("python script.py")
     assert [run_status(c) for c in (0, 1, None)] == ["passed", "failed", "error"]
+
+
+def test_builds_and_checks_are_told_from_other_commands() -> None:
+    assert is_build_command("make -j4") and is_build_command("npm run build")
+    assert is_build_command("./gradlew assemble") and is_build_command("python3 -m mypy src")
+    assert not is_build_command("python3 gen_fixtures.py --seed 7")
+    assert not is_build_command("pytest -q")
+
+
+def test_a_command_is_keyed_by_its_words_and_a_broader_test_run_covers_a_narrower() -> None:
+    assert (
+        command_key("pytest   -q 'a b'")
+        == command_key('pytest -q "a b"')
+        != command_key("pytest -q a b")
+    )
+    assert covers("python -m pytest -q tests", "python3 -m pytest -q tests/test_retry.py")
+    assert covers("pytest -q", "pytest -q tests/a.py::test_x")
+    assert covers("python3 -m unittest -q tests", "python3 -m unittest -q tests.test_parse")
+    assert covers("go test ./...", "go test ./pkg/x")
+    assert not covers("pytest -q tests/a.py", "pytest -q tests")  # narrower, not broader
+    assert not covers("pytest -q", "pytest -q -k retry")  # other options
+    assert not covers("pytest -q tests", "pytest -q testsuite/a.py")  # another folder
+    assert not covers("pytest -q tests", "pytest  -q tests")  # the same command
+    assert not covers("make", "make test")  # not test runs of one runner
 
 
 def test_thresholds_and_stalls() -> None:

@@ -32,6 +32,8 @@ def test_a_provider_without_a_cache_keeps_less_and_cuts_sooner() -> None:
     assert (knobs.threshold, knobs.keep_recent) == (0.55, 0.1)
     assert (knobs.prune_protect, knobs.prune_minimum) == (960, 480)
     cached = retention(Settings(), 32_000, CACHED)
+    # Only the current turn's outputs are left alone (with a cache, the last two turns').
+    assert (knobs.prune_skip_turns, cached.prune_skip_turns) == (1, 2)
     assert knobs.threshold < cached.threshold and knobs.keep_recent < cached.keep_recent
     assert knobs.prune_protect < cached.prune_protect
     # Any discount on a repeated prefix counts as a cache.
@@ -62,11 +64,12 @@ async def test_the_same_session_prunes_without_a_cache_and_keeps_its_reads_with_
     tmp_path: Path,
 ) -> None:
     """At 40k, six ~600-token reads are far below a cached provider's prune threshold
-    (8,000 protected) but above an uncached one's (1,200 protected, 600 to free)."""
+    (8,000 protected) but above an uncached one's (1,200 protected, 600 to free), which
+    leaves only the current turn alone."""
     (tmp_path / "uncached").mkdir()
     (tmp_path / "cached").mkdir()
     uncached = await _pruned_paths(tmp_path / "uncached")
-    assert "a.txt" in uncached and not uncached & {"e.txt", "f.txt"}  # the last two turns stay
+    assert "a.txt" in uncached and "f.txt" not in uncached  # the current turn's read stays
     cached = await _pruned_paths(
         tmp_path / "cached", cache_prices={"none": {"read": 0.1, "write": 1.25}}
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cairn.agent.compaction.call import compaction_request
+from cairn.agent.compaction.call import prefix_request
 from cairn.agent.engine import Engine
 from cairn.agent.scope.inputs import TurnInputs
 from cairn.compaction.markers import read_state
@@ -19,7 +19,6 @@ from cairn.llm import ModelReply
 from cairn.models import summary as records
 from cairn.models.messages import CompactionPart, Message, ToolResultPart
 from cairn.models.summary import FileChanged, FileRead, GoalSummary, SessionSummary
-from cairn.tokens.counter import counter_for
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 
 TEST_COMMAND = "python3 -m unittest -q test_calc"
@@ -128,7 +127,9 @@ async def test_summary_ledger_matches_the_records(tmp_path: Path) -> None:
     assert edit.data and test1.data and test2.data
     assert [r.data and r.data["path"] for r in reads] == ["calc.py", "big.txt"]
     assert summary.files_read == [
-        FileRead(path=r.data["path"], hash=r.data["hash"]) for r in reads if r.data
+        FileRead(path=r.data["path"], hash=r.data["hash"], artifact_id=r.artifact_id)
+        for r in reads
+        if r.data
     ]
     assert "model-claims-this.py" not in {f.path for f in summary.files_read}
     assert summary.files_changed == [
@@ -191,7 +192,7 @@ async def test_incremental_summary_reads_only_what_follows_the_watermark(tmp_pat
     texts = [str(m.get("content") or "") for m in second[:-1]]
     at = next(i for i, t in enumerate(texts) if t.startswith(SUMMARY_TITLE))
     previous, new_part = texts[at], "\n".join(texts[at + 1 :])
-    assert "first fact" in previous and "The user said: fix add" in previous
+    assert "first fact" in previous and "The user said:\n- fix add" in previous
     assert "ALPHA-TOKEN" not in "\n".join(texts)
     assert "BETA-TOKEN" in new_part and "read it again" in new_part
     facts = second_summary.confirmed_facts
@@ -293,7 +294,7 @@ def scripted_scope(engine: Engine, session_id: str) -> tuple[Any, Any, list[Mess
     return scope, engine.contexts.build(scope), session.messages()
 
 
-def assert_transcript(request: list[dict[str, Any]]) -> None:
+def assert_transcript(request: Sequence[Mapping[str, Any]]) -> None:
     assert request[0]["content"] == COMPACTION_SYSTEM_PROMPT
     assert (
         "Conversation:" in request[1]["content"] and "USER: read big.txt" in request[1]["content"]
@@ -309,43 +310,43 @@ async def test_the_compaction_call_falls_back_to_a_transcript_when_the_prefix_do
         first = await engine.turn("read big.txt")
         scope, built, messages = scripted_scope(engine, first.session_id)
         settings = engine.settings
-        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1, settings)
-        assert on_prefix and request[-1]["content"] == COMPACTION_INSTRUCTION
-        assert request[:-1] == built.prefix_messages()
+        on_prefix = prefix_request(scope, built, messages, len(messages) - 1, settings)
+        assert on_prefix is not None
+        request, cached = on_prefix
+        assert request[-1]["content"] == COMPACTION_INSTRUCTION
+        assert request[:cached] == built.prefix_messages()
+        # The history shows big.txt as an excerpt (over its share): added whole before it.
+        assert BIG.splitlines()[125] in str(request[-2]["content"])
         # A context that already fills the input budget leaves no room for the instruction.
         built.stats.used_input = built.stats.available_input
-        request, on_prefix = compaction_request(scope, built, messages, len(messages) - 1, settings)
-        assert not on_prefix
-        assert_transcript(request)
+        assert prefix_request(scope, built, messages, len(messages) - 1, settings) is None
     finally:
         engine.close()
 
 
-async def test_a_provider_without_a_prompt_cache_gets_the_smaller_transcript(
+async def test_a_provider_without_a_prompt_cache_gets_a_transcript_of_whole_outputs(
     tmp_path: Path,
 ) -> None:
     """Repeating the prefix only pays where the provider serves it from a cache: without
-    one the whole context would be paid again, and the transcript (large outputs shortened)
-    is smaller."""
+    one the whole context would be paid again. The transcript shows every output whole,
+    naming the artifact that holds it."""
     project(tmp_path)
-    engine = make_engine(tmp_path, [*big_turn("BETA-TOKEN read.")], **QUIET)
+    engine = make_engine(
+        tmp_path, [*big_turn("BETA-TOKEN read."), reply("ok"), narrative()], **QUIET
+    )
+    spy = Spy(engine)
     try:
         first = await engine.turn("read big.txt")
         scope, built, messages = scripted_scope(engine, first.session_id)
-        request, on_prefix = compaction_request(
-            scope, built, messages, len(messages) - 1, engine.settings
-        )
-        assert not on_prefix
+        assert prefix_request(scope, built, messages, len(messages) - 1, engine.settings) is None
+        await engine.turn("thanks", session_id=first.session_id)
+        await engine.compact(first.session_id)
+        [request] = spy.calls
         assert_transcript(request)
-        # The excerpt of big.txt names the artifact read_file stored, so the summary can too.
         body = request[1]["content"]
-        artifact = next(
-            p.artifact_id for m in messages for p in m.parts if isinstance(p, ToolResultPart)
-        )
-        assert artifact and f"in artifact {artifact}" in body and "not stored" not in body
-        count = counter_for(str(engine.settings.model))
-        prefix = "".join(str(m["content"]) for m in built.prefix_messages())
-        assert count("".join(str(m["content"]) for m in request)) < count(prefix)
+        artifact = next(p.artifact_id for p in results(messages) if p.name == "read_file")
+        assert artifact and f"artifact {artifact})" in body
+        assert BIG.splitlines()[125] in body  # the middle of the read, not an excerpt
     finally:
         engine.close()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from cairn.context.builder import ContextBuilder, GatherRequest
 from cairn.context.history import render_history
 from cairn.context.priorities import REPOMAP_MAX_TOKENS, REPOMAP_MIN_TOKENS
-from cairn.context.repeats import GOAL_PLAN_NOTE, goal_history_text, repeat_stub
+from cairn.context.repeats import goal_history_text, repeat_stub
 from cairn.context.sources.diff import OWN_CHANGES_REF, diff_candidates, own_edit_hashes
 from cairn.context.sources.repomap import covered_share, repomap_budget, session_files
 from cairn.files.ignore import IgnoreRules
@@ -113,11 +113,11 @@ def test_a_fresh_session_with_no_file_in_play_still_gets_a_map(tmp_path: Path) -
 
 def test_a_goal_result_shows_its_change_line_not_the_whole_plan_again() -> None:
     output = "focus 2\n[x] 1 Survey — done: it works\n[~] 2 Fix ← current"
-    assert goal_history_text(output) == f"focus 2 {GOAL_PLAN_NOTE}"
+    assert goal_history_text(output) == "focus 2"
     assert goal_history_text("focus 2") == "focus 2"
     messages = [Message(id="u", role="user", parts=[TextPart(text="go")])]
     messages += tool_pair(1, "goal", {"focus": "2"}, output)
-    assert tool_outputs(messages) == [f"focus 2 {GOAL_PLAN_NOTE}"]
+    assert tool_outputs(messages) == ["focus 2"]
 
 
 def test_an_identical_second_read_is_a_stub_naming_the_first() -> None:

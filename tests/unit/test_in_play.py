@@ -4,6 +4,7 @@ listings (their rules apply from the next call), and other open tabs, small and 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from cairn.context.sources import buffers
 from cairn.models.manifest import Manifest
 from cairn.settings import Settings
 from tests.unit.test_agent_support import call, make_engine, reply
+from tests.unit.test_compaction_summary import QUIET
 
 MODEL = "scripted/none.jsonl"  # a dry run calls no model
 TAB_BODY = "\n".join(
@@ -157,5 +159,64 @@ async def test_tab_outlines_are_parsed_once_per_content(root: Path) -> None:
         await engine.context_manifest(message="two")
         assert len(buffers._outlines) == remembered
         assert next(reversed(buffers._outlines)) == key
+    finally:
+        engine.close()
+
+
+# A closing reply long enough that a forced summary covers everything before it too.
+LONG_REPLY = " ".join(f"note{i}" for i in range(1200))
+
+
+async def test_rules_of_files_edited_in_a_turn_hold_at_the_next_turns_first_call(
+    root: Path,
+) -> None:
+    """Issue 29 item 3: a follow-up turn ("also add a test") edits the same folder again
+    before reading anything there. Its first call has the folder's rules, in the manifest
+    and in what the model receives, though the turn that edited there was summarised; they
+    leave play once no message that touched the folder is shown or of the last turn."""
+    sent: list[str] = []
+    engine = make_engine(
+        root,
+        [
+            reply("", call("goal", add="Rename NAME")),
+            reply("", call("goal", focus="1")),
+            reply("", call("edit_file", path="pkg_b/x.py", old="NAME =", new="TITLE =")),
+            reply("", call("goal", done="renamed")),
+            reply(LONG_REPLY),
+            {"agent": "compaction", "text": '{"objective": "rename NAME"}'},
+            reply("", call("edit_file", path="pkg_b/x.py", old="TITLE =", new="LABEL =")),
+            reply("Renamed again."),
+            reply(LONG_REPLY),
+            {"agent": "compaction", "text": '{"objective": "rename NAME"}'},
+            reply("Fine."),
+        ],
+        **QUIET,
+        summary_keep_recent=0.05,
+    )
+    inner = engine.runtime.complete
+
+    async def complete(model: str, messages: Any, tools: Any, **kw: Any) -> Any:
+        if kw.get("agent") != "compaction":
+            sent.append("\n".join(str(m.get("content") or "") for m in messages))
+        return await inner(model, messages, tools, **kw)
+
+    engine.runtime.complete = complete  # type: ignore[method-assign]
+    try:
+        first = await engine.turn("rename NAME in pkg_b")
+        sid = first.session_id
+        assert (await engine.compact(sid)).kind == "summary"
+        await engine.turn("also rename it in the tests", session_id=sid)
+        follow_up = engine.store.open(sid).manifests()[5]  # nothing read or edited in it yet
+        assert "pkg_b/AGENTS.md" in rules_of(follow_up)
+        assert "Use pkg_b style." in sent[5]
+        await engine.turn("anything else?", session_id=sid)
+        assert (await engine.compact(sid)).kind == "summary"
+        await engine.turn("and now?", session_id=sid)
+        last = engine.store.open(sid).manifests()[-1]
+        assert "pkg_b/AGENTS.md" not in rules_of(last)
+        [gone] = [b for b in last.blocks if b.source == "rules" and not b.included]
+        assert gone.ref == "pkg_b/AGENTS.md" and gone.tokens == 0
+        assert gone.reason == "out of play: the messages that touched pkg_b/x.py were summarised"
+        assert "Use pkg_b style." not in sent[-1]
     finally:
         engine.close()

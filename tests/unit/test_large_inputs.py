@@ -26,6 +26,8 @@ from cairn.files.sampling import SampleShape
 from cairn.files.workspace import Workspace
 from cairn.trace import Trace
 from tests.unit.conftest import tool_context
+from tests.unit.test_agent_support import call as model_call
+from tests.unit.test_agent_support import make_engine, reply
 
 REGISTRY = default_registry()
 TRACEBACK = [
@@ -75,12 +77,40 @@ def test_a_reference_to_a_log_over_the_read_limit_is_excerpted_by_streaming(root
     (root / "server.log").write_text(text)
     (block,) = reference_blocks(Workspace([root]), ["@server.log"], ignore=None, count=len)
     assert block.included and block.kind == "log"
-    assert block.reason is not None and "excerpted by streaming" in block.reason
+    total = len(text.splitlines())
+    shown = 40 + len(TRACEBACK) + 2 * 2 + 60  # head, the error lines with context, tail
+    assert block.reason == (
+        f"excerpt: {shown} of {total} lines (head, error lines, tail);"
+        ' read_file("server.log", start_line, end_line) shows any range'
+    )
     assert len(block.text) < 50_000
     for line in TRACEBACK:
         assert line in block.text
     assert "job 00000000" in block.text and text.splitlines()[-1] in block.text
     assert 'read_file("server.log", start_line=' in block.text
+
+
+async def test_every_manifest_of_a_turn_says_a_streamed_reference_is_an_excerpt(
+    root: Path,
+) -> None:
+    (root / "server.log").write_text(log_text(2 * MAX_FILE_BYTES))
+    engine = make_engine(root, [reply("", model_call("read_file", path=GENERATOR)), reply("Seen.")])
+    (root / GENERATOR).write_text("print(1)\n")
+    try:
+        dry = await engine.context_manifest(None, "what failed in @server.log?")
+        result = await engine.turn("what failed in @server.log?")
+        manifests = engine.session(result.session_id).trace.manifests()
+        assert len(manifests) == 2  # attached at the first call, read from history later
+        for manifest in [dry, *manifests]:
+            (block,) = [b for b in manifest.blocks if b.ref == "server.log"]
+            assert block.included and block.reason is not None
+            assert block.reason.startswith("excerpt: ")
+            assert block.reason.endswith(
+                '(head, error lines, tail); read_file("server.log", start_line, end_line)'
+                " shows any range"
+            )
+    finally:
+        engine.close()
 
 
 def test_a_binary_file_over_the_read_limit_stays_refused(root: Path) -> None:

@@ -18,14 +18,13 @@ from cairn.compaction.narrative import Narrative
 from cairn.compaction.summary_build import build_summary
 from cairn.context.sources.ledger import (
     LEDGER_TITLE,
-    MAX_RECENT_COMMANDS,
     command_lines,
     file_lines,
     render_ledger,
 )
 from cairn.goals.render import PLAN_TITLE
 from cairn.llm import ModelReply
-from cairn.models.messages import CompactionPart, Message, ToolResultPart
+from cairn.models.messages import CompactionPart, Message, TextPart, ToolResultPart
 from cairn.models.summary import FileChanged
 from tests.unit.test_agent_support import Recorder, call, make_engine, reply
 from tests.unit.test_compaction_summary import QUIET, narrative, summaries
@@ -103,11 +102,11 @@ async def test_a_failed_test_run_stays_in_every_call_after_its_goal_is_folded(
         assert "FAILED (" not in text_of(last[:-1]) and "exit code 1" not in text_of(last[:-1])
         # ... and the ledger, in the tail, still says the last run failed and what ran.
         ledger = ledger_of(last)
-        assert f"- {TEST_COMMAND}: FAILED" in ledger
-        assert f"- {GEN_COMMAND} → exit 0" in ledger
-        assert f"- {TEST_COMMAND} → exit 1 [test]" in ledger
+        assert f"Tests:\n- {TEST_COMMAND}: FAILED (turn 1" in ledger
+        assert f"Other commands:\n- {GEN_COMMAND}: exit 0 (turn 1" in ledger
+        assert ledger.count(TEST_COMMAND) == 1  # one line per command
         # Every call after the first command carries it.
-        assert all(f"{GEN_COMMAND} → exit 0" in ledger_of(m) for m in calls.turn[3:])
+        assert all(f"- {GEN_COMMAND}: exit 0" in ledger_of(m) for m in calls.turn[3:])
     finally:
         engine.close()
 
@@ -301,39 +300,91 @@ async def test_an_overflowing_call_gets_a_new_summary_whatever_the_retry_gate_sa
             if not b.included and b.source in ("history", "summary")
         ]
         assert dropped == []
-        assert "The user said: talk at length" in text_of(calls.turn[-1])
+        assert "The user said:\n- talk at length" in text_of(calls.turn[-1])
     finally:
         engine.close()
 
 
 def test_a_repeated_test_run_does_not_push_a_one_off_command_out_of_the_ledger() -> None:
-    runs = [CommandRun(GEN_COMMAND, 0, test=False)] + [
-        CommandRun(TEST_COMMAND, code, test=True) for code in (1, 1, 0, 1, 0, 0, 1, 0, 0)
+    runs = [CommandRun(GEN_COMMAND, 0, test=False, turn=1)] + [
+        CommandRun(TEST_COMMAND, code, test=True, turn=2) for code in (1, 1, 0, 1, 0, 0, 1, 0, 0)
     ]
-    lines = command_lines(runs)
-    assert lines == [
-        f"- {GEN_COMMAND} → exit 0",
-        f"- {TEST_COMMAND} → exit 0 [test]",
-    ]
-
-
-def test_the_ledger_says_how_many_older_distinct_commands_it_leaves_out() -> None:
-    runs = [
-        CommandRun(f"python3 step.py {n}", 0, test=False) for n in range(MAX_RECENT_COMMANDS + 3)
-    ]
-    lines = command_lines(runs)
-    assert lines[0] == "- (3 earlier commands not shown)"
-    assert lines[1:] == [
-        f"- python3 step.py {n} → exit 0" for n in range(3, MAX_RECENT_COMMANDS + 3)
+    assert command_lines(runs, now=2)[1:] == [
+        "Tests:",
+        f"- {TEST_COMMAND}: PASSED (turn 2)",
+        "Other commands:",
+        f"- {GEN_COMMAND}: exit 0 (turn 1)",
     ]
 
 
-def _run_messages(command: str, artifact: str, *, test: bool) -> list[Message]:
-    data = {"command": command, "exit_code": 0, "test": test}
+def _run_messages(
+    command: str, artifact: str, *, test: bool, code: int = 0, user: str = ""
+) -> list[Message]:
+    """A run_command result (after a user message opening a turn when `user` is given)."""
+    data = {"command": command, "exit_code": code, "test": test}
     part = ToolResultPart(
         call_id=artifact, name="run_command", output="ok", artifact_id=artifact, data=data
     )
-    return [Message(id=f"m-{artifact}", role="tool", parts=[part])]
+    opened = [Message(id=f"u-{artifact}", role="user", parts=[TextPart(text=user)])]
+    return [*(opened if user else []), Message(id=f"m-{artifact}", role="tool", parts=[part])]
+
+
+def _exit_of(command: str, code: int) -> str:
+    test = command.startswith("python3 -m unittest")
+    return ("PASSED" if code == 0 else "FAILED") if test else f"exit {code}"
+
+
+def test_thirty_distinct_commands_over_a_hundred_calls_keep_each_ones_last_result() -> None:
+    commands = [f"python3 -m unittest -q tests.test_{n}" for n in range(10)]
+    commands += [f"make target_{n}" for n in range(10)]
+    commands += [f"python3 gen.py --seed {n}" for n in range(10)]
+    messages: list[Message] = []
+    last: dict[str, tuple[int, int, str]] = {}
+    for call_number in range(100):
+        command = commands[(call_number * 7) % len(commands)]
+        code = (call_number * 5) % 3
+        turn = call_number // 10 + 1
+        artifact = f"log-{call_number:03d}"
+        user = f"turn {turn}, go on" if call_number % 10 == 0 else ""
+        test = command.startswith("python3 -m unittest")
+        messages += _run_messages(command, artifact, test=test, code=code, user=user)
+        last[command] = (code, turn, artifact)
+    text = render_ledger(messages)
+    assert len(last) == 30
+    for command, (code, turn, artifact) in last.items():
+        line = f"- {command}: {_exit_of(command, code)} (turn {turn}, output artifact {artifact})"
+        assert line in text.splitlines(), f"{command}: {line!r} not in\n{text}"
+    assert text.index("Tests:") < text.index("Builds and checks:") < text.index("Other commands:")
+    assert "now turn 10)" in text
+
+
+def test_runs_of_one_command_spelled_differently_are_one_line() -> None:
+    messages = [
+        *_run_messages("python3 -m unittest  -q 'tests.test_a'", "log-1", test=True, code=1),
+        *_run_messages('python3  -m unittest -q "tests.test_a"', "log-2", test=True, code=0),
+    ]
+    text = render_ledger(messages)
+    assert "FAILED" not in text
+    assert '- python3 -m unittest -q "tests.test_a": PASSED (turn 0, output artifact log-2)' in text
+
+
+def test_a_focused_run_a_later_full_suite_covers_says_it_is_superseded() -> None:
+    focused = "python -m pytest -q tests/test_retry.py"
+    full = "python -m pytest -q tests"
+    other = "python -m pytest -q tests/test_other.py"
+    messages = [
+        *_run_messages(full, "log-1", test=True, code=1, user="run everything"),
+        *_run_messages(focused, "log-2", test=True, code=0, user="now the retry tests"),
+        *_run_messages(full, "log-3", test=True, code=1, user="and all of them again"),
+        *_run_messages(other, "log-4", test=True, code=0),
+    ]
+    lines = render_ledger(messages).splitlines()
+    assert f"- {full}: FAILED (turn 3, output artifact log-3)" in lines
+    assert (
+        f"- {focused}: PASSED (turn 2, output artifact log-2); superseded by the later run of "
+        f"{full} (turn 3)"
+    ) in lines
+    assert f"- {other}: PASSED (turn 3, output artifact log-4)" in lines  # ran after it
 
 
 def test_a_test_runs_output_artifact_is_named_once_in_the_ledger() -> None:
@@ -342,9 +393,9 @@ def test_a_test_runs_output_artifact_is_named_once_in_the_ledger() -> None:
         *_run_messages(GEN_COMMAND, "log-bbbb", test=False),
     ]
     text = render_ledger(messages)
-    assert text.count("log-aaaa") == 1  # in the test status line, not again in the command's
-    assert f"- {TEST_COMMAND} → exit 0 [test]\n" in text
-    assert f"- {GEN_COMMAND} → exit 0 (output artifact log-bbbb)" in text
+    assert text.count("log-aaaa") == 1
+    assert f"- {TEST_COMMAND}: PASSED (turn 0, output artifact log-aaaa)\n" in text
+    assert f"- {GEN_COMMAND}: exit 0 (turn 0, output artifact log-bbbb)" in text
 
 
 def test_a_file_edited_many_times_names_its_last_patch_and_the_count() -> None:

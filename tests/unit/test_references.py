@@ -106,6 +106,19 @@ def test_every_hostile_reference_is_refused_and_nothing_leaks(
         assert secret not in dump
 
 
+def test_a_refused_link_keeps_the_name_written_and_says_where_it_leads(
+    workspace: Workspace, ignore: IgnoreRules
+) -> None:
+    link = workspace.root / "env_link.txt"
+    for written in ("@env_link.txt", str(link), link.as_uri()):  # CLI, ACP, editor
+        (block,) = reference_blocks(workspace, [written], ignore=ignore, count=count)
+        assert (block.ref, block.target, block.included) == ("env_link.txt", ".env", False)
+        assert block.reason is not None and "secret file" in block.reason
+    for name in ("@.env", "@escape.txt"):  # no link, or one out of the workspace
+        (block,) = reference_blocks(workspace, [name], ignore=ignore, count=count)
+        assert block.ref == name[1:] and block.target is None
+
+
 def test_file_reference_carries_the_whole_text(workspace: Workspace, ignore: IgnoreRules) -> None:
     root = workspace.root
     blocks = reference_blocks(

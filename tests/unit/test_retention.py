@@ -100,9 +100,9 @@ async def test_planted_facts_survive_many_compactions(tmp_path: Path) -> None:
     assert "PLANTED-4412" in context
     # The ledger block (from the records, not the summary) keeps the work done.
     assert "mod.py (patch artifact patch-" in context
-    assert f"{TEST_COMMAND}: PASSED" in context
-    # Recent commands: the last run of each distinct command (the earlier failure is superseded).
-    assert f"{TEST_COMMAND} → exit 0 [test]" in context
+    # The last run of each distinct command, one line each (the earlier failure is gone).
+    assert f"- {TEST_COMMAND}: PASSED (turn " in context
+    assert f"- {TEST_COMMAND}: FAILED" not in context
     # Compacted, not lost: the trace still holds the first message verbatim.
     assert session.messages()[0].text().startswith(CONSTRAINT)
     assert built.stats.used_input <= built.stats.available_input

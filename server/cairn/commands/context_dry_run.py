@@ -89,7 +89,7 @@ def format_table(built: BuiltContext) -> str:
         (
             b.zone or "-",
             b.source,
-            _short(b.ref or "-", REF_WIDTH),
+            _short(f"{b.ref} → {b.target}" if b.target else b.ref or "-", REF_WIDTH),
             str(b.tokens),
             _status(b.included, b.reason),
         )

@@ -1,9 +1,12 @@
 """The ledger: facts the trace knows exactly, read from the records (one definition).
 
-Files read (with the content hash at read time), files changed (with the
-patch artifact of each edit), commands run (command, exit code, whether it
-is a test run, output artifact), test runs (status from the exit code) and
-finished goals are never left to the compaction model. The agent writes the
+Files read (with the content hash at read time and the artifact holding what
+the read returned), files changed (with the patch artifact of each edit),
+commands run (command, exit code, whether it is a test run, output artifact,
+the user turn it ran in and when), test runs (status from the exit code) and
+finished goals are never left to the compaction model. Two runs are of the
+same command when their words are (`cairn.files.commands.command_key`:
+spacing and quoting do not matter). The agent writes the
 facts into `ToolResultPart.data` when it records a tool result, under the
 keys below; this module only reads them back. The same facts feed the
 summary's ledger fields and the ledger block of every call
@@ -16,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from cairn.compaction.markers import compaction_parts, tool_results
+from cairn.files.commands import command_key
 from cairn.models.goals import Goal, GoalTree
 from cairn.models.messages import Message, ToolCallPart, ToolResultPart
 from cairn.models.summary import FileChanged, FileRead, GoalSummary, TestRecord
@@ -77,7 +82,7 @@ def files_read(messages: Iterable[Message]) -> list[FileRead]:
         key = (str(data[KEY_PATH]), str(data.get(KEY_HASH, "")))
         if key not in seen:
             seen.add(key)
-            out.append(FileRead(path=key[0], hash=key[1]))
+            out.append(FileRead(path=key[0], hash=key[1], artifact_id=part.artifact_id))
     return out
 
 
@@ -117,46 +122,63 @@ def tests_run(messages: Iterable[Message]) -> list[TestRecord]:
 
 @dataclass(frozen=True)
 class CommandRun:
-    """One `run_command` call as recorded: its exit code (None: did not finish)."""
+    """One `run_command` call as recorded: its exit code (None: did not finish), the user
+    turn it ran in (1: the session's first user message) and when its result was recorded."""
 
     command: str
     exit_code: int | None
     test: bool
     timed_out: bool = False
     artifact_id: str | None = None
+    turn: int = 0
+    at: datetime | None = None
 
     @property
     def status(self) -> TestStatus:
         return run_status(self.exit_code)
 
+    @property
+    def key(self) -> str:
+        return command_key(self.command)
+
+
+def user_turns(messages: Iterable[Message]) -> int:
+    """How many user turns `messages` hold (the number of the current one)."""
+    return sum(1 for m in messages if is_user_words(m))
+
 
 def commands_run(messages: Iterable[Message]) -> list[CommandRun]:
     """Every command run (tests or not), in order."""
     out: list[CommandRun] = []
-    for part in _results(messages):
-        data = part.data or {}
-        if part.name != COMMAND_TOOL or KEY_COMMAND not in data:
-            continue
-        code = data.get(KEY_EXIT_CODE)
-        out.append(
-            CommandRun(
-                command=str(data[KEY_COMMAND]),
-                exit_code=code if isinstance(code, int) else None,
-                test=bool(data.get(KEY_IS_TEST)),
-                timed_out=bool(data.get(KEY_TIMED_OUT)),
-                artifact_id=part.artifact_id,
+    turn = 0
+    for message in messages:
+        turn += is_user_words(message)
+        for part in tool_results(message):
+            data = part.data or {}
+            if part.name != COMMAND_TOOL or KEY_COMMAND not in data:
+                continue
+            code = data.get(KEY_EXIT_CODE)
+            out.append(
+                CommandRun(
+                    command=str(data[KEY_COMMAND]),
+                    exit_code=code if isinstance(code, int) else None,
+                    test=bool(data.get(KEY_IS_TEST)),
+                    timed_out=bool(data.get(KEY_TIMED_OUT)),
+                    artifact_id=part.artifact_id,
+                    turn=turn,
+                    at=message.created_at,
+                )
             )
-        )
     return out
 
 
-def last_test_status(messages: Iterable[Message]) -> list[TestRecord]:
-    """The last run of each distinct test command, in the order of those last runs."""
-    last: dict[str, TestRecord] = {}
-    for record in tests_run(messages):
-        key = " ".join(record.command.split())
-        last.pop(key, None)
-        last[key] = record
+def last_runs(runs: Iterable[CommandRun]) -> list[CommandRun]:
+    """The last run of each distinct command (`command_key`), in the order of those last
+    runs: a repeated command moves to the end instead of taking another place."""
+    last: dict[str, CommandRun] = {}
+    for run in runs:
+        last.pop(run.key, None)
+        last[run.key] = run
     return list(last.values())
 
 
@@ -171,7 +193,7 @@ def _questions(text: str) -> list[str]:
     return [q for q in found if len(q) >= MIN_QUESTION_CHARS]
 
 
-def _is_user_words(message: Message) -> bool:
+def is_user_words(message: Message) -> bool:
     return message.role == "user" and not compaction_parts(message) and bool(message.text())
 
 
@@ -194,7 +216,7 @@ def open_questions(messages: Sequence[Message]) -> list[str]:
     """
     out: list[str] = []
     for index, message in enumerate(messages):
-        if not _is_user_words(message):
+        if not is_user_words(message):
             continue
         asked = _questions(message.text())
         if asked and not _answered(messages, index):
@@ -205,9 +227,9 @@ def open_questions(messages: Sequence[Message]) -> list[str]:
 def _answered(messages: Sequence[Message], index: int) -> bool:
     turn = messages[index].turn_id
     for later in messages[index + 1 :]:
-        if turn is None and _is_user_words(later):
+        if turn is None and is_user_words(later):
             return False
-        if turn is not None and later.turn_id not in (turn, None) and _is_user_words(later):
+        if turn is not None and later.turn_id not in (turn, None) and is_user_words(later):
             return False
         if _answers(later) and (turn is None or later.turn_id in (turn, None)):
             return True

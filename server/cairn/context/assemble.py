@@ -196,6 +196,7 @@ def _tail(snapshot: ContextSnapshot, history: HistoryView, count: Count) -> list
     out = [*snapshot.diagnostics, *snapshot.diff]
     out += tail_blocks(snapshot.files, history.attached, count)
     out += snapshot.extra
+    out += snapshot.out_of_play
     out += [c for c in (ledger_candidate(snapshot.history, count),) if c is not None]
     plan = plan_candidate(snapshot.goals, snapshot.history, count)
     if plan is not None:

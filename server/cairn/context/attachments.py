@@ -120,6 +120,7 @@ def attachment_candidate(part: FilePart, seq: float, priority: int, count: Count
         role="user",
         extra_tokens=MESSAGE_OVERHEAD_TOKENS,
     )
+    block.reason = part.reason
     return Candidate(
         block=block,
         body=body,
@@ -137,6 +138,7 @@ def _view_part(view: FileView) -> FilePart:
         source=view.source,
         origin=view.origin,
         in_play=view.priority > PRIORITY_LOW_RELEVANCE,
+        reason=view.reason,
     )
 
 
@@ -206,6 +208,7 @@ def tail_blocks(
                 ref=view.rel,
                 included=False,
                 reason=view.refusal,
+                target=view.target,
             )
             out.append(Candidate(block=block, body=""))
             continue

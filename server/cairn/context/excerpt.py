@@ -202,6 +202,16 @@ def _middle(lines: Lines, kept: Sequence[int], max_chars: int | None) -> list[st
     return parts
 
 
+def shown_count(lines: Lines, shape: ExcerptShape) -> int:
+    """How many of `lines` `excerpt_of` shows with `shape` (all when it would leave none out)."""
+    total = lines.total
+    if total <= shape.head + shape.tail:
+        return total
+    last = total - shape.tail
+    errors = chosen_errors(lines.errors, shape.head, last, shape.max_errors)
+    return shape.head + len(_windows(errors, shape.context, shape.head, last)) + shape.tail
+
+
 def excerpt_of(
     lines: Lines,
     shape: ExcerptShape,

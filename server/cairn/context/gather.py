@@ -2,7 +2,9 @@
 
 Reads, for one call: the referenced files and directories (through the
 path guard), the files in play (the editor's text wins over the disk) and
-the other open buffers, the rules files of the files in play, the editor's
+the other open buffers, the rules files of the files in play (and of the
+files the history keeps in play across the turn boundary,
+`cairn.context.in_play`; those whose files left play say why), the editor's
 diagnostics, `git diff HEAD` of every workspace folder, and — when the
 caller asks for a fresh preamble — the project profile and the repository
 map rendered for its budget (`cairn.context.sources.repomap`: a fixed
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from cairn.context.blocks import Candidate, Count, framed, make_block
 from cairn.context.budget import Budget, context_window_for
+from cairn.context.in_play import history_play
 from cairn.context.priorities import (
     PRIORITY_BUFFER,
     PRIORITY_LOW_RELEVANCE,
@@ -31,7 +34,7 @@ from cairn.context.priorities import (
     PRIORITY_REPOMAP,
 )
 from cairn.context.references import block_kind, reference_blocks
-from cairn.context.rules import rules_blocks
+from cairn.context.rules import out_of_play_blocks, rules_blocks
 from cairn.context.snapshot import ContextSnapshot, FileView
 from cairn.context.sources.buffers import TabPolicy, other_tabs, tab_body, tab_policy
 from cairn.context.sources.diagnostics import diagnostics_candidates
@@ -41,7 +44,7 @@ from cairn.context.sources.profile import profile_candidate
 from cairn.context.sources.repomap import RepoMapRenderer, map_cap, repomap_candidates
 from cairn.context.sources.system import system_candidate
 from cairn.context.tool_schemas import ToolLine, schema_text
-from cairn.errors import PathRefusedError
+from cairn.errors import CairnError, PathRefusedError
 from cairn.files.guard import read_text_guarded
 from cairn.files.ignore import IgnoreRules
 from cairn.files.text import content_hash
@@ -162,6 +165,28 @@ def _rules(workspace: Workspace, files: list[Path], count: Count) -> tuple[Candi
     return tuple(out)
 
 
+def _in_play(
+    workspace: Workspace, request: GatherRequest
+) -> tuple[list[Path], tuple[Candidate, ...]]:
+    """The files in play for rules and the map: the ones shown, the turn's seen files, then
+    those the history keeps in play (not for diagnostics and diffs: the turn's own files
+    are); and the blocks of rules files whose files left play."""
+    play = history_play(request.history, next_turn=request.user_message_id is None)
+    carried: list[Path] = []
+    for rel in play.carried:
+        try:
+            carried.append(workspace.resolve(rel))
+        except CairnError:
+            continue
+    files = _unique([*request.files_in_play, *request.seen_files, *carried])
+    left = out_of_play_blocks(workspace, play.left, files)
+    return files, tuple(Candidate(block=b, body="") for b in left)
+
+
+def _unique(paths: Sequence[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))
+
+
 def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) -> list[FileView]:
     if not refs:
         return []
@@ -170,7 +195,8 @@ def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) ->
     for block in reference_blocks(workspace, list(refs), ignore=parts.ignore, count=count):
         rel = block.ref or ""
         if not block.included:
-            views.append(_refused("reference", rel, block.priority, block.reason or "refused"))
+            refused = _refused("reference", rel, block.priority, block.reason or "refused")
+            views.append(replace(refused, target=block.target))
             continue
         origin = _origin(workspace, rel)
         views.append(
@@ -182,6 +208,7 @@ def _reference_views(parts: Collaborators, refs: Sequence[str], count: Count) ->
                 kind=block.kind,
                 priority=block.priority,
                 origin=origin,
+                reason=block.reason,
             )
         )
     return views
@@ -319,10 +346,13 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
     )
     available = budget.require_positive(request.model)
     shown = list(request.files_in_play)
-    # Files the turn read, searched or listed: their rules, diagnostics and ranking too.
-    files = shown + [p for p in request.seen_files if p not in set(shown)]
+    # Files the turn read, searched or listed: their diagnostics too, and with the ones the
+    # history keeps in play their rules and ranking.
+    files = _unique([*shown, *request.seen_files])
+    ranked, out_of_play = _in_play(workspace, request)
     references = _reference_views(parts, request.references, count)
-    skip = {v.rel for v in references}
+    # A reference's file is not shown again as a buffer (nor refused twice, for a link).
+    skip = {v.rel for v in references} | {v.target for v in references if v.target}
     policy = tab_policy(parts.settings)
     buffers, edited = _buffer_views(workspace, request, skip, policy, count)
     with_preamble = request.preamble
@@ -338,16 +368,17 @@ def gather(parts: Collaborators, request: GatherRequest) -> ContextSnapshot:
         goals=request.goals.model_copy(deep=True),
         history=request.history,
         system=(system_candidate(count), mode_candidate(request.mode, count)),
-        rules=_rules(workspace, files, count),
+        rules=_rules(workspace, ranked, count),
         profile=_profile(parts, count) if with_preamble else (),
         repomap=(
-            _repomap(parts, request, files, count, available, budget.context_window)
+            _repomap(parts, request, ranked, count, available, budget.context_window)
             if with_preamble
             else ()
         ),
         diagnostics=tuple(diagnostics_candidates(workspace, files, count)),
         diff=tuple(diff_candidates(workspace, files, count, own_edit_hashes(request.history))),
         extra=tuple(framed(b, None, count) for b in request.extra_blocks),
+        out_of_play=out_of_play,
         files=tuple(references + buffers),
         edited=edited,
         in_play=tuple(workspace.relative(p) for p in shown),

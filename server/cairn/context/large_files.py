@@ -7,7 +7,9 @@ by `STREAM_SAMPLE`, never by the file) and renders its head, its error lines
 with context and its tail (`context.excerpt`, the one shortener), each omitted
 range naming the `read_file(path, start_line, end_line)` call that shows it
 (the file itself holds exactly these lines, so no artifact is needed), with a
-closing note on the file's size and line count. A file the guard refuses for
+closing note on the file's size and line count. A block made of it says so in
+its manifest reason (`excerpt_reason`: how many of the file's lines it shows,
+and the call that shows any range), like any other degraded form. A file the guard refuses for
 any other reason (secret, binary, outside) stays refused: `guard_large` runs
 every check but the size. The excerpt of a file is remembered while its
 size, modification time and inode stay the same (`EXCERPT_MEMO_ENTRIES`
@@ -19,9 +21,16 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.context.excerpt import ERROR_CONTEXT_LINES, ExcerptShape, excerpt_of, is_error_line
+from cairn.context.excerpt import (
+    ERROR_CONTEXT_LINES,
+    ExcerptShape,
+    excerpt_of,
+    is_error_line,
+    shown_count,
+)
 from cairn.files.guard import PathRefusal, guard_path
 from cairn.files.ignore import IgnoreRules
 from cairn.files.reading import MAX_FILE_BYTES, MAX_STREAM_BYTES, read_sample_bounded
@@ -45,6 +54,23 @@ STREAM_SAMPLE = SampleShape(
     ERROR_CONTEXT_LINES,
     STREAM_MAX_LINE_CHARS,
 )
+
+
+@dataclass(frozen=True)
+class StreamedExcerpt:
+    """The excerpt of a file over the read limit, and how many of its lines it shows."""
+
+    text: str
+    shown_lines: int
+    total_lines: int
+
+
+def excerpt_reason(rel: str, shown: int, total: int) -> str:
+    """The manifest reason of a block that is a streamed file's excerpt."""
+    return (
+        f"excerpt: {shown} of {total} lines (head, error lines, tail);"
+        f' read_file("{rel}", start_line, end_line) shows any range'
+    )
 
 
 def guard_large(
@@ -72,11 +98,11 @@ def large_file_note(rel: str, size: int, total_lines: int, read_bytes: int) -> s
 
 
 _Key = tuple[str, str, int, int, int]
-_memo: OrderedDict[_Key, str] = OrderedDict()
+_memo: OrderedDict[_Key, StreamedExcerpt] = OrderedDict()
 _memo_lock = threading.Lock()
 
 
-def large_file_excerpt(path: Path, rel: str) -> str:
+def large_file_excerpt(path: Path, rel: str) -> StreamedExcerpt:
     """The head, error lines (with context) and tail of the file over the read limit at
     `path` (shown as `rel`), with a closing note; read by streaming, once per version."""
     info = os.stat(path)
@@ -100,7 +126,7 @@ def forget_excerpts() -> None:
         _memo.clear()
 
 
-def _excerpt(path: Path, rel: str) -> str:
+def _excerpt(path: Path, rel: str) -> StreamedExcerpt:
     streamed = read_sample_bounded(path, STREAM_SAMPLE, is_error_line)
     sample = streamed.sample
     body = excerpt_of(sample, STREAM_EXCERPT, ref=rel, max_line_chars=STREAM_MAX_LINE_CHARS)
@@ -109,4 +135,5 @@ def _excerpt(path: Path, rel: str) -> str:
             clip_line(sample.line(i), STREAM_MAX_LINE_CHARS) for i in range(sample.total)
         )
     note = large_file_note(rel, streamed.size, sample.total, streamed.read_bytes)
-    return f"{body}\n{note}"
+    shown = shown_count(sample, STREAM_EXCERPT)
+    return StreamedExcerpt(f"{body}\n{note}", shown, sample.total)

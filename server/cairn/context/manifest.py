@@ -49,6 +49,7 @@ def manifest_block(block: ContextBlock) -> ManifestBlock:
         ref=block.ref,
         redactions=block.redactions,
         zone=block.zone,
+        target=block.target,
     )
 
 

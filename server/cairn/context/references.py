@@ -9,7 +9,8 @@ reference into one `reference` block:
   (what the text really is — a log saved as `.txt`, a minified bundle — is
   judged from its content when it has to be shrunk: `context.degrade`);
 - a file over the read limit → its head, error lines and tail, read by
-  streaming (`context.large_files`), kind "log", with a reason saying so;
+  streaming (`context.large_files`), kind "log", its reason saying how many
+  of its lines are shown and how to read any range;
 - a directory → a tree listing of its non-ignored entries (at most
   `TREE_MAX_DEPTH` levels and `TREE_MAX_ENTRIES` lines; deeper folders are
   collapsed to a file count) followed by a list of relevant files — names and
@@ -19,7 +20,11 @@ reference into one `reference` block:
   links out, binaries or over-size files), at most `RELEVANT_FILES_MAX`;
 - anything `guard_path` refuses (outside the workspace, a symlink escaping
   it, a secret, ignored, binary, too large, missing, unreadable) → a block
-  with `included=False`, no text, 0 tokens, and the refusal as `reason`.
+  with `included=False`, no text, 0 tokens, and the refusal as `reason`;
+  its `ref` is the name the user wrote (`written_name`: an absolute path or
+  `file:` URI inside a workspace folder as its workspace path, links not
+  followed) and, when that name leads to another file of the workspace (a
+  symlink), `target` says which.
 
 The same file referenced twice yields one block (a refused one: one refusal). `ignore` holds the rules of
 the root folder; a reference into another workspace folder uses that
@@ -35,14 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from cairn.context.blocks import make_block
-from cairn.context.large_files import guard_large, large_file_excerpt
+from cairn.context.large_files import excerpt_reason, guard_large, large_file_excerpt
 from cairn.context.priorities import PRIORITY_REFERENCE
-from cairn.errors import PathRefusedError
+from cairn.errors import CairnError, PathRefusedError
 from cairn.files.guard import MAX_FILE_BYTES, PathRefusal, guard_path, read_refusal
 from cairn.files.ignore import ALWAYS_IGNORED_DIRS, IgnoreRules
 from cairn.files.languages import language_of
 from cairn.files.reading import try_resolve
-from cairn.files.workspace import Workspace
+from cairn.files.workspace import Workspace, uri_to_path
 from cairn.models.manifest import BlockKind, ContextBlock
 
 # Directory listing limits.
@@ -83,8 +88,9 @@ def block_kind(path: PurePath) -> BlockKind:
     return "code" if language_of(path) is not None else "text"
 
 
-def refused_block(ref: str, reason: str) -> ContextBlock:
-    """A placeholder for a refused reference: nothing of the file, only why."""
+def refused_block(ref: str, reason: str, target: str | None = None) -> ContextBlock:
+    """A placeholder for a refused reference: nothing of the file, only why (and, for a
+    name that leads elsewhere, where)."""
     return ContextBlock(
         source="reference",
         priority=PRIORITY_REFERENCE,
@@ -94,11 +100,33 @@ def refused_block(ref: str, reason: str) -> ContextBlock:
         ref=ref,
         included=False,
         reason=reason,
+        target=target,
     )
 
 
 def _clean(ref: str) -> str:
     return ref.strip().removeprefix("@")
+
+
+def written_name(workspace: Workspace, ref: str) -> str:
+    """The name a reference is known by: as written (without `@`), or for an absolute path
+    or `file:` URI inside a workspace folder its workspace path — links not followed, so
+    a link is named by itself, not by its target."""
+    cleaned = _clean(ref)
+    raw = uri_to_path(cleaned) if cleaned.startswith("file:") else Path(cleaned)
+    if raw.is_absolute() and workspace.folder_of(raw) is not None:
+        return workspace.relative(raw)
+    return cleaned
+
+
+def link_target(workspace: Workspace, name: str) -> str | None:
+    """The workspace path `name` resolves to when that is another path (a symlink), else
+    None (also when it resolves nowhere inside the workspace)."""
+    try:
+        resolved = workspace.relative(workspace.resolve(name))
+    except CairnError:
+        return None
+    return resolved if resolved != name.rstrip("/") else None
 
 
 def _read(workspace: Workspace, ref: str, path: Path, max_bytes: int) -> str:
@@ -164,7 +192,8 @@ def reference_blocks(
                 kind = block_kind(path)
         except PathRefusal as refusal:
             refused.add(ref)
-            blocks.append(refused_block(ref, str(refusal)))
+            name = written_name(workspace, ref)
+            blocks.append(refused_block(name, str(refusal), link_target(workspace, name)))
             continue
         block = make_block(
             "reference",
@@ -187,11 +216,12 @@ def _read_large(
     buffer = workspace.buffers.get(path)
     if buffer is not None:
         return buffer.text, block_kind(path), f"over the {max_bytes}-byte read limit"
+    rel = workspace.relative(path)
     try:
-        text = large_file_excerpt(path, workspace.relative(path))
+        streamed = large_file_excerpt(path, rel)
     except OSError as error:
         raise read_refusal(ref, error) from error
-    return text, "log", f"over the {max_bytes}-byte read limit: excerpted by streaming"
+    return streamed.text, "log", excerpt_reason(rel, streamed.shown_lines, streamed.total_lines)
 
 
 # -- directories ----------------------------------------------------------------

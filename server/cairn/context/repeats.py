@@ -3,8 +3,9 @@
 Two repeats cost tokens on every later call of a session and tell the model
 nothing new:
 - a `goal` result is the change in one line, then the whole plan as it was
-  then; the plan as it is now ends every call's context (the tail), so the
-  history shows only that first line (`goal_history_text`);
+  then; the plan as it is now ends every call's context (the tail, as the
+  harness rules say), so the history shows only that first line
+  (`goal_history_text`);
 - a read-only tool (`REREAD_TOOLS`) called again with the same arguments
   that returned exactly the same text as an earlier result still shown in
   the history: the later one is a stub naming that earlier call
@@ -27,15 +28,13 @@ from cairn.files.text import content_hash
 GOAL_TOOL = "goal"
 # Tools whose output depends only on the workspace and their arguments.
 REREAD_TOOLS: frozenset[str] = frozenset({"read_file", "grep", "glob_files", "list_dir"})
-GOAL_PLAN_NOTE = "(the current plan is at the end of the context)"
 
 RepeatKey = tuple[str, str, str]
 
 
 def goal_history_text(output: str) -> str:
     """What the history shows of a successful `goal` result: its first line (the change)."""
-    first, _, rest = output.partition("\n")
-    return f"{first} {GOAL_PLAN_NOTE}" if rest.strip() else output
+    return output.partition("\n")[0]
 
 
 def repeat_key(name: str, arguments: dict[str, Any], output: str) -> RepeatKey | None:

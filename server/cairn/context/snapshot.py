@@ -48,6 +48,10 @@ class FileView:
     origin: str
     # Why the guard refused it (nothing of it is shown), else None.
     refusal: str | None = None
+    # Why `text` is not the whole file (a streamed excerpt), else None.
+    reason: str | None = None
+    # A refused reference whose name leads to another workspace file (a symlink): that file.
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ class ContextSnapshot:
     diff: tuple[Candidate, ...]
     extra: tuple[Candidate, ...]
     files: tuple[FileView, ...]
+    # Text-less rules blocks of rules files whose files left play (the manifest says why).
+    out_of_play: tuple[Candidate, ...] = ()
     # Workspace-relative paths → text of the files the agent itself edited in this turn.
     edited: Mapping[str, str] = field(default_factory=dict)
     # The files in play (workspace-relative), which the preamble's rules and map depend on.

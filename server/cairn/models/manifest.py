@@ -89,6 +89,8 @@ class ContextBlock(WireModel):
     reason: str | None = None
     # When the block was degraded (outline, log excerpt): the artifact holding the full text.
     artifact_id: str | None = None
+    # A refused reference whose name leads elsewhere (a symlink): where it leads.
+    target: str | None = None
     # Secret values redacted from the block (`cairn.files.redaction`); None when there were none.
     redactions: list[RedactionNote] | None = None
     # The cache zone the block is placed in (set when the context is assembled).
@@ -106,6 +108,9 @@ class ManifestBlock(WireModel):
     # Optional on the wire: present only for a block whose secret values were redacted.
     redactions: list[RedactionNote] | None = Field(default=None, exclude_if=_absent)
     zone: Zone | None = None
+    # Optional on the wire: present only for a refused reference whose name (`ref`, as the
+    # user wrote it) leads to another file (a symlink): the workspace path it resolves to.
+    target: str | None = Field(default=None, exclude_if=_absent)
 
 
 # What a prompt-cache breakpoint ends ("resent": the end of what the previous call also sent).

@@ -22,6 +22,10 @@ from cairn.models.summary import SessionSummary
 Role = Literal["system", "user", "assistant", "tool"]
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class TextPart(WireModel):
     type: Literal["text"] = "text"
     text: str
@@ -74,6 +78,9 @@ class FilePart(WireModel):
     origin: str | None = None
     # False for an open editor buffer that is not one of the files in play (low relevance).
     in_play: bool = True
+    # Why `text` is not the whole file (a streamed excerpt of a file over the read limit:
+    # how many of its lines it shows); absent when it is the whole file.
+    reason: str | None = Field(default=None, exclude_if=_absent)
 
 
 CompactionKind = Literal["prune", "summary", "goal"]

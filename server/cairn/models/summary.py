@@ -22,6 +22,8 @@ class Decision(WireModel):
 class FileRead(WireModel):
     path: str
     hash: str
+    # The artifact holding the text as read (None for a read too small to store).
+    artifact_id: str | None = None
 
 
 class FileChanged(WireModel):

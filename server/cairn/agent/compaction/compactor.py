@@ -2,7 +2,7 @@
 
 The policy lives in `cairn.compaction` (pure); this module only decides the
 moment, makes the compaction model call (agent lane "compaction", on the
-turn's compaction model, its transcript within that model's window), measures
+turn's compaction model, its transcript in chunks within that model's window), measures
 the context before and after, records the markers and tells the scope's
 listener (`start` / `done` / `failed`, with tokens before and after). Every
 method works on a `TurnScope`: the running turn's, or one the engine opens
@@ -128,6 +128,7 @@ class Compactor:
             minimum=knobs.prune_minimum,
             protect=knobs.prune_protect,
             protected_tools=self.settings.protected_tools,
+            skip_turns=knobs.prune_skip_turns,
         )
         if plan is not None:
             label = f"prune {round(plan.freed_tokens / TOKENS_PER_K)}k"
@@ -194,7 +195,7 @@ class Compactor:
         """Whether a summary now could free enough to be worth a model call."""
         messages = scope.session.messages()
         keep = self.retention(scope, demand.window).keep_recent
-        cut = summary_cut(scope, self.settings, messages, demand.available, keep, replied=replied)
+        cut = summary_cut(scope, messages, demand.available, keep, replied=replied)
         return cut is not None and policy.worth_summarising(cut[1], demand.tokens)
 
     async def prepare_summary(
@@ -209,7 +210,7 @@ class Compactor:
         """The summary marker for `messages` (one compaction model call), or None if nothing
         to cover (`replied`: the model has answered the newest step, see `_cut`)."""
         keep = self.retention(scope, snapshot.budget.context_window).keep_recent
-        cut = summary_cut(scope, self.settings, messages, available, keep, replied=replied)
+        cut = summary_cut(scope, messages, available, keep, replied=replied)
         if cut is None:
             return None
         index = cut[0]

@@ -1,16 +1,16 @@
 """Where the next summary would cut a session's history, and what that part costs now.
 
 The summary covers the oldest messages up to a watermark (`choose_watermark`):
-the newest `keep_recent` share of the input stays verbatim, and what is covered
-must fit, as a transcript, in the input the compaction call may use — the main
-call's, or less when the compaction model has a smaller window of its own.
+the newest `keep_recent` share of the input stays verbatim. What is covered
+need not fit one compaction call: its transcript is read in chunks, each within
+the input the compaction call may use (`transcript_room`) — the main call's,
+or less when the compaction model has a smaller window of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn.agent.compaction.transcript_forms import shorten_for
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.compaction import policy
 from cairn.compaction.markers import read_state
@@ -20,7 +20,7 @@ from cairn.models.messages import Message
 from cairn.settings import Settings
 from cairn.tokens.counter import counter_for
 
-# Tokens of the compaction call's input left for its prompt and the previous summary.
+# Tokens of a compaction call's input left for its prompt and the notes carried (at least).
 COMPACTION_PROMPT_RESERVE = 2_000
 
 
@@ -36,7 +36,6 @@ def transcript_room(scope: TurnScope, settings: Settings, available: int) -> int
 
 def summary_cut(
     scope: TurnScope,
-    settings: Settings,
     messages: Sequence[Message],
     available: int,
     keep_recent: float,
@@ -48,14 +47,11 @@ def summary_cut(
     answered the newest step of `messages`); None when nothing can be covered."""
     state = read_state(messages)
     count = counter_for(scope.inputs.model)
-    room = transcript_room(scope, settings, available)
     index = choose_watermark(
         messages,
         state,
         count,
         keep_recent_tokens=policy.keep_recent_tokens(available, keep_recent),
-        max_transcript_tokens=max(room - COMPACTION_PROMPT_RESERVE, 0),
-        shorten=shorten_for(count),
         replied=replied,
     )
     if index is None:

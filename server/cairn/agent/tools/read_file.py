@@ -202,7 +202,7 @@ def _streamed(label: str, path: Path, args: ReadFileArgs) -> ToolOutcome:
     data: dict[str, object] = {"path": label, "streamed": True}
     try:
         if args.start_line is None and args.end_line is None:
-            return ToolOutcome(output=large_file_excerpt(path, label), data=data)
+            return ToolOutcome(output=large_file_excerpt(path, label).text, data=data)
         start = args.start_line or 1
         found = read_lines_bounded(path, start, args.end_line, MAX_INLINE_OUTPUT_CHARS)
     except OSError as error:

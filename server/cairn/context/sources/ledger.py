@@ -2,15 +2,17 @@
 
 A small deterministic block rebuilt from every recorded message of the
 session (covered by a summary or a goal fold or not), so neither compaction
-nor a fold can hide it: the last status of each test command, the last run
-of each recent distinct command with its exit code (tests or not: a command
-repeated many times, like the test suite, takes one line, so a one-off such
-as a fixture generator is not pushed out by it), the files changed this
-session with their last patch artifact and number of edits, and the
-questions the user asked that no finished reply has followed yet. The facts come from
+nor a fold can hide it: the last run of every distinct command the session
+ran (`cairn.files.commands.command_key`: the same words, whatever the
+spacing or quoting), one line each with its status or exit code, the user
+turn it ran in and its output artifact, grouped as tests, builds (and
+checks) and other commands — never dropped while the session lives, and a
+test run that a later, broader one covers (the full suite after a focused
+run of one of its files) saying so; the files changed this session with
+their last patch artifact and number of edits; and the questions the user
+asked that no finished reply has followed yet. The facts come from
 `cairn.compaction.ledger` (the one reader of `ToolResultPart.data`); this
-module only renders them, each list bounded so the block stays small
-whatever the session's length.
+module only renders them.
 
 It is required (never dropped) and lives in the tail (`cairn.context.zones`):
 it changes whenever a command runs or a file is edited, and in the tail a
@@ -20,25 +22,27 @@ would re-write the cache from that point on.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
 from cairn.compaction.ledger import (
     CommandRun,
     commands_run,
     files_changed,
-    last_test_status,
+    last_runs,
     open_questions,
+    user_turns,
 )
 from cairn.context.blocks import Candidate, Count, section
 from cairn.context.priorities import PRIORITY_LEDGER
+from cairn.files.commands import covers, is_build_command
 from cairn.models.messages import Message
-from cairn.models.summary import FileChanged, TestRecord
+from cairn.models.summary import FileChanged
 
 LEDGER_TITLE = "# Ledger"
 LEDGER_REF = "ledger"
-# Bounds that keep the block small in any session.
-MAX_TESTS = 8
-MAX_RECENT_COMMANDS = 8
+COMMANDS_TITLE = "Commands, the last run of each (now turn {now})"
+GROUP_TITLES = ("Tests", "Builds and checks", "Other commands")
+# Bounds that keep the block small in any session (commands are never left out).
 MAX_FILES = 30
 MAX_QUESTIONS = 5
 MAX_ITEM_CHARS = 200
@@ -50,51 +54,60 @@ def clip(text: str, limit: int = MAX_ITEM_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
-def _exit(run: CommandRun) -> str:
+def _outcome(run: CommandRun) -> str:
+    """A test's status word, or another command's exit."""
     if run.timed_out:
-        return "timed out"
-    return "did not finish" if run.exit_code is None else f"exit {run.exit_code}"
+        return "ERROR (timed out)" if run.test else "timed out"
+    if run.exit_code is None:
+        return "ERROR (did not finish)" if run.test else "did not finish"
+    return run.status.upper() if run.test else f"exit {run.exit_code}"
 
 
-def test_lines(tests: Sequence[TestRecord]) -> list[str]:
-    shown = tests[-MAX_TESTS:]
-    lines = [
-        f"- {clip(t.command)}: {t.status.upper()}"
-        + (f" (output artifact {t.artifact_id})" if t.artifact_id else "")
-        for t in shown
-    ]
-    if len(tests) > len(shown):
-        lines.insert(0, f"- ({len(tests) - len(shown)} other test commands not shown)")
-    return lines
+def superseding(runs: Sequence[CommandRun]) -> dict[str, CommandRun]:
+    """For each test command's last run, the latest later test run that covers it, by key."""
+    out: dict[str, CommandRun] = {}
+    for index, narrow in enumerate(runs):
+        if not narrow.test:
+            continue
+        later = [r for r in runs[index + 1 :] if r.test and covers(r.command, narrow.command)]
+        if later:
+            out[narrow.key] = later[-1]
+    return out
 
 
-def last_runs(runs: Sequence[CommandRun]) -> list[CommandRun]:
-    """The last run of each distinct command (whitespace folded), in the order of those
-    last runs: a repeated command moves to the end instead of filling the list."""
-    last: dict[str, CommandRun] = {}
-    for run in runs:
-        key = " ".join(run.command.split())
-        last.pop(key, None)
-        last[key] = run
-    return list(last.values())
-
-
-def command_lines(runs: Sequence[CommandRun], listed: Collection[str] = ()) -> list[str]:
-    """One line per recent distinct command; an output artifact already `listed` (a test
-    status line above names it) is not repeated: the block is re-sent on every call."""
-    distinct = last_runs(runs)
-    lines = [
-        f"- {clip(r.command)} → {_exit(r)}"
-        + (" [test]" if r.test else "")
-        + (
-            f" (output artifact {r.artifact_id})"
-            if r.artifact_id and r.artifact_id not in listed
-            else ""
+def run_line(run: CommandRun, superseded_by: CommandRun | None = None) -> str:
+    """One command's line: its last run's status, turn, output artifact, and the broader
+    run that superseded it."""
+    notes = [f"turn {run.turn}"]
+    if run.artifact_id:
+        notes.append(f"output artifact {run.artifact_id}")
+    line = f"- {clip(run.command)}: {_outcome(run)} ({', '.join(notes)})"
+    if superseded_by is not None:
+        line += (
+            f"; superseded by the later run of {clip(superseded_by.command)}"
+            f" (turn {superseded_by.turn})"
         )
-        for r in distinct[-MAX_RECENT_COMMANDS:]
-    ]
-    if len(distinct) > MAX_RECENT_COMMANDS:
-        lines.insert(0, f"- ({len(distinct) - MAX_RECENT_COMMANDS} earlier commands not shown)")
+    return line
+
+
+def _group(run: CommandRun) -> int:
+    if run.test:
+        return 0
+    return 1 if is_build_command(run.command) else 2
+
+
+def command_lines(runs: Sequence[CommandRun], now: int) -> list[str]:
+    """Every distinct command once, its last run, grouped (tests, builds, others), the
+    order of those last runs within a group (newest last)."""
+    distinct = last_runs(runs)
+    if not distinct:
+        return []
+    later = superseding(distinct)
+    lines = [COMMANDS_TITLE.format(now=now) + ":"]
+    for group, title in enumerate(GROUP_TITLES):
+        shown = [run_line(r, later.get(r.key)) for r in distinct if _group(r) == group]
+        if shown:
+            lines += [f"{title}:", *shown]
     return lines
 
 
@@ -128,14 +141,8 @@ def _section(title: str, lines: list[str]) -> list[str]:
 
 def render_ledger(messages: Sequence[Message]) -> str:
     """The ledger text of `messages` ('' when the session has no such facts yet)."""
-    tests = last_test_status(messages)
-    listed = {t.artifact_id for t in tests[-MAX_TESTS:] if t.artifact_id}
     body = [
-        *_section("Last status of each test command", test_lines(tests)),
-        *_section(
-            "Recent commands, the last run of each (newest last)",
-            command_lines(commands_run(messages), listed),
-        ),
+        *command_lines(commands_run(messages), user_turns(messages)),
         *_section("Files changed this session", file_lines(files_changed(messages))),
         *_section(
             "Open questions from the user",
