@@ -329,10 +329,15 @@ async def test_a_provider_without_a_prompt_cache_gets_a_transcript_of_whole_outp
 ) -> None:
     """Repeating the prefix only pays where the provider serves it from a cache: without
     one the whole context would be paid again. The transcript shows every output whole,
-    naming the artifact that holds it."""
+    naming the artifact that holds it — a pruned one too (without a cache the second turn
+    prunes the first one's read, leaving less than any share verbatim: `summary_keep_recent` 0
+    still leaves the read to cover)."""
     project(tmp_path)
     engine = make_engine(
-        tmp_path, [*big_turn("BETA-TOKEN read."), reply("ok"), narrative()], **QUIET
+        tmp_path,
+        [*big_turn("BETA-TOKEN read."), reply("ok"), narrative()],
+        **QUIET,
+        summary_keep_recent=0.0,
     )
     spy = Spy(engine)
     try:

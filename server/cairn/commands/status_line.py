@@ -80,6 +80,9 @@ class StatusLine:
         with self._lock:
             self._waits[key] = Wait(text, until)
             self._start()
+            live = self._live
+        if live is not None:  # drawn now: a wait shorter than a refresh is still seen
+            live.refresh()
 
     def drop(self, key: str) -> None:
         """The wait `key` is over (the line goes when no wait is left)."""
