@@ -215,7 +215,7 @@ class Compactor:
             return None
         index = cut[0]
         state = read_state(messages)
-        built = self.contexts.assemble(scope, snapshot.with_history(messages))
+        built = await self.contexts.assemble_async(scope, snapshot.with_history(messages))
         narrative = await ask_narrative(self.runtime, self.contexts, scope, built, messages, index)
         covered = messages[: index + 1]
         summary = build_summary(
@@ -324,7 +324,9 @@ class Compactor:
         await self.join(scope)
         snapshot, built = await self.contexts.prepare(scope)
         if self.apply_pending(scope, snapshot):
-            built = self.contexts.assemble(scope, snapshot.with_history(session.messages()))
+            built = await self.contexts.assemble_async(
+                scope, snapshot.with_history(session.messages())
+            )
         demand = demand_of(built)
         threshold = self.retention(scope, demand.window).threshold
         over = policy.needs_summary(demand.tokens, demand.window, threshold, demand.overflow)
