@@ -72,6 +72,30 @@ def measure(
     """Assemble `snapshot` over `messages` without and with `changes` (see the module docstring)."""
     before = contexts.assemble(scope, snapshot.with_history(messages))
     after = contexts.assemble(scope, snapshot.with_history(with_markers(messages, changes)))
+    return _measured(contexts, scope, before, after, changes)
+
+
+async def measure_async(
+    contexts: Contexts,
+    scope: TurnScope,
+    snapshot: ContextSnapshot,
+    messages: Sequence[Message],
+    changes: Sequence[Change],
+) -> Measured:
+    """`measure` with both assemblies on a worker thread."""
+    before = await contexts.assemble_async(scope, snapshot.with_history(messages))
+    marked = snapshot.with_history(with_markers(messages, changes))
+    after = await contexts.assemble_async(scope, marked)
+    return _measured(contexts, scope, before, after, changes)
+
+
+def _measured(
+    contexts: Contexts,
+    scope: TurnScope,
+    before: BuiltContext,
+    after: BuiltContext,
+    changes: Sequence[Change],
+) -> Measured:
     freed = demand_of(before).tokens - demand_of(after).tokens
     previous = contexts.cache.previous(scope.session)
     cached = common_prefix(entries_of(previous), before.prefix).tokens if previous else 0

@@ -40,7 +40,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from cairn.agent.compaction.cache_breaks import Change, decide, measure
+from cairn.agent.compaction.cache_breaks import Change, Measured, decide, measure, measure_async
 from cairn.agent.compaction.call import ask_narrative
 from cairn.agent.compaction.cut import summary_cut
 from cairn.agent.compaction.events import tell
@@ -139,11 +139,24 @@ class Compactor:
         self, scope: TurnScope, snapshot: ContextSnapshot, *, force: bool = False
     ) -> bool:
         """Apply the deferred folds and the prune at once when the policy (or `force`) says so."""
-        session = scope.session
         changes = self._pending(scope, snapshot.budget.context_window)
         if not changes:
             return False
-        measured = measure(self.contexts, scope, snapshot, session.messages(), changes)
+        measured = measure(self.contexts, scope, snapshot, scope.session.messages(), changes)
+        return self._apply_measured(scope, changes, measured, force)
+
+    async def apply_pending_async(self, scope: TurnScope, snapshot: ContextSnapshot) -> bool:
+        """`apply_pending` with its measurements assembled on a worker thread."""
+        changes = self._pending(scope, snapshot.budget.context_window)
+        if not changes:
+            return False
+        messages = scope.session.messages()
+        measured = await measure_async(self.contexts, scope, snapshot, messages, changes)
+        return self._apply_measured(scope, changes, measured, False)
+
+    def _apply_measured(
+        self, scope: TurnScope, changes: Sequence[Change], measured: Measured, force: bool
+    ) -> bool:
         demand = demand_of(measured.before)
         threshold = self.retention(scope, demand.window).threshold
         budget = force or policy.needs_summary(
@@ -154,7 +167,7 @@ class Compactor:
             return False
         after = demand_of(measured.after).tokens
         self._apply(scope, changes, demand.tokens, after)
-        session.deferred_folds = []
+        scope.session.deferred_folds = []
         return True
 
     # -- goal folding ----------------------------------------------------------
@@ -323,7 +336,7 @@ class Compactor:
         session = scope.session
         await self.join(scope)
         snapshot, built = await self.contexts.prepare(scope)
-        if self.apply_pending(scope, snapshot):
+        if await self.apply_pending_async(scope, snapshot):
             built = await self.contexts.assemble_async(
                 scope, snapshot.with_history(session.messages())
             )
