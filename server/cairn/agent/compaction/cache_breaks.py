@@ -9,7 +9,9 @@ write again (`BreakCandidate.rewritten`). `decide` asks the pure policy
 (`cairn.compaction.cache_policy`) with the prices of the model's cache
 family (`settings.cache_price`), the calls the turn is expected to make
 still, whether the budget needs the room and whether the cache is cold
-anyway (idle past its lifetime, a model or mode switch).
+anyway (idle past its lifetime, a model or mode switch). `measure_async`
+assembles on a worker thread (the turn's own measurements), `fold_change`
+makes a finished goal's fold marker a change to measure.
 """
 
 from __future__ import annotations
@@ -20,15 +22,18 @@ from dataclasses import dataclass
 from cairn.agent.scope.contexts import Contexts, demand_of
 from cairn.agent.scope.prompt_cache import MODE_SWITCH, mode_switched
 from cairn.agent.scope.turn_scope import TurnScope
+from cairn.agent.sessions.session import PendingFold
 from cairn.compaction.cache_policy import (
     BreakCandidate,
     BreakDecision,
     decide_break,
     expected_remaining_calls,
 )
+from cairn.compaction.goal_fold import fold_goal
 from cairn.context.builder import BuiltContext
 from cairn.context.prefix import common_prefix, entries_of
 from cairn.context.snapshot import ContextSnapshot
+from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import CompactionPart, Message
 
@@ -51,6 +56,19 @@ class Measured:
     before: BuiltContext
     after: BuiltContext
     candidate: BreakCandidate
+
+
+def fold_change(scope: TurnScope, fold: PendingFold) -> Change | None:
+    """The fold marker of a finished goal as a change (None: nothing to fold)."""
+    tree = scope.session.goals()
+    goal = find_goal(tree, fold.goal_id)
+    if goal is None:
+        return None
+    subtree = goal_subtree_ids(tree, fold.goal_id)
+    part = fold_goal(scope.session.messages(), goal, subtree, fold.verb, fold.summary)
+    if part is None:
+        return None
+    return Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
 
 
 def with_markers(messages: Sequence[Message], changes: Sequence[Change]) -> list[Message]:

@@ -40,7 +40,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from cairn.agent.compaction.cache_breaks import Change, Measured, decide, measure, measure_async
+from cairn.agent.compaction.cache_breaks import (
+    Change,
+    Measured,
+    decide,
+    fold_change,
+    measure,
+    measure_async,
+)
 from cairn.agent.compaction.call import ask_narrative
 from cairn.agent.compaction.cut import summary_cut
 from cairn.agent.compaction.events import tell
@@ -48,7 +55,6 @@ from cairn.agent.scope.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import DeferredFold, PendingFold
 from cairn.compaction import policy
-from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
@@ -57,7 +63,6 @@ from cairn.compaction.summary_build import build_summary, ledger_only_summary, m
 from cairn.context.builder import BuiltContext
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
-from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.events import CompactResult
@@ -94,6 +99,14 @@ class Compactor:
         snapshot = scope.session.cache.snapshot
         if snapshot is None:
             snapshot = self.contexts.gather(scope)
+            scope.session.cache.snapshot = snapshot
+        return snapshot.with_history(scope.session.messages())
+
+    async def _snapshot_async(self, scope: TurnScope) -> ContextSnapshot:
+        """`_snapshot`, a new one gathered on a worker thread."""
+        snapshot = scope.session.cache.snapshot
+        if snapshot is None:
+            snapshot = await self.contexts.gather_async(scope)
             scope.session.cache.snapshot = snapshot
         return snapshot.with_history(scope.session.messages())
 
@@ -174,33 +187,38 @@ class Compactor:
 
     def fold(self, scope: TurnScope, fold: PendingFold) -> None:
         """Fold a finished goal's messages into its summary now, or defer it (cache policy)."""
-        session = scope.session
-        tree = session.goals()
-        goal = find_goal(tree, fold.goal_id)
-        if goal is None:
-            return
-        messages = session.messages()
-        part = fold_goal(
-            messages, goal, goal_subtree_ids(tree, fold.goal_id), fold.verb, fold.summary
-        )
-        if part is None:
-            return
-        change = Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
-        snapshot = self._snapshot(scope)
-        measured = measure(self.contexts, scope, snapshot, messages, [change])
+        change = fold_change(scope, fold)
+        if change is not None:
+            snapshot, messages = self._snapshot(scope), scope.session.messages()
+            measured = measure(self.contexts, scope, snapshot, messages, [change])
+            self._fold_measured(scope, fold.goal_id, change, measured)
+
+    async def fold_async(self, scope: TurnScope, fold: PendingFold) -> None:
+        """`fold` with its measurements (and a gather, when no call kept one) off the loop."""
+        change = fold_change(scope, fold)
+        if change is not None:
+            snapshot, messages = await self._snapshot_async(scope), scope.session.messages()
+            measured = await measure_async(self.contexts, scope, snapshot, messages, [change])
+            self._fold_measured(scope, fold.goal_id, change, measured)
+
+    def _fold_measured(
+        self, scope: TurnScope, goal_id: str, change: Change, measured: Measured
+    ) -> None:
+        """Record the fold now, or defer it when breaking the cache for it does not pay."""
         decision = decide(self.contexts, scope, measured.candidate, budget_needs=False)
         if not decision.apply:
-            session.deferred_folds.append(DeferredFold(goal_id=fold.goal_id, part=part))
-            scope.listener.on_log(f"goal {fold.goal_id} fold deferred ({decision.why})")
+            scope.session.deferred_folds.append(DeferredFold(goal_id=goal_id, part=change.part))
+            scope.listener.on_log(f"goal {goal_id} fold deferred ({decision.why})")
             return
         before = demand_of(measured.before).tokens
         self._apply(scope, [change], before, demand_of(measured.after).tokens)
 
-    def flush_folds(self, scope: TurnScope) -> None:
+    async def flush_folds(self, scope: TurnScope) -> None:
+        """Fold the goals finished during the turn's last step (off the event loop)."""
         session = scope.session
         folds, session.pending_folds = session.pending_folds, []
         for fold in folds:
-            self.fold(scope, fold)
+            await self.fold_async(scope, fold)
 
     # -- summary ---------------------------------------------------------------
 
