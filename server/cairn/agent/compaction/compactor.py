@@ -110,8 +110,8 @@ class Compactor:
             scope.session.cache.snapshot = snapshot
         return snapshot.with_history(scope.session.messages())
 
-    def _tokens(self, scope: TurnScope, snapshot: ContextSnapshot) -> Demand:
-        return demand_of(self.contexts.assemble(scope, snapshot))
+    async def _tokens(self, scope: TurnScope, snapshot: ContextSnapshot) -> Demand:
+        return demand_of(await self.contexts.assemble_async(scope, snapshot))
 
     # -- applying folds and prunes ---------------------------------------------------
 
@@ -148,24 +148,17 @@ class Compactor:
             changes.append(Change(part=plan.marker(0, 0), label=label))
         return changes
 
-    def apply_pending(
+    async def apply_pending(
         self, scope: TurnScope, snapshot: ContextSnapshot, *, force: bool = False
     ) -> bool:
-        """Apply the deferred folds and the prune at once when the policy (or `force`) says so."""
-        changes = self._pending(scope, snapshot.budget.context_window)
-        if not changes:
-            return False
-        measured = measure(self.contexts, scope, snapshot, scope.session.messages(), changes)
-        return self._apply_measured(scope, changes, measured, force)
-
-    async def apply_pending_async(self, scope: TurnScope, snapshot: ContextSnapshot) -> bool:
-        """`apply_pending` with its measurements assembled on a worker thread."""
+        """Apply the deferred folds and the prune at once when the policy (or `force`) says so
+        (measured on a worker thread)."""
         changes = self._pending(scope, snapshot.budget.context_window)
         if not changes:
             return False
         messages = scope.session.messages()
         measured = await measure_async(self.contexts, scope, snapshot, messages, changes)
-        return self._apply_measured(scope, changes, measured, False)
+        return self._apply_measured(scope, changes, measured, force)
 
     def _apply_measured(
         self, scope: TurnScope, changes: Sequence[Change], measured: Measured, force: bool
@@ -258,7 +251,7 @@ class Compactor:
         )
         return CompactionPart(kind="summary", summary=summary)
 
-    def record_summary(
+    async def record_summary(
         self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart | None
     ) -> bool:
         """Measure and record a prepared summary; True when a summary was recorded.
@@ -269,18 +262,18 @@ class Compactor:
         """
         session = scope.session
         messages = session.messages()
-        before = self._tokens(scope, snapshot.with_history(messages)).tokens
+        before = (await self._tokens(scope, snapshot.with_history(messages))).tokens
         session.summarised_at = len(messages)
         if part is None or not moves_watermark(messages, part):
             tell(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        after = self._probe(scope, snapshot, part)
+        after = await self._probe(scope, snapshot, part)
         if policy.is_stalled(before, after):
             error = policy.stall_message(before, after)
             plain = ledger_only_summary(messages, part, session.goals())
-            plain_after = self._probe(scope, snapshot, plain)
+            plain_after = await self._probe(scope, snapshot, plain)
             if policy.is_stalled(before, plain_after):
-                pruned = self.apply_pending(scope, snapshot, force=True)
+                pruned = await self.apply_pending(scope, snapshot, force=True)
                 fallback = "; pruned instead" if pruned else "; the ledger block stands alone"
                 tell(scope, "failed", "summary", before, after, error + fallback)
                 return False
@@ -294,19 +287,21 @@ class Compactor:
         tell(scope, "done", "summary", before, after)
         return True
 
-    def _probe(self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart) -> int:
+    async def _probe(
+        self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart
+    ) -> int:
         """What the next call would cost with `part` recorded."""
         probe = [*scope.session.messages(), Message(id="probe", role="system", parts=[part])]
-        return self._tokens(scope, snapshot.with_history(probe)).tokens
+        return (await self._tokens(scope, snapshot.with_history(probe))).tokens
 
     async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
-        snapshot = self._snapshot(scope)
+        snapshot = await self._snapshot_async(scope)
         messages = scope.session.messages()
-        before = self._tokens(scope, snapshot)
+        before = await self._tokens(scope, snapshot)
         tell(scope, "start", "summary", before.tokens)
         part = await self.prepare_summary(scope, snapshot, messages, before.available)
-        return self.record_summary(scope, snapshot, part)
+        return await self.record_summary(scope, snapshot, part)
 
     # -- background --------------------------------------------------------------
 
@@ -341,10 +336,10 @@ class Compactor:
         try:
             part = await task
         except CairnError as exc:
-            before = self._tokens(scope, self._snapshot(scope)).tokens
+            before = (await self._tokens(scope, await self._snapshot_async(scope))).tokens
             tell(scope, "failed", "summary", before, None, str(exc))
             return
-        self.record_summary(scope, self._snapshot(scope), part)
+        await self.record_summary(scope, await self._snapshot_async(scope), part)
 
     # -- before each call --------------------------------------------------------
 
@@ -354,7 +349,7 @@ class Compactor:
         session = scope.session
         await self.join(scope)
         snapshot, built = await self.contexts.prepare(scope)
-        if await self.apply_pending_async(scope, snapshot):
+        if await self.apply_pending(scope, snapshot):
             built = await self.contexts.assemble_async(
                 scope, snapshot.with_history(session.messages())
             )
@@ -382,11 +377,11 @@ class Compactor:
         await self.join(scope)
         snapshot = await self.contexts.gather_async(scope)
         session.cache.snapshot = snapshot
-        before = self._tokens(scope, snapshot).tokens
-        pruned = self.apply_pending(scope, self._snapshot(scope), force=True)
+        before = (await self._tokens(scope, snapshot)).tokens
+        pruned = await self.apply_pending(scope, await self._snapshot_async(scope), force=True)
         session.summarised_at = None
         summarised = await self.summarize(scope)
-        after = self._tokens(scope, self._snapshot(scope)).tokens
+        after = (await self._tokens(scope, await self._snapshot_async(scope))).tokens
         kind = "summary" if summarised else "prune" if pruned else "none"
         if kind != "none":
             session.cache.note_break(FORCED)
