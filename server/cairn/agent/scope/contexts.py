@@ -29,11 +29,14 @@ history is an overflow).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar, cast
 
 from cairn.agent.scope.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
 from cairn.agent.scope.offer import WindowTerms
@@ -52,6 +55,8 @@ from cairn.models.messages import Message
 from cairn.models.session import Usage
 from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,37 @@ def demand_of(built: BuiltContext) -> Demand:
         window=built.stats.context_window,
         available=built.stats.available_input,
     )
+
+
+async def off_loop(work: Callable[..., T], *args: object) -> T:
+    """`work(*args)` on a daemon thread of its own (the caller's context variables set), awaited.
+
+    Unlike `asyncio.to_thread`, whose threads the interpreter waits for at exit, a build
+    still running when the server stops (SIGTERM, the client gone) does not delay its exit:
+    what a build writes goes through atomic replaces. A cancelled caller leaves the
+    thread to finish on its own; its result is dropped."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(cast(T, result))
+
+    def run() -> None:
+        try:
+            result, error = context.run(work, *args), None
+        except BaseException as exc:  # handed to the awaiting task
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="cairn-build", daemon=True).start()
+    return await future
 
 
 def _known_limit(session: Session, model: str) -> int | None:
@@ -176,7 +212,7 @@ class Contexts:
     async def sync_files_async(self, *, refresh: bool = False) -> None:
         """`sync_files` on a worker thread (the changed buffers taken on this one)."""
         self._take()
-        await asyncio.to_thread(self._sync_now, refresh)
+        await off_loop(self._sync_now, refresh)
 
     def _take(self) -> None:
         """Take the file events and changed buffers the next gather applies (on this thread)."""
@@ -204,7 +240,7 @@ class Contexts:
         """`gather` on a worker thread, over a copy of the editor state taken on this one."""
         self._take()
         request = self._request(scope, messages, preamble)
-        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+        return await off_loop(self._gather, request, self.workspace.copy())
 
     def _request(
         self, scope: TurnScope, messages: Sequence[Message] | None, preamble: bool | None
@@ -222,7 +258,7 @@ class Contexts:
 
     async def assemble_async(self, scope: TurnScope, snapshot: ContextSnapshot) -> BuiltContext:
         """`assemble` on a worker thread (the cache view read on this one)."""
-        return self._assembled(scope, await asyncio.to_thread(self._assembly(scope, snapshot)))
+        return self._assembled(scope, await off_loop(self._assembly(scope, snapshot)))
 
     def _assembly(self, scope: TurnScope, snapshot: ContextSnapshot) -> Callable[[], BuiltContext]:
         """The pure assembly of `snapshot`, with what it reads of the session taken now (the
