@@ -178,3 +178,29 @@ async def test_a_turn_running_at_sigterm_is_answered_and_recorded_cancelled(
         assert record.finish_reason == "cancelled" and record.ended_at is not None
     finally:
         await server.kill()
+
+
+async def test_a_turn_running_when_stdin_ends_is_recorded_cancelled(tmp_path: Path) -> None:
+    """The editor went away (its end of the pipe closed, no shutdown, no exit): the turn
+    stops and its end is recorded before the process exits."""
+    root = write_workspace(
+        tmp_path / "ws", script=[{"text": SLOW_TEXT, "chunkDelay": CHUNK_DELAY_S}]
+    )
+    server = await RawServer.start(root, tmp_path / "stderr.log")
+    try:
+        await server.initialize(root)
+        await server.send(
+            {"jsonrpc": "2.0", "id": 99, "method": "cairn/turn", "params": {"message": "go"}}
+        )
+        while True:  # until the model's first words arrive
+            message = await server.read()
+            params = message.get("params") or {}
+            if message.get("method") == "cairn/turnEvent" and params.get("kind") == "text":
+                break
+        server.writer.close()
+        await asyncio.wait_for(server.process.wait(), READ_TIMEOUT_S)
+        [session] = TraceStore(root / ".cairn").list()
+        [record] = TraceStore(root / ".cairn").open(session.id).meta().turns
+        assert record.finish_reason == "cancelled" and record.ended_at is not None
+    finally:
+        await server.kill()

@@ -255,7 +255,7 @@ async def test_a_summary_that_stalls_even_with_the_ledger_alone_falls_back_to_pr
                 messages[0].id,
             ),
         )
-        assert not engine.compactor.record_summary(scope, snapshot, part)
+        assert not await engine.compactor.record_summary(scope, snapshot, part)
         [stalled] = [e for e in recorder.compactions if e.stage == "failed"]
         assert stalled.error is not None and stalled.error.endswith("pruned instead")
         after = session.messages()

@@ -323,6 +323,16 @@ def test_variables_are_expanded_and_a_missing_one_names_the_key() -> None:
         expanded("api", stdio(env={"KEY": "${MISSING}"}), env)
 
 
+@pytest.mark.timeout(120)  # a hang guard: the old scan of this value was quadratic (hours)
+def test_a_megabyte_of_unclosed_references_is_scanned_once() -> None:
+    """`${A:-` repeated without a `}` (a value from cairn.toml or the editor) is left as it
+    is, and the references before the last `}` are still expanded."""
+    unclosed = "${A:-" * (1024 * 1024 // 5)
+    assert expand(unclosed, "k", {}) == unclosed
+    assert expand("${T}/${U:-x}" + unclosed, "k", {"T": "t"}) == "t/x" + unclosed
+    assert expand("${A:-" + unclosed + "}", "k", {}) == unclosed
+
+
 def test_server_tables_are_checked_and_name_the_key() -> None:
     cases = {
         "give either `command`": {"gh": {}},

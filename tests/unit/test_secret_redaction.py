@@ -22,6 +22,7 @@ from cairn.context.blocks import MESSAGE_OVERHEAD_TOKENS
 from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.sources.profile import profile_candidate
 from cairn.errors import SettingsError
+from cairn.files import redaction
 from cairn.files.ignore import IgnoreRules
 from cairn.files.redaction import Redactor
 from cairn.files.secrets import SecretPaths
@@ -453,3 +454,21 @@ def test_a_value_found_once_is_redacted_when_repeated_bare() -> None:
     redactor.redact(f'aws_secret_key = "{AWS_SECRET}"')
     assert redactor.generation == generation + 1
     assert redactor.redact(bare).text == "echo [redacted: AWS Access Key]\n"  # no stale cache
+
+
+@pytest.mark.timeout(120)  # a hang guard: Python's `re` takes hours on this pattern
+def test_a_backtracking_custom_pattern_costs_a_bounded_scan_and_shows_nothing_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A workspace's cairn.toml may add `secret_value_patterns`: `(a|aa)+$` on a run of 60
+    `a`s backtracks exponentially. The text it cannot be checked against in time is
+    replaced whole (and not remembered as a value); texts it can be checked against are
+    redacted as usual."""
+    monkeypatch.setattr(redaction, "USER_PATTERN_TIMEOUT_S", 0.5)
+    redactor = Redactor(patterns=[r"(a|aa)+$"])
+    slow = redactor.redact("key = " + "a" * 60 + "!\nmore text")
+    assert slow.text == f"[redacted: {redaction.TIMEOUT_KIND}]"
+    assert slow.counts == {redaction.TIMEOUT_KIND: 1}
+    quick = redactor.redact("plain words, then aa")
+    assert quick.text == "plain words, then [redacted: custom pattern]"
+    assert redactor.redact("more text").text == "more text"  # the slow text was not learnt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 from cairn.agent.api import CallSite
 from cairn.agent.tools import ToolContext, default_registry
+from cairn.agent.tools import grep as grep_tool
 from cairn.agent.tools.base import MAX_INLINE_OUTPUT_CHARS
 from cairn.agent.tools.grep import MAX_GREP_MATCHES
 from cairn.files.guard import MAX_FILE_BYTES
@@ -249,6 +251,28 @@ async def test_grep_bad_regex_is_a_tool_error(ctx: ToolContext) -> None:
     outcome = await call(ctx, "grep", pattern="(unclosed")
     assert not outcome.ok
     assert "invalid regular expression" in outcome.output
+
+
+@pytest.mark.timeout(120)  # a hang guard: Python's `re` takes hours on this pattern
+async def test_grep_stops_a_backtracking_regex_and_the_event_loop_runs_meanwhile(
+    ctx: ToolContext, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's `(a|aa)+$` on a line of 60 `a`s backtracks exponentially: the search
+    fails at its time limit naming the pattern, the line and the fix, and the event loop
+    kept running while it matched (the match no longer holds the GIL)."""
+    monkeypatch.setattr(grep_tool, "GREP_TIMEOUT_S", 1.0)
+    (root / "blob.txt").write_text("a" * 60 + "!\n", encoding="utf-8")
+    ctx.refresh_files()
+    ticks = 0
+    search = asyncio.ensure_future(call(ctx, "grep", pattern="(a|aa)+$", glob="blob.txt"))
+    while not search.done():
+        await asyncio.sleep(0.01)
+        ticks += 1
+    outcome = search.result()
+    assert not outcome.ok
+    assert "'(a|aa)+$' took more than 1 s (stopped at blob.txt:1)" in outcome.output
+    assert "simplify it" in outcome.output
+    assert ticks > 1
 
 
 # -- confinement, for every tool that takes a path -----------------------------------

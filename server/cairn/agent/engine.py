@@ -252,7 +252,7 @@ class Engine(EngineMcp):
             message = FIX_MESSAGE.format(message=fix.diagnostic.message)
         inputs = self._inputs(chosen, mode, message, references, fix)
         current_session.set(session.id)  # the map's progress is this session's
-        self.files.refresh_all()
+        await self.contexts.sync_files_async(refresh=True)
         catalog = await started_catalog(self.mcp, session.id, self.listener)
         scope = self.scope(session, inputs, catalog=catalog)
         return await self.runner.run(scope, user_parts(self.workspace, message, inputs.references))
@@ -356,7 +356,7 @@ class Engine(EngineMcp):
         """The project profile (`.cairn/profile.json`); `refresh` rescans now."""
         if refresh:
             return self.profiles.refresh(force=True)
-        self.files.sync()  # a rules file created since the last build changes it
+        self.contexts.sync_files()  # a rules file created since the last build changes it
         return self.profiles.get()
 
     def update_settings(self, settings: Settings) -> None:
@@ -375,7 +375,7 @@ class Engine(EngineMcp):
         self.workspace.folders = [f for i, f in enumerate(resolved) if f not in resolved[:i]]
 
     def warm(self) -> None:
-        self.files.refresh_all()
+        self.contexts.sync_files(refresh=True)
 
     async def aclose(self) -> None:
         """`close`, after stopping the MCP servers and waiting for them to be gone."""

@@ -29,6 +29,13 @@ class Buffer:
         self._lines = split_lines(text)
         self._text: str | None = text
 
+    def copy(self) -> Buffer:
+        """A copy later edits of this one do not change (its lines shared, not split again:
+        the context build copies every open buffer on the event loop)."""
+        other = Buffer("", self.version, self.language_id)
+        other._lines, other._text = list(self._lines), self._text
+        return other
+
     @property
     def text(self) -> str:
         if self._text is None:

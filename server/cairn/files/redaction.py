@@ -22,7 +22,13 @@ the spans of a match are `cairn.files.secret_spans`'):
   line (or over the base64 body of a truncated key), and only when the
   block has a key's body: a lone header in code that parses PEM files is
   not a secret;
-- every match of the user's extra patterns (setting `secret_value_patterns`);
+- every match of the user's extra patterns (setting `secret_value_patterns`,
+  which a workspace's `cairn.toml` may add to): they run under the `regex`
+  package with the GIL released and `USER_PATTERN_TIMEOUT_S` per text, and a
+  text a pattern cannot be checked against in that time is replaced whole
+  (kind `TIMEOUT_KIND`: shown nowhere unchecked, and not remembered as a
+  value), so a backtracking pattern costs one bounded scan per text instead
+  of freezing every build;
 - every later occurrence of a value found once, even without the context a
   plugin needs (an AWS secret key is only recognised next to its variable
   name, then also when the model or a command echoes it bare): found values
@@ -49,6 +55,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import regex
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
 from detect_secrets.plugins.base import RegexBasedDetector
@@ -91,6 +98,9 @@ DETECTORS: tuple[type[RegexBasedDetector], ...] = (
 )
 MARKER = "[redacted: {kind}]"
 CUSTOM_KIND = "custom pattern"
+# A text a custom pattern could not be checked against within `USER_PATTERN_TIMEOUT_S`.
+TIMEOUT_KIND = "custom pattern too slow: simplify it"
+USER_PATTERN_TIMEOUT_S = 2.0
 # Texts remembered (by content hash) with their redaction, most recently used kept.
 CACHE_MAX_ENTRIES = 4096
 # Found values remembered to redact their bare repetitions (shorter ones are too common).
@@ -117,8 +127,8 @@ def _confirmed(plugin: RegexBasedDetector, matched: str) -> bool:
 
 def _plugin_spans(plugin: RegexBasedDetector, text: str) -> Iterator[Span]:
     kind = str(plugin.secret_type)
-    for regex in plugin.denylist:
-        for match in regex.finditer(text):
+    for denied in plugin.denylist:
+        for match in denied.finditer(text):
             if not _confirmed(plugin, match.group(0)):
                 continue
             if isinstance(plugin, PrivateKeyDetector):
@@ -157,15 +167,24 @@ def _replaced(text: str, spans: list[Span], counts: dict[str, int]) -> Redaction
     return Redaction("".join(pieces), total)
 
 
-def compile_value_patterns(patterns: Sequence[str], origin: str) -> list[re.Pattern[str]]:
+def compile_value_patterns(patterns: Sequence[str], origin: str) -> list[regex.Pattern[str]]:
     """User regular expressions; `ValueError` naming `origin` and the bad pattern."""
-    compiled: list[re.Pattern[str]] = []
+    compiled: list[regex.Pattern[str]] = []
     for pattern in patterns:
         try:
-            compiled.append(re.compile(pattern))
-        except re.error as error:
+            compiled.append(regex.compile(pattern, flags=regex.VERSION0))
+        except regex.error as error:
             raise ValueError(f"{origin}: invalid regular expression {pattern!r}: {error}") from None
     return compiled
+
+
+def custom_spans(pattern: regex.Pattern[str], text: str) -> list[Span]:
+    """The matches of a user's pattern, or all of `text` when they take too long to find."""
+    try:
+        found = pattern.finditer(text, concurrent=True, timeout=USER_PATTERN_TIMEOUT_S)
+        return [Span(m.start(), m.end(), CUSTOM_KIND) for m in found]
+    except TimeoutError:
+        return [Span(0, len(text), TIMEOUT_KIND)]
 
 
 def _lenient_patterns(entries: Sequence[str]) -> list[re.Pattern[str]]:
@@ -225,7 +244,7 @@ class Redactor:
         """Where the secret values of `text` are (merged, exemptions applied)."""
         found = [span for plugin in self._plugins for span in _plugin_spans(plugin, text)]
         for pattern in self._patterns:
-            found += [Span(m.start(), m.end(), CUSTOM_KIND) for m in pattern.finditer(text)]
+            found += custom_spans(pattern, text)
         kept = [s for s in found if s.end > s.start and not self._exempted(text[s.start : s.end])]
         self._learn(text, kept)
         return _merged(kept + self._known_spans(text))
@@ -236,7 +255,9 @@ class Redactor:
         with self._lock:
             for span in spans:
                 value = text[span.start : span.end]
-                if len(value) < KNOWN_VALUE_MIN_CHARS or value in self._known:
+                if span.kind == TIMEOUT_KIND or len(value) < KNOWN_VALUE_MIN_CHARS:
+                    continue
+                if value in self._known:
                     continue
                 self._known[value] = span.kind
                 new = True

@@ -18,6 +18,12 @@ them through `FileSync`:
   ones back to their disk copy. Nothing changed: one dict comparison per
   open buffer.
 
+A sync is two steps, so its work can leave the thread that owns the editor
+state: `take()` (on that thread, cheap: the recorded events and the texts of
+the buffers that changed, marked as handed over) and `apply(work)` (the
+listing refresh and the map's parsing, on any one thread at a time — the
+context build's worker). `sync()` does both.
+
 `refresh_all()` is the turn-start safety net for clients without a watcher
 (the CLI): every cached listing is rebuilt and the map re-stats its files.
 Secondary workspace folders are not cached across calls (tools and
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -46,8 +53,17 @@ class BufferMap(Protocol):
     def refresh(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class SyncWork:
+    """What one sync applies: file events, and open buffers' new texts (None: closed)."""
+
+    events: frozenset[Path] = frozenset()
+    buffers: tuple[tuple[Path, str | None], ...] = ()
+
+
 class FileSync:
-    """Pending file events and buffer versions of one engine (used on one thread)."""
+    """Pending file events and buffer versions of one engine (`take` on the thread that
+    owns the editor state, `apply` on one thread at a time)."""
 
     def __init__(
         self,
@@ -76,20 +92,30 @@ class FileSync:
 
     def sync(self) -> None:
         """Apply the recorded file events, then the changed open buffers."""
-        if self._pending:
-            pending, self._pending = self._pending, set()
-            rules = self._root_rules
-            if any(self._changes_listing(rules, path) for path in pending):
-                self._refresh_listing(rules)
-        self._sync_buffers()
+        self.apply(self.take())
+
+    def take(self) -> SyncWork:
+        """The recorded events and the changed buffers' texts, handed over (cheap)."""
+        events, self._pending = frozenset(self._pending), set()
+        return SyncWork(events, self._changed_buffers())
+
+    def apply(self, work: SyncWork, *, refresh: bool = False) -> None:
+        """Refresh the root's listing when an event changes it (`refresh`: the listing and
+        the map's stamps in any case), then update the map's buffers."""
+        rules = self._root_rules
+        if refresh:
+            self._refresh_listing(rules)
+            if self.repomap is not None:
+                self.repomap.refresh()
+        elif any(self._changes_listing(rules, path) for path in work.events):
+            self._refresh_listing(rules)
+        if self.repomap is not None:
+            for path, text in work.buffers:
+                self.repomap.update_buffer(path, text)
 
     def refresh_all(self) -> None:
         """Rebuild the root's file listing and re-stat the map's files (no event needed)."""
-        self._pending.clear()
-        self._refresh_listing(self._root_rules)
-        if self.repomap is not None:
-            self.repomap.refresh()
-        self._sync_buffers()
+        self.apply(self.take(), refresh=True)
 
     # -- file events -------------------------------------------------------------
     def _changes_listing(self, rules: IgnoreRules, path: Path) -> bool:
@@ -124,16 +150,20 @@ class FileSync:
         self.listing_refreshes += 1
 
     # -- buffers -----------------------------------------------------------------
-    def _sync_buffers(self) -> None:
+    def _changed_buffers(self) -> tuple[tuple[Path, str | None], ...]:
+        """The open buffers whose version changed since the last call, with their texts, and
+        the closed ones (None), each marked as handed to the map."""
         if self.repomap is None:
-            return
+            return ()
         buffers = self.workspace.buffers
+        changed: list[tuple[Path, str | None]] = []
         for path, buffer in buffers.items():
             seen = self._synced.get(path)
             if seen is not None and seen[0] is buffer and seen[1] == buffer.version:
                 continue
-            self.repomap.update_buffer(path, buffer.text)
+            changed.append((path, buffer.text))
             self._synced[path] = (buffer, buffer.version)
         for path in [path for path in self._synced if path not in buffers]:
             del self._synced[path]
-            self.repomap.update_buffer(path, None)
+            changed.append((path, None))
+        return tuple(changed)

@@ -166,10 +166,7 @@ class Workspace:
     def copy(self) -> Workspace:
         """A copy of the editor state (buffers, diagnostics) that later edits do not change,
         for reading the workspace on another thread while the editor keeps sending changes."""
-        buffers = {
-            path: Buffer(buffer.text, buffer.version, buffer.language_id)
-            for path, buffer in list(self.buffers.items())
-        }
+        buffers = {path: buffer.copy() for path, buffer in list(self.buffers.items())}
         diagnostics = {path: list(items) for path, items in list(self.diagnostics.items())}
         return Workspace(list(self.folders), buffers, diagnostics, self.secrets)
 

@@ -54,7 +54,11 @@ def expand(value: str, where: str, environ: Mapping[str, str]) -> str:
             f" a default as ${{{name}:-value}}"
         )
 
-    return _VARIABLE.sub(replace, value)
+    # Only up to the last `}`: past it no reference can end, and a default's `[^}]*` that
+    # reaches a `}` always matches, so the scan stays linear (a long run of unclosed
+    # `${A:-` once made it quadratic).
+    end = value.rfind("}") + 1
+    return _VARIABLE.sub(replace, value[:end]) + value[end:]
 
 
 def expanded(

@@ -9,7 +9,9 @@ write again (`BreakCandidate.rewritten`). `decide` asks the pure policy
 (`cairn.compaction.cache_policy`) with the prices of the model's cache
 family (`settings.cache_price`), the calls the turn is expected to make
 still, whether the budget needs the room and whether the cache is cold
-anyway (idle past its lifetime, a model or mode switch).
+anyway (idle past its lifetime, a model or mode switch). `measure_async`
+assembles on a worker thread (the turn's own measurements), `fold_change`
+makes a finished goal's fold marker a change to measure.
 """
 
 from __future__ import annotations
@@ -20,15 +22,18 @@ from dataclasses import dataclass
 from cairn.agent.scope.contexts import Contexts, demand_of
 from cairn.agent.scope.prompt_cache import MODE_SWITCH, mode_switched
 from cairn.agent.scope.turn_scope import TurnScope
+from cairn.agent.sessions.session import PendingFold
 from cairn.compaction.cache_policy import (
     BreakCandidate,
     BreakDecision,
     decide_break,
     expected_remaining_calls,
 )
+from cairn.compaction.goal_fold import fold_goal
 from cairn.context.builder import BuiltContext
 from cairn.context.prefix import common_prefix, entries_of
 from cairn.context.snapshot import ContextSnapshot
+from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import CompactionPart, Message
 
@@ -53,6 +58,19 @@ class Measured:
     candidate: BreakCandidate
 
 
+def fold_change(scope: TurnScope, fold: PendingFold) -> Change | None:
+    """The fold marker of a finished goal as a change (None: nothing to fold)."""
+    tree = scope.session.goals()
+    goal = find_goal(tree, fold.goal_id)
+    if goal is None:
+        return None
+    subtree = goal_subtree_ids(tree, fold.goal_id)
+    part = fold_goal(scope.session.messages(), goal, subtree, fold.verb, fold.summary)
+    if part is None:
+        return None
+    return Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
+
+
 def with_markers(messages: Sequence[Message], changes: Sequence[Change]) -> list[Message]:
     """`messages` plus not-yet-recorded markers, to measure what they would free."""
     probes = [
@@ -72,6 +90,30 @@ def measure(
     """Assemble `snapshot` over `messages` without and with `changes` (see the module docstring)."""
     before = contexts.assemble(scope, snapshot.with_history(messages))
     after = contexts.assemble(scope, snapshot.with_history(with_markers(messages, changes)))
+    return _measured(contexts, scope, before, after, changes)
+
+
+async def measure_async(
+    contexts: Contexts,
+    scope: TurnScope,
+    snapshot: ContextSnapshot,
+    messages: Sequence[Message],
+    changes: Sequence[Change],
+) -> Measured:
+    """`measure` with both assemblies on a worker thread."""
+    before = await contexts.assemble_async(scope, snapshot.with_history(messages))
+    marked = snapshot.with_history(with_markers(messages, changes))
+    after = await contexts.assemble_async(scope, marked)
+    return _measured(contexts, scope, before, after, changes)
+
+
+def _measured(
+    contexts: Contexts,
+    scope: TurnScope,
+    before: BuiltContext,
+    after: BuiltContext,
+    changes: Sequence[Change],
+) -> Measured:
     freed = demand_of(before).tokens - demand_of(after).tokens
     previous = contexts.cache.previous(scope.session)
     cached = common_prefix(entries_of(previous), before.prefix).tokens if previous else 0

@@ -40,7 +40,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from cairn.agent.compaction.cache_breaks import Change, decide, measure
+from cairn.agent.compaction.cache_breaks import (
+    Change,
+    Measured,
+    decide,
+    fold_change,
+    measure,
+    measure_async,
+)
 from cairn.agent.compaction.call import ask_narrative
 from cairn.agent.compaction.cut import summary_cut
 from cairn.agent.compaction.events import tell
@@ -48,7 +55,6 @@ from cairn.agent.scope.contexts import Contexts, Demand, demand_of
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import DeferredFold, PendingFold
 from cairn.compaction import policy
-from cairn.compaction.goal_fold import fold_goal
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
 from cairn.compaction.prune import plan_prune
@@ -57,7 +63,6 @@ from cairn.compaction.summary_build import build_summary, ledger_only_summary, m
 from cairn.context.builder import BuiltContext
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
-from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm import ModelRuntime
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.events import CompactResult
@@ -97,8 +102,16 @@ class Compactor:
             scope.session.cache.snapshot = snapshot
         return snapshot.with_history(scope.session.messages())
 
-    def _tokens(self, scope: TurnScope, snapshot: ContextSnapshot) -> Demand:
-        return demand_of(self.contexts.assemble(scope, snapshot))
+    async def _snapshot_async(self, scope: TurnScope) -> ContextSnapshot:
+        """`_snapshot`, a new one gathered on a worker thread."""
+        snapshot = scope.session.cache.snapshot
+        if snapshot is None:
+            snapshot = await self.contexts.gather_async(scope)
+            scope.session.cache.snapshot = snapshot
+        return snapshot.with_history(scope.session.messages())
+
+    async def _tokens(self, scope: TurnScope, snapshot: ContextSnapshot) -> Demand:
+        return demand_of(await self.contexts.assemble_async(scope, snapshot))
 
     # -- applying folds and prunes ---------------------------------------------------
 
@@ -135,15 +148,21 @@ class Compactor:
             changes.append(Change(part=plan.marker(0, 0), label=label))
         return changes
 
-    def apply_pending(
+    async def apply_pending(
         self, scope: TurnScope, snapshot: ContextSnapshot, *, force: bool = False
     ) -> bool:
-        """Apply the deferred folds and the prune at once when the policy (or `force`) says so."""
-        session = scope.session
+        """Apply the deferred folds and the prune at once when the policy (or `force`) says so
+        (measured on a worker thread)."""
         changes = self._pending(scope, snapshot.budget.context_window)
         if not changes:
             return False
-        measured = measure(self.contexts, scope, snapshot, session.messages(), changes)
+        messages = scope.session.messages()
+        measured = await measure_async(self.contexts, scope, snapshot, messages, changes)
+        return self._apply_measured(scope, changes, measured, force)
+
+    def _apply_measured(
+        self, scope: TurnScope, changes: Sequence[Change], measured: Measured, force: bool
+    ) -> bool:
         demand = demand_of(measured.before)
         threshold = self.retention(scope, demand.window).threshold
         budget = force or policy.needs_summary(
@@ -154,40 +173,45 @@ class Compactor:
             return False
         after = demand_of(measured.after).tokens
         self._apply(scope, changes, demand.tokens, after)
-        session.deferred_folds = []
+        scope.session.deferred_folds = []
         return True
 
     # -- goal folding ----------------------------------------------------------
 
     def fold(self, scope: TurnScope, fold: PendingFold) -> None:
         """Fold a finished goal's messages into its summary now, or defer it (cache policy)."""
-        session = scope.session
-        tree = session.goals()
-        goal = find_goal(tree, fold.goal_id)
-        if goal is None:
-            return
-        messages = session.messages()
-        part = fold_goal(
-            messages, goal, goal_subtree_ids(tree, fold.goal_id), fold.verb, fold.summary
-        )
-        if part is None:
-            return
-        change = Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
-        snapshot = self._snapshot(scope)
-        measured = measure(self.contexts, scope, snapshot, messages, [change])
+        change = fold_change(scope, fold)
+        if change is not None:
+            snapshot, messages = self._snapshot(scope), scope.session.messages()
+            measured = measure(self.contexts, scope, snapshot, messages, [change])
+            self._fold_measured(scope, fold.goal_id, change, measured)
+
+    async def fold_async(self, scope: TurnScope, fold: PendingFold) -> None:
+        """`fold` with its measurements (and a gather, when no call kept one) off the loop."""
+        change = fold_change(scope, fold)
+        if change is not None:
+            snapshot, messages = await self._snapshot_async(scope), scope.session.messages()
+            measured = await measure_async(self.contexts, scope, snapshot, messages, [change])
+            self._fold_measured(scope, fold.goal_id, change, measured)
+
+    def _fold_measured(
+        self, scope: TurnScope, goal_id: str, change: Change, measured: Measured
+    ) -> None:
+        """Record the fold now, or defer it when breaking the cache for it does not pay."""
         decision = decide(self.contexts, scope, measured.candidate, budget_needs=False)
         if not decision.apply:
-            session.deferred_folds.append(DeferredFold(goal_id=fold.goal_id, part=part))
-            scope.listener.on_log(f"goal {fold.goal_id} fold deferred ({decision.why})")
+            scope.session.deferred_folds.append(DeferredFold(goal_id=goal_id, part=change.part))
+            scope.listener.on_log(f"goal {goal_id} fold deferred ({decision.why})")
             return
         before = demand_of(measured.before).tokens
         self._apply(scope, [change], before, demand_of(measured.after).tokens)
 
-    def flush_folds(self, scope: TurnScope) -> None:
+    async def flush_folds(self, scope: TurnScope) -> None:
+        """Fold the goals finished during the turn's last step (off the event loop)."""
         session = scope.session
         folds, session.pending_folds = session.pending_folds, []
         for fold in folds:
-            self.fold(scope, fold)
+            await self.fold_async(scope, fold)
 
     # -- summary ---------------------------------------------------------------
 
@@ -215,7 +239,7 @@ class Compactor:
             return None
         index = cut[0]
         state = read_state(messages)
-        built = self.contexts.assemble(scope, snapshot.with_history(messages))
+        built = await self.contexts.assemble_async(scope, snapshot.with_history(messages))
         narrative = await ask_narrative(self.runtime, self.contexts, scope, built, messages, index)
         covered = messages[: index + 1]
         summary = build_summary(
@@ -227,7 +251,7 @@ class Compactor:
         )
         return CompactionPart(kind="summary", summary=summary)
 
-    def record_summary(
+    async def record_summary(
         self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart | None
     ) -> bool:
         """Measure and record a prepared summary; True when a summary was recorded.
@@ -238,18 +262,18 @@ class Compactor:
         """
         session = scope.session
         messages = session.messages()
-        before = self._tokens(scope, snapshot.with_history(messages)).tokens
+        before = (await self._tokens(scope, snapshot.with_history(messages))).tokens
         session.summarised_at = len(messages)
         if part is None or not moves_watermark(messages, part):
             tell(scope, "failed", "summary", before, before, "stalled: nothing to cover")
             return False
-        after = self._probe(scope, snapshot, part)
+        after = await self._probe(scope, snapshot, part)
         if policy.is_stalled(before, after):
             error = policy.stall_message(before, after)
             plain = ledger_only_summary(messages, part, session.goals())
-            plain_after = self._probe(scope, snapshot, plain)
+            plain_after = await self._probe(scope, snapshot, plain)
             if policy.is_stalled(before, plain_after):
-                pruned = self.apply_pending(scope, snapshot, force=True)
+                pruned = await self.apply_pending(scope, snapshot, force=True)
                 fallback = "; pruned instead" if pruned else "; the ledger block stands alone"
                 tell(scope, "failed", "summary", before, after, error + fallback)
                 return False
@@ -263,19 +287,21 @@ class Compactor:
         tell(scope, "done", "summary", before, after)
         return True
 
-    def _probe(self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart) -> int:
+    async def _probe(
+        self, scope: TurnScope, snapshot: ContextSnapshot, part: CompactionPart
+    ) -> int:
         """What the next call would cost with `part` recorded."""
         probe = [*scope.session.messages(), Message(id="probe", role="system", parts=[part])]
-        return self._tokens(scope, snapshot.with_history(probe)).tokens
+        return (await self._tokens(scope, snapshot.with_history(probe))).tokens
 
     async def summarize(self, scope: TurnScope) -> bool:
         """A full compaction now (in the foreground); True when a summary was recorded."""
-        snapshot = self._snapshot(scope)
+        snapshot = await self._snapshot_async(scope)
         messages = scope.session.messages()
-        before = self._tokens(scope, snapshot)
+        before = await self._tokens(scope, snapshot)
         tell(scope, "start", "summary", before.tokens)
         part = await self.prepare_summary(scope, snapshot, messages, before.available)
-        return self.record_summary(scope, snapshot, part)
+        return await self.record_summary(scope, snapshot, part)
 
     # -- background --------------------------------------------------------------
 
@@ -310,10 +336,10 @@ class Compactor:
         try:
             part = await task
         except CairnError as exc:
-            before = self._tokens(scope, self._snapshot(scope)).tokens
+            before = (await self._tokens(scope, await self._snapshot_async(scope))).tokens
             tell(scope, "failed", "summary", before, None, str(exc))
             return
-        self.record_summary(scope, self._snapshot(scope), part)
+        await self.record_summary(scope, await self._snapshot_async(scope), part)
 
     # -- before each call --------------------------------------------------------
 
@@ -323,8 +349,10 @@ class Compactor:
         session = scope.session
         await self.join(scope)
         snapshot, built = await self.contexts.prepare(scope)
-        if self.apply_pending(scope, snapshot):
-            built = self.contexts.assemble(scope, snapshot.with_history(session.messages()))
+        if await self.apply_pending(scope, snapshot):
+            built = await self.contexts.assemble_async(
+                scope, snapshot.with_history(session.messages())
+            )
         demand = demand_of(built)
         threshold = self.retention(scope, demand.window).threshold
         over = policy.needs_summary(demand.tokens, demand.window, threshold, demand.overflow)
@@ -349,11 +377,11 @@ class Compactor:
         await self.join(scope)
         snapshot = await self.contexts.gather_async(scope)
         session.cache.snapshot = snapshot
-        before = self._tokens(scope, snapshot).tokens
-        pruned = self.apply_pending(scope, self._snapshot(scope), force=True)
+        before = (await self._tokens(scope, snapshot)).tokens
+        pruned = await self.apply_pending(scope, await self._snapshot_async(scope), force=True)
         session.summarised_at = None
         summarised = await self.summarize(scope)
-        after = self._tokens(scope, self._snapshot(scope)).tokens
+        after = (await self._tokens(scope, await self._snapshot_async(scope))).tokens
         kind = "summary" if summarised else "prune" if pruned else "none"
         if kind != "none":
             session.cache.note_break(FORCED)

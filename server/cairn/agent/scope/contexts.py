@@ -5,8 +5,12 @@ and goals, the tools the turn offers (their schemas, and one manifest line
 for every tool it knows: offered, deferred or refused), the files in play (the
 open buffers, the turn's references and edits) and the fix target, and the
 session's prompt-cache state (`SessionCache`). A build is a gather (the
-only I/O, run on a worker thread over a copy of the editor state when the
-caller is async) and an assembly (pure). The turn, the compactor, the
+only I/O) and an assembly (pure). When the caller is async both run on a
+worker thread, so no input however large keeps the event loop from answering
+a cancel or another request during a build: the file events and changed
+buffers are taken on the loop and applied to the map on the worker before
+the gather (over a copy of the editor state), and the assembly's cache view
+is read on the loop before the worker assembles. The turn, the compactor, the
 editor's dry run and `cairn context` all go through here, so a dry run is
 the context of a real call.
 
@@ -25,9 +29,14 @@ history is an overflow).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import threading
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar, cast
 
 from cairn.agent.scope.inputs import TurnInputs, files_in_play, fix_block, seen_in_play
 from cairn.agent.scope.offer import WindowTerms
@@ -39,13 +48,15 @@ from cairn.context.builder import BuiltContext, ContextBuilder, GatherRequest
 from cairn.context.history import turn_user_message_id
 from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
-from cairn.files.sync import FileSync
+from cairn.files.sync import FileSync, SyncWork
 from cairn.files.workspace import Workspace
 from cairn.llm.cache_hints import model_cache_price
 from cairn.models.messages import Message
 from cairn.models.session import Usage
 from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,37 @@ def demand_of(built: BuiltContext) -> Demand:
         window=built.stats.context_window,
         available=built.stats.available_input,
     )
+
+
+async def off_loop(work: Callable[..., T], *args: object) -> T:
+    """`work(*args)` on a daemon thread of its own (the caller's context variables set), awaited.
+
+    Unlike `asyncio.to_thread`, whose threads the interpreter waits for at exit, a build
+    still running when the server stops (SIGTERM, the client gone) does not delay its exit:
+    what a build writes goes through atomic replaces. A cancelled caller leaves the
+    thread to finish on its own; its result is dropped."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(cast(T, result))
+
+    def run() -> None:
+        try:
+            result, error = context.run(work, *args), None
+        except BaseException as exc:  # handed to the awaiting task
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="cairn-build", daemon=True).start()
+    return await future
 
 
 def _known_limit(session: Session, model: str) -> int | None:
@@ -101,8 +143,9 @@ class Contexts:
             workspace, config, calibrations or Calibrations(None), read_only=read_only
         )
         # One gather at a time, and no file sync during one: the repository map and the
-        # profile are not thread-safe.
+        # profile are not thread-safe. Syncs taken on the loop wait here for the next gather.
         self._gather_lock = threading.Lock()
+        self._taken: deque[SyncWork] = deque()
 
     # -- gathering ---------------------------------------------------------------
 
@@ -139,14 +182,42 @@ class Contexts:
         )
 
     def _gather(self, request: GatherRequest, workspace: Workspace | None) -> ContextSnapshot:
+        """Every file event and buffer taken so far applied, in order, then the gather: one at
+        a time, since the repository map and the profile are not thread-safe."""
         with self._gather_lock:
+            self._apply_taken()
             return self.builder.gather(request, workspace)
 
-    def _sync(self) -> None:
-        """Apply file events and editor buffers (never while another gather reads the map)."""
+    def _apply_taken(self, *, refresh: bool = False) -> None:
+        """Apply the syncs taken so far, in order, after a full refresh when asked (the
+        caller holds the gather lock)."""
+        works = [self._taken.popleft() for _ in range(len(self._taken))]
+        if self.files is None:
+            return
+        if refresh:
+            self.files.apply(SyncWork(), refresh=True)
+        for work in works:
+            self.files.apply(work)
+
+    def _sync_now(self, refresh: bool) -> None:
+        with self._gather_lock:
+            self._apply_taken(refresh=refresh)
+
+    def sync_files(self, *, refresh: bool = False) -> None:
+        """Apply file events and changed buffers now (`refresh`: re-list the root folder and
+        re-stat the map's files, for clients without a file watcher), on this thread."""
+        self._take()
+        self._sync_now(refresh)
+
+    async def sync_files_async(self, *, refresh: bool = False) -> None:
+        """`sync_files` on a worker thread (the changed buffers taken on this one)."""
+        self._take()
+        await off_loop(self._sync_now, refresh)
+
+    def _take(self) -> None:
+        """Take the file events and changed buffers the next gather applies (on this thread)."""
         if self.files is not None:
-            with self._gather_lock:
-                self.files.sync()
+            self._taken.append(self.files.take())
 
     def gather(
         self,
@@ -156,7 +227,8 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """The snapshot of the scope's next call, read on this thread (file events applied first)."""
-        return self._gather(self._synced_request(scope, messages, preamble), None)
+        self._take()
+        return self._gather(self._request(scope, messages, preamble), None)
 
     async def gather_async(
         self,
@@ -166,15 +238,15 @@ class Contexts:
         preamble: bool | None = None,
     ) -> ContextSnapshot:
         """`gather` on a worker thread, over a copy of the editor state taken on this one."""
-        request = self._synced_request(scope, messages, preamble)
-        return await asyncio.to_thread(self._gather, request, self.workspace.copy())
+        self._take()
+        request = self._request(scope, messages, preamble)
+        return await off_loop(self._gather, request, self.workspace.copy())
 
-    def _synced_request(
+    def _request(
         self, scope: TurnScope, messages: Sequence[Message] | None, preamble: bool | None
     ) -> GatherRequest:
-        """File events applied, the request of the scope's next call (a fresh preamble when
-        `preamble`, else as the prompt cache wants)."""
-        self._sync()
+        """The request of the scope's next call (a fresh preamble when `preamble`, else as
+        the prompt cache wants)."""
         fresh = self.cache.wants_preamble(scope) if preamble is None else preamble
         return self.request(scope, messages, preamble=fresh)
 
@@ -182,10 +254,21 @@ class Contexts:
 
     def assemble(self, scope: TurnScope, snapshot: ContextSnapshot) -> BuiltContext:
         """The call's context from `snapshot` and the session's cache state (no I/O)."""
-        session = scope.session
-        store = None if self.read_only else session.trace.write_artifact
-        built = self.builder.assemble(snapshot, self.cache.view(scope, snapshot), store)
-        built.stats.compaction.in_progress = session.compacting
+        return self._assembled(scope, self._assembly(scope, snapshot)())
+
+    async def assemble_async(self, scope: TurnScope, snapshot: ContextSnapshot) -> BuiltContext:
+        """`assemble` on a worker thread (the cache view read on this one)."""
+        return self._assembled(scope, await off_loop(self._assembly(scope, snapshot)))
+
+    def _assembly(self, scope: TurnScope, snapshot: ContextSnapshot) -> Callable[[], BuiltContext]:
+        """The pure assembly of `snapshot`, with what it reads of the session taken now (the
+        builder's shared parts, the redactor and the token counts, are thread-safe)."""
+        store = None if self.read_only else scope.session.trace.write_artifact
+        return partial(self.builder.assemble, snapshot, self.cache.view(scope, snapshot), store)
+
+    @staticmethod
+    def _assembled(scope: TurnScope, built: BuiltContext) -> BuiltContext:
+        built.stats.compaction.in_progress = scope.session.compacting
         return built
 
     def window_terms(self, session: Session, inputs: TurnInputs) -> WindowTerms:
@@ -208,8 +291,8 @@ class Contexts:
         return self.assemble(scope, self.gather(scope, messages))
 
     async def build_async(self, scope: TurnScope) -> BuiltContext:
-        """The context of the scope's next call, gathered off the event loop (a dry run)."""
-        return self.assemble(scope, await self.gather_async(scope))
+        """The context of the scope's next call, built off the event loop (a dry run)."""
+        return await self.assemble_async(scope, await self.gather_async(scope))
 
     # -- a real call -----------------------------------------------------------------
 
@@ -217,7 +300,7 @@ class Contexts:
         """Gather and assemble a real call's context, and record what it attached."""
         snapshot = await self.gather_async(scope)
         scope.session.cache.snapshot = snapshot
-        return snapshot, self.assemble(scope, snapshot)
+        return snapshot, await self.assemble_async(scope, snapshot)
 
     def record_attachments(self, scope: TurnScope, built: BuiltContext) -> None:
         """Record the attachments a real call renders, so later calls read them from history."""

@@ -8,17 +8,24 @@ up to `MAX_STREAM_BYTES`; a larger or unreadable file is skipped and the
 output names it with the reason (never a silent "no matches"). Only regular
 files are opened (a FIFO or device in the tree is skipped, never read).
 Prints ripgrep-style `path:line: text` lines, capped at `MAX_GREP_MATCHES`.
+
+The pattern is the model's, so it may backtrack catastrophically (`(a+)+$` on
+a long line of `a`s). It runs under the `regex` package (Python's `re`
+syntax, GIL released while matching, so the event loop keeps answering), with
+one time limit for the whole search, `GREP_TIMEOUT_S`: past it the call fails
+naming the pattern, the line it was on and the fix.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import regex
 from pydantic import Field
 
 from cairn.agent.tools.base import (
@@ -41,6 +48,8 @@ MAX_STREAM_BYTES = 256 * 1024 * 1024
 MAX_SKIPPED_SHOWN = 10
 # Longest matching line shown; longer lines are cut (with an ellipsis).
 MAX_GREP_LINE_CHARS = 300
+# Seconds one search may spend matching, all files together (a backtracking pattern fails).
+GREP_TIMEOUT_S = 10.0
 
 
 class GrepArgs(ToolArgs):
@@ -58,8 +67,27 @@ class GrepArgs(ToolArgs):
 
 @dataclass(frozen=True, slots=True)
 class _Search:
-    regex: re.Pattern[str]
+    pattern: regex.Pattern[str]
     files: list[Path]
+    deadline: float  # time.monotonic()
+
+    def matches(self, line: str, where: str) -> bool:
+        """True when the pattern is found in `line`; ToolFailure past the search's deadline."""
+        left = self.deadline - time.monotonic()
+        try:
+            return left > 0 and self.pattern.search(line, concurrent=True, timeout=left) is not None
+        except TimeoutError:
+            pass
+        raise ToolFailure(too_slow(self.pattern.pattern, where))
+
+
+def too_slow(pattern: str, where: str) -> str:
+    """The failure of a search that ran out of time (at `where`, a path and line)."""
+    return (
+        f"the regular expression {pattern!r} took more than {GREP_TIMEOUT_S:.0f} s (stopped at"
+        f" {where}): it backtracks too much; simplify it (no nested quantifiers such as"
+        " '(a+)+', no overlapping alternatives under a repeat) or narrow the path or glob"
+    )
 
 
 @dataclass
@@ -113,7 +141,7 @@ def _matches(ctx: ToolContext, search: _Search) -> _Found:
             size = found
         try:
             for number, line in _lines(ctx, path, size):
-                if search.regex.search(line) is None:
+                if not search.matches(line, f"{name}:{number}"):
                     continue
                 total += 1
                 if len(shown) < MAX_GREP_MATCHES:
@@ -152,14 +180,15 @@ class Grep(Tool[GrepArgs]):
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolOutcome:
         try:
-            regex = re.compile(args.pattern)
-        except re.error as exc:
+            pattern = regex.compile(args.pattern, flags=regex.VERSION0)
+        except regex.error as exc:
             raise ToolFailure(f"invalid regular expression {args.pattern!r}: {exc}") from None
         under = (
             guard(ctx, args.path, allow_dir=True, max_bytes=MAX_STREAM_BYTES) if args.path else None
         )
         candidates = [under] if under is not None and under.is_file() else visible_files(ctx, under)
-        search = _Search(regex, _filter(ctx, candidates, args.glob))
+        deadline = time.monotonic() + GREP_TIMEOUT_S
+        search = _Search(pattern, _filter(ctx, candidates, args.glob), deadline)
         found = await asyncio.to_thread(_matches, ctx, search)
         shown, total, files = found.shown, found.total, found.files
         data = {

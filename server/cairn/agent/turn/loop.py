@@ -269,7 +269,7 @@ class TurnLoop:
             for call in reply.tool_calls:
                 await self.tools.run(call, assistant)
             if self.compactor is not None:
-                self.compactor.flush_folds(self.scope)
+                await self.compactor.flush_folds(self.scope)
             if bad:
                 malformed += 1
                 if malformed >= MAX_MALFORMED_REPLIES:
@@ -353,5 +353,5 @@ async def run_loop(loop: TurnLoop, turn: Turn, on_cancel: Callable[[], None]) ->
         raise
     if loop.compactor is not None:
         # Goals the user finished while the last step ran are folded now.
-        loop.compactor.flush_folds(loop.scope)
+        await loop.compactor.flush_folds(loop.scope)
     return finish_turn(loop, turn, outcome, await turn_patch(loop, turn))
