@@ -145,6 +145,24 @@ async def test_the_workspace_and_a_private_tmp_are_writable(ctx: ToolContext, ro
     assert not Path("/tmp/cairn-private").exists()
 
 
+@needs_bwrap
+async def test_cairns_own_python_environment_under_tmp_stays_visible(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv under /tmp (`cairn demo` from a throwaway venv names its python) is not
+    hidden by the private /tmp: it is there, read-only."""
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="cairn-venv-") as env:
+        tool = Path(env) / "bin" / "tool"
+        tool.parent.mkdir()
+        tool.write_text("#!/bin/sh\necho from the venv\n")
+        tool.chmod(0o755)
+        monkeypatch.setattr(sys, "prefix", env)
+        outcome = await run(ctx, f"{tool} && touch {env}/written")
+        assert "from the venv" in outcome.output
+        assert outcome.data["exit_code"] != 0  # read-only
+        assert not (Path(env) / "written").exists()
+
+
 @pytest.fixture
 def fake_home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = outside / "home"

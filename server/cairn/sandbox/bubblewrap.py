@@ -2,7 +2,10 @@
 
 `bwrap_argv` builds the sandbox, in mount order (a later mount covers an
 earlier one): the whole file system read-only; a fresh `/dev` and `/proc`; a
-private, empty `/tmp` (`TMPDIR` points there); each workspace folder
+private, empty `/tmp` (`TMPDIR` points there), except that the Python
+environment Cairn runs in stays visible, read-only, when it lives under `/tmp`
+(`interpreter_paths`: a throwaway venv whose python the project's test command
+names); each workspace folder
 writable, its `.cairn/` (Cairn's records and snapshots) read-only; every
 hidden path (`cairn.sandbox.hidden`) covered by an empty folder or
 `/dev/null`. It unshares the PID and IPC namespaces — the command's processes
@@ -23,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,6 +38,23 @@ SHELL = "/bin/sh"
 PROBE_TIMEOUT_S = 10.0
 # What bwrap said, kept to one line of at most this many characters.
 MAX_REASON_CHARS = 300
+PRIVATE_TMP = Path("/tmp")
+
+
+def interpreter_paths() -> list[Path]:
+    """The folders of the Python environment Cairn runs in (its venv and the base
+    installation) that the private `/tmp` would hide, real paths, outermost first."""
+    found: list[Path] = []
+    for raw in (sys.base_prefix, sys.prefix, os.path.dirname(sys.executable)):
+        path = Path(os.path.realpath(raw))
+        inside = path == PRIVATE_TMP or PRIVATE_TMP in path.parents
+        if (
+            inside
+            and path != PRIVATE_TMP
+            and not any(p in path.parents or p == path for p in found)
+        ):
+            found.append(path)
+    return found
 
 
 def bwrap_argv(
@@ -45,7 +66,10 @@ def bwrap_argv(
     command: Sequence[str],
 ) -> list[str]:
     """The argv running `command` in the sandbox (see the module's docstring)."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--tmpfs", str(PRIVATE_TMP)]
+    for kept in interpreter_paths():
+        argv += ["--ro-bind", str(kept), str(kept)]
     for folder in (Path(os.path.realpath(f)) for f in folders):
         argv += ["--bind", str(folder), str(folder)]
         state = folder / STATE_FOLDER
