@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.harness.aider import AIDER_PYTHON, AIDER_VERSION, aider_env, install_aider
 from bench.harness.paths import WORK
 
-AIDER_VERSION = "0.86.2"
-AIDER_VENV = WORK / "aider-venv"
-HOME = WORK / "home"
 DRIVER = WORK / "localize_aider_driver.py"
 CACHE = WORK / "localize-aider.json"
 TIMEOUT_S = 3600
@@ -86,34 +82,8 @@ def tree_files(tree: Path) -> list[str]:
 
 def setup() -> None:
     """The Aider venv, its scratch HOME and the driver (created when missing)."""
-    python = AIDER_VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(AIDER_VENV)], check=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", f"aider-chat=={AIDER_VERSION}"],
-            check=True,
-        )
-    caches = HOME / ".aider" / "caches"
-    caches.mkdir(parents=True, exist_ok=True)
-    model_map = next(
-        AIDER_VENV.glob(
-            "lib/python*/site-packages/litellm/model_prices_and_context_window_backup.json"
-        )
-    )
-    shutil.copy(model_map, caches / "model_prices_and_context_window.json")
+    install_aider()
     DRIVER.write_text(DRIVER_SOURCE, encoding="utf-8")
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        HOME=str(HOME),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-        AIDER_ANALYTICS="false",
-        AIDER_CHECK_UPDATE="false",
-        HF_HUB_OFFLINE="1",
-    )
-    return env
 
 
 def aider_maps(
@@ -136,10 +106,10 @@ def aider_maps(
     }
     started = time.perf_counter()
     done = subprocess.run(
-        [str(AIDER_VENV / "bin" / "python"), str(DRIVER), json.dumps(args)],
+        [str(AIDER_PYTHON), str(DRIVER), json.dumps(args)],
         capture_output=True,
         text=True,
-        env=_env(),
+        env=aider_env(),
         timeout=TIMEOUT_S,
         check=False,
     )

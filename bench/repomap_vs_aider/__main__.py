@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -37,6 +36,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.harness.aider import AIDER_PYTHON, aider_env, install_aider
 from bench.harness.machine import current_machine, head_commit, utc_now
 from bench.harness.paths import ROOT
 from bench.harness.paths import WORK as HARNESS_WORK
@@ -45,8 +45,6 @@ from bench.harness.timing import P95, percentile
 from bench.harness.writer import invocation, record, this_run
 
 WORK = HARNESS_WORK
-AIDER_VENV = WORK / "aider-venv"
-HOME = WORK / "home"
 CAIRN_CACHE = WORK / "cairn-cache"
 CAIRN_PYTHON = ROOT / ".venv" / "bin" / "python"
 # Run by path in a fresh process: it imports only `cairn`.
@@ -158,22 +156,11 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> str:
 def setup(corpus: Corpus) -> None:
     """Create the Aider venv, the corpus and Aider's scratch HOME when missing."""
     WORK.mkdir(parents=True, exist_ok=True)
-    aider_python = AIDER_VENV / "bin" / "python"
-    if not aider_python.exists():
-        _run([sys.executable, "-m", "venv", str(AIDER_VENV)])
-        _run([str(aider_python), "-m", "pip", "install", "-q", "aider-chat"])
+    install_aider()
     if corpus.name == "sympy" and not (corpus.root / "sympy").is_dir():
         _sympy(corpus.root)
     if corpus.name == "effect" and not corpus.root.is_dir():
         _effect(corpus.root.parents[1])
-    caches = HOME / ".aider" / "caches"
-    caches.mkdir(parents=True, exist_ok=True)
-    model_map = next(
-        AIDER_VENV.glob(
-            "lib/python*/site-packages/litellm/model_prices_and_context_window_backup.json"
-        )
-    )
-    shutil.copy(model_map, caches / "model_prices_and_context_window.json")
     AIDER_DRIVER.write_text(AIDER_DRIVER_SOURCE, encoding="utf-8")
 
 
@@ -200,18 +187,6 @@ def corpus_files(corpus: Corpus) -> list[str]:
     )
 
 
-def _aider_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        HOME=str(HOME),
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-        AIDER_ANALYTICS="false",
-        AIDER_CHECK_UPDATE="false",
-        HF_HUB_OFFLINE="1",
-    )
-    return env
-
-
 def clear_caches(corpus: Corpus) -> None:
     shutil.rmtree(CAIRN_CACHE, ignore_errors=True)
     for cache in corpus.root.glob(".aider.tags.cache*"):
@@ -234,8 +209,8 @@ def run_tool(
         "edit_line": corpus.edit_line,
     }
     if tool == "aider":
-        command = [str(AIDER_VENV / "bin" / "python"), str(AIDER_DRIVER), json.dumps(args)]
-        output = _run(command, _aider_env())
+        command = [str(AIDER_PYTHON), str(AIDER_DRIVER), json.dumps(args)]
+        output = _run(command, aider_env())
     else:
         output = _run([str(CAIRN_PYTHON), str(DRIVER), json.dumps(args)])
     return json.loads(output.strip().splitlines()[-1])

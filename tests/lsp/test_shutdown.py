@@ -152,6 +152,18 @@ async def test_sigterm_stops_the_mcp_servers_and_exits_with_143(tmp_path: Path) 
         await server.kill()
 
 
+async def start_turn(server: RawServer, request_id: int) -> None:
+    """Ask for a turn and wait until the model's first words arrive."""
+    await server.send(
+        {"jsonrpc": "2.0", "id": request_id, "method": "cairn/turn", "params": {"message": "go"}}
+    )
+    while True:
+        message = await server.read()
+        params = message.get("params") or {}
+        if message.get("method") == "cairn/turnEvent" and params.get("kind") == "text":
+            return
+
+
 async def test_a_turn_running_at_sigterm_is_answered_and_recorded_cancelled(
     tmp_path: Path,
 ) -> None:
@@ -161,14 +173,7 @@ async def test_a_turn_running_at_sigterm_is_answered_and_recorded_cancelled(
     server = await RawServer.start(root, tmp_path / "stderr.log")
     try:
         await server.initialize(root)
-        await server.send(
-            {"jsonrpc": "2.0", "id": 99, "method": "cairn/turn", "params": {"message": "go"}}
-        )
-        while True:  # until the model's first words arrive
-            message = await server.read()
-            params = message.get("params") or {}
-            if message.get("method") == "cairn/turnEvent" and params.get("kind") == "text":
-                break
+        await start_turn(server, 99)
         server.process.send_signal(signal.SIGTERM)
         result = (await server.response(99))["result"]
         assert result["finishReason"] == "cancelled"
@@ -189,14 +194,7 @@ async def test_a_turn_running_when_stdin_ends_is_recorded_cancelled(tmp_path: Pa
     server = await RawServer.start(root, tmp_path / "stderr.log")
     try:
         await server.initialize(root)
-        await server.send(
-            {"jsonrpc": "2.0", "id": 99, "method": "cairn/turn", "params": {"message": "go"}}
-        )
-        while True:  # until the model's first words arrive
-            message = await server.read()
-            params = message.get("params") or {}
-            if message.get("method") == "cairn/turnEvent" and params.get("kind") == "text":
-                break
+        await start_turn(server, 99)
         server.writer.close()
         await asyncio.wait_for(server.process.wait(), READ_TIMEOUT_S)
         [session] = TraceStore(root / ".cairn").list()
