@@ -8,13 +8,15 @@
  * directly or deferred behind `tool_search`). The sentences are the server's,
  * the same `cairn mcp list` prints. Fed by `cairn/mcpServers` (when the view
  * opens, the servers not started yet start) and every `cairn/mcpStatus`;
- * Restart, Disable and Enable are `cairn/mcpControl`.
+ * Restart, Disable and Enable are `cairn/mcpControl`. In Restricted Mode the
+ * message starts with why the folder's own servers are missing.
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { Command, View } from './constants';
 import { errorText } from './errorText';
 import { McpControlParams, McpReport, McpServerView, McpToolView, Method } from './protocol';
+import { RESTRICTED_MODE, restricted } from './restrictedMode';
 
 /** A row of the view: a server, one of its facts or stderr lines, or one of its tools. */
 export type McpNode =
@@ -70,6 +72,11 @@ export class McpServersProvider implements vscode.TreeDataProvider<McpNode>, vsc
   /** The report shown (the tests read it). */
   report: McpReport | undefined;
 
+  /** The view's message, above its rows (the tests read it). */
+  get message(): string | undefined {
+    return this.treeView.message;
+  }
+
   constructor(private readonly client: CairnClient) {
     // When empty, the view shows its welcome content (package.json `viewsWelcome`).
     this.treeView = vscode.window.createTreeView(View.mcpServers, { treeDataProvider: this });
@@ -87,6 +94,7 @@ export class McpServersProvider implements vscode.TreeDataProvider<McpNode>, vsc
           void this.refresh(false);
         }
       }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.render()),
       vscode.commands.registerCommand(Command.mcpRefresh, () => this.refresh(true)),
       vscode.commands.registerCommand(Command.mcpRestart, (node?: McpNode) => this.control(node, 'restart')),
       vscode.commands.registerCommand(Command.mcpDisable, (node?: McpNode) => this.control(node, 'disable')),
@@ -129,6 +137,19 @@ export class McpServersProvider implements vscode.TreeDataProvider<McpNode>, vsc
     return node.kind === 'server' ? serverChildren(node.server) : [];
   }
 
+  /** Shows `name`'s row, expanded on its facts and tools (once the view has drawn the last report). */
+  async reveal(name: string): Promise<void> {
+    const server = this.report?.servers.find((s) => s.name === name);
+    if (server) await this.treeView.reveal({ kind: 'server', server }, { expand: true, focus: false, select: false });
+  }
+
+  /** A fact's or tool's server row (`reveal` needs it); servers are top-level. */
+  getParent(node: McpNode): McpNode | undefined {
+    if (node.kind === 'server') return undefined;
+    const server = this.report?.servers.find((s) => s.name === node.server);
+    return server ? { kind: 'server', server } : undefined;
+  }
+
   /** Asks the server for the report; `start`: the servers not started yet start first. */
   async refresh(start: boolean): Promise<McpReport | undefined> {
     try {
@@ -160,9 +181,16 @@ export class McpServersProvider implements vscode.TreeDataProvider<McpNode>, vsc
 
   private show(report: McpReport): void {
     this.report = report;
-    // With no server the welcome content says how to add one.
-    this.treeView.message = report.servers.length > 0 ? report.summary : undefined;
+    this.render();
     this.changed.fire(undefined);
+  }
+
+  /** The message: Restricted Mode's sentence, then the report's summary (none without servers: the welcome content says how to add one). */
+  private render(): void {
+    const servers = this.report?.servers.length ?? 0;
+    const parts = [restricted() ? RESTRICTED_MODE : undefined, servers > 0 ? this.report?.summary : undefined];
+    const message = parts.filter((part) => part !== undefined).join(' ');
+    this.treeView.message = message || undefined;
   }
 }
 
@@ -173,7 +201,10 @@ function serverItem(server: McpServerView): vscode.TreeItem {
     ? vscode.TreeItemCollapsibleState.Expanded
     : vscode.TreeItemCollapsibleState.Collapsed;
   const item = new vscode.TreeItem(server.name, rows > 0 ? state : vscode.TreeItemCollapsibleState.None);
-  item.id = `${server.sessionId ?? ''}:${server.name}`;
+  // A new id when trouble starts or ends: VS Code keeps an id's expansion, and a server that
+  // crashes after it was shown collapsed must open on why.
+  const troubled = TROUBLED.has(server.state) ? ':troubled' : '';
+  item.id = `${server.sessionId ?? ''}:${server.name}${troubled}`;
   item.iconPath = STATE_ICONS[server.state];
   const tokens = server.tools.length > 0 ? [count(server.tools.length, 'tool'), `${server.schemaTokens} tokens`] : [];
   item.description = [server.state, ...tokens].join(' · ');

@@ -1,12 +1,14 @@
 /**
  * The context meter: a status-bar item `Cairn 42k / 128k` (used input /
  * context window) from `cairn/contextStatsChanged`, spinning while a
- * compaction runs; clicking it shows the last context manifest.
+ * compaction runs, marked in Restricted Mode (restrictedMode.ts); clicking it
+ * shows the last context manifest.
  */
 import * as vscode from 'vscode';
 import { CairnClient } from './client';
 import { Command, TOKENS_PER_K } from './constants';
 import { ContextStats, Method } from './protocol';
+import { RESTRICTED_ICON, RESTRICTED_MODE, restricted } from './restrictedMode';
 
 const STATUS_BAR_PRIORITY = 100;
 const SPINNER = '$(sync~spin)';
@@ -48,6 +50,7 @@ export class ContextMeter implements vscode.Disposable {
       client.onDidStart.event(() => void this.refresh()),
       client.onDidChangeState.event(() => this.render()),
       client.onDidChangeSession.event(() => void this.refresh()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.render()),
     ];
     this.render();
     this.item.show();
@@ -78,14 +81,23 @@ export class ContextMeter implements vscode.Disposable {
     const busy = this.compacting.size > 0 || stats?.compaction.inProgress === true;
     const failed = this.client.state === 'failed';
     const meter = stats ? ` ${formatTokens(stats.usedInput)} / ${formatTokens(stats.contextWindow)}` : '';
-    const icon = busy ? `${SPINNER} ` : failed ? `${ERROR_ICON} ` : '';
+    const icon = busy ? `${SPINNER} ` : failed ? `${ERROR_ICON} ` : restricted() ? `${RESTRICTED_ICON} ` : '';
     this.item.text = `${icon}Cairn${meter}`;
     this.item.tooltip = failed ? this.client.lastError : tooltip(stats, busy);
+  }
+
+  /** The tooltip's text (the tests read it). */
+  get tooltipText(): string {
+    const tip = this.item.tooltip;
+    return typeof tip === 'string' ? tip : (tip?.value ?? '');
   }
 }
 
 function tooltip(stats: ContextStats | undefined, busy: boolean): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
+  if (restricted()) {
+    md.appendMarkdown(`${RESTRICTED_MODE}\n\n`);
+  }
   if (!stats) {
     md.appendMarkdown('Cairn: no model call yet. Click to show the context manifest.');
     return md;

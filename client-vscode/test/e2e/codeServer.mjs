@@ -42,19 +42,25 @@ export function freePort() {
 /**
  * A fresh run folder: profile, extensions dir and a copy of test/workspace pointing at the repo's
  * server. `script`: the scripted model's lines instead of the workspace's; `toml`: its cairn.toml
- * instead; `server: false`: no cairn.server.command (the extension must find or install one).
+ * instead; `server: false`: no cairn.server.command (the extension must find or install one);
+ * `trust: true`: Workspace Trust on (the folder opens in Restricted Mode, and the server command
+ * is the user's setting: VS Code ignores the workspace's there); `workspaceSettings`: more of the
+ * workspace's .vscode/settings.json.
  */
-export function prepareRun(name, { script, toml, server = true } = {}) {
+export function prepareRun(name, { script, toml, server = true, trust = false, workspaceSettings = {} } = {}) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const run = mkdtempSync(join(tmpdir(), `cairn-vscode-${name}-`));
   for (const dir of ['user-data/User', 'extensions', 'ws/.vscode']) mkdirSync(join(run, dir), { recursive: true });
   cpSync(join(EXTENSION_DIR, 'test', 'workspace'), join(run, 'ws'), { recursive: true });
   if (script) writeFileSync(join(run, 'ws', 'script.jsonl'), script.map((line) => JSON.stringify(line) + '\n').join(''));
   if (toml !== undefined) writeFileSync(join(run, 'ws', 'cairn.toml'), toml);
-  const settings = { 'cairn.trace.server': 'messages', ...(server ? { 'cairn.server.command': [CAIRN_SERVER, 'serve'] } : {}) };
+  const launch = server ? { 'cairn.server.command': [CAIRN_SERVER, 'serve'] } : {};
+  const settings = { 'cairn.trace.server': 'messages', ...(trust ? {} : launch), ...workspaceSettings };
   writeFileSync(join(run, 'ws', '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
   writeFileSync(join(run, 'user-data', 'User', 'settings.json'), JSON.stringify({
-    'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': trust,
+    // No modal question at startup: the test grants trust where a user would, in the trust editor.
+    ...(trust ? { 'security.workspace.trust.startupPrompt': 'never', ...launch } : {}),
     'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
     'extensions.ignoreRecommendations': true, 'update.mode': 'none', 'workbench.enableExperiments': false,
     'workbench.secondarySideBar.defaultVisibility': 'hidden', 'chat.disableAIFeatures': true,
@@ -63,13 +69,13 @@ export function prepareRun(name, { script, toml, server = true } = {}) {
     // unsaved text (and check nothing was saved) need them to stay unsaved.
     'files.autoSave': 'off',
   }));
-  return { dir: run, workspace: join(run, 'ws'), cleanup: () => rmSync(run, { recursive: true, force: true }) };
+  return { dir: run, workspace: join(run, 'ws'), trust, cleanup: () => rmSync(run, { recursive: true, force: true }) };
 }
 
 function codeServerArgs(run, port) {
   return ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--user-data-dir', join(run.dir, 'user-data'),
     '--extensions-dir', join(run.dir, 'extensions'), '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override'];
+    ...(run.trust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override'];
 }
 
 function codeServerEnv(run, extra) {

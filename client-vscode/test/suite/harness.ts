@@ -61,6 +61,26 @@ export async function screenshot(name: string): Promise<void> {
   await waitFor(`the screenshot ${file}`, () => fs.existsSync(path.join(folder, `${file}.done`)), SCREENSHOT_TIMEOUT_MS);
 }
 
+const CLICK_TIMEOUT_MS = 30_000;
+let clicks = 0;
+
+/**
+ * A user's click in the VS Code window on the element with ARIA `role` and accessible name
+ * `label` (`name` names the request): the runner outside (test/e2e/runInHost.mjs) clicks it
+ * and writes a marker, `.done` or `.failed` with why; this waits for it. Needs the runner.
+ */
+export async function click(name: string, role: string, label: string): Promise<void> {
+  const folder = process.env.CAIRN_TEST_SHOTS;
+  if (!folder) throw new Error(`clicking the ${role} "${label}" needs the runner (CAIRN_TEST_SHOTS is unset)`);
+  const file = path.join(folder, `click-${String(++clicks).padStart(2, '0')}-${name}`);
+  console.log(`IN-HOST CLICK ${path.basename(file)} ${JSON.stringify({ role, label })}`);
+  const failed = `${file}.failed`;
+  await waitFor(`the click on the ${role} "${label}"`, () => fs.existsSync(`${file}.done`) || fs.existsSync(failed), CLICK_TIMEOUT_MS);
+  if (fs.existsSync(failed)) {
+    throw new Error(`the ${role} "${label}" could not be clicked: ${fs.readFileSync(failed, 'utf8')}`);
+  }
+}
+
 /** Runs the tests in order; `only` (a regex source) keeps the first test and the matching ones. */
 export async function runTests(
   tests: TestCase[],

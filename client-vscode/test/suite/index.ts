@@ -18,6 +18,7 @@ import { toWireDiagnostic } from '../../src/diagnostics';
 import type { CairnApi } from '../../src/extension';
 import type { CompactResult, Goal, TurnEvent, TurnResult } from '../../src/protocol';
 import { TestCase, runTests, screenshot, waitFor } from './harness';
+import { trustTests } from './trust';
 
 const EXTENSION_ID = 'cairn-dev.cairn';
 const SCRIPTED_ANSWER = 'Hello from the script: all done.';
@@ -717,8 +718,14 @@ const tests: TestCase[] = [
   ],
 ];
 
+/** The suites by launch (CAIRN_TEST_SUITE, test/e2e/runInHost.mjs): Workspace Trust off, and on. */
+const SUITES: Record<string, TestCase[]> = { main: tests, trust: trustTests };
+
 export async function run(): Promise<void> {
-  const results = await runTests(tests, process.env.CAIRN_TEST_RESULTS, process.env.CAIRN_TEST_ONLY);
+  const suite = process.env.CAIRN_TEST_SUITE || 'main';
+  const selected = SUITES[suite];
+  assert.ok(selected, `CAIRN_TEST_SUITE=${suite}: no such suite (${Object.keys(SUITES).join(', ')})`);
+  const results = await runTests(selected, process.env.CAIRN_TEST_RESULTS, process.env.CAIRN_TEST_ONLY);
   collection.dispose();
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0) {
