@@ -102,7 +102,7 @@ class TagIndex:
         """True when the next save must rewrite the whole stored index."""
         self.scanned_last_refresh: list[str] = []
         self._workers = Workers()
-        self._located: dict[Path, Located] = {}
+        self._located: dict[Path | str, Located] = {}
         """Where each listed path was found (`_locate`), so a refresh is little but stats;
         cleared when it holds many more paths than the last listing."""
         self._load()
@@ -223,10 +223,11 @@ class TagIndex:
         return self._view[rel]
 
     def refresh(
-        self, files: Iterable[Path], progress: ScanProgress | None = None
+        self, files: Iterable[Path | str], progress: ScanProgress | None = None
     ) -> dict[str, FileTags | None]:
-        """Stat every file, scan new and changed ones, forget removed ones; `progress` is
-        told how the scan goes when it has `PROGRESS_MIN_FILES` or more files.
+        """Stat every file (a `str`: folder-relative), scan new and changed ones, forget
+        removed ones; `progress` is told how the scan goes when it has
+        `PROGRESS_MIN_FILES` or more files.
 
         Returns the previous tags (None: it had none) of every file whose tags changed;
         empty when nothing did.
@@ -262,7 +263,7 @@ class TagIndex:
         self._changed.add(rel)
 
     def _stat_pass(
-        self, files: Iterable[Path]
+        self, files: Iterable[Path | str]
     ) -> tuple[dict[str, Stamp], list[str], dict[str, Refusal]]:
         """(stamp of every listed source file, the new or changed ones to scan, the new
         or changed ones refused from their stat)."""
@@ -323,12 +324,16 @@ class TagIndex:
             return None
         return full[len(prefix) :].replace(os.sep, "/")
 
-    def _locate(self, path: Path) -> Located:
-        """(full path, workspace-relative POSIX path) of a source file of the folder, or ()
-        for a file outside it, in a language without a grammar, or with a secret path."""
-        full = str(path)
-        rel = self._inside(full)
-        if rel is None:
+    def _locate(self, path: Path | str) -> Located:
+        """(full path, workspace-relative POSIX path) of a source file of the folder (a
+        `str` is folder-relative already), or () for a file outside it, in a language
+        without a grammar, or with a secret path."""
+        if isinstance(path, str):
+            full, rel = str(self.folder) + os.sep + path, path
+        else:
+            full = str(path)
+            rel = self._inside(full)
+        if rel is None and isinstance(path, Path):
             try:
                 full = str(path.resolve())
             except (OSError, RuntimeError):  # a symlink loop
