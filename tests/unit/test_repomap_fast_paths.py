@@ -11,6 +11,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pytest
 
 from cairn.context.sources.repomap import repomap_candidates
@@ -173,3 +174,31 @@ def test_path_words_match_a_split_of_every_path_part() -> None:
     got = {rel: p.path_words for rel, p in parts.items() if p.path_words}
     assert got == _path_words_oracle(files, set(mentions.words))
     assert got  # the message's words are among these paths
+
+
+def test_the_scans_counted_shares_make_the_lexicon_of_the_tags(workspace: Path) -> None:
+    index = TagIndex(workspace.resolve(), None)
+    index.refresh(Files(workspace.resolve()).files())
+    counted = index.take_counted()
+    assert counted and set(counted) == set(index.tags)
+    assert index.take_counted() == {}  # taken once
+    facts = CurrentFacts(CurrentTags(index.tags, {}, {}))
+    files, vocab, tables = Lexicon(facts, counted).postings.arrays()
+    plain_files, plain_vocab, plain_tables = Lexicon(facts).postings.arrays()
+    assert (files, vocab) == (plain_files, plain_vocab)
+    assert all(np.array_equal(tables[key], plain_tables[key]) for key in plain_tables)
+
+
+def test_a_buffer_open_before_the_first_ranking_is_counted_from_its_text(
+    workspace: Path, tmp_path: Path
+) -> None:
+    text = "class RadarForecastCache:\n    def load(self):\n        return radar_station\n"
+    buffered = RepoMap(workspace, Files(workspace))
+    buffered.mapped_files()  # scanned: the shares of the disk's tags are counted
+    buffered.update_buffer(workspace / "weather" / "forecast.py", text)
+    on_disk = tmp_path / "disk"
+    shutil.copytree(workspace, on_disk)
+    (on_disk / "weather" / "forecast.py").write_text(text)
+    message = "RadarForecastCache loads a radar station forecast"
+    expected = RepoMap(on_disk, Files(on_disk)).where_to_look([], message)
+    assert buffered.where_to_look([], message) == expected

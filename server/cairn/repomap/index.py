@@ -37,7 +37,7 @@ from cairn.repomap.entries import IndexTags, Packed, pack
 from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
 from cairn.repomap.store import Changes, IndexStore, RawEntry
 from cairn.repomap.tags import FileTags, ParseRequest, with_found
-from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result
+from cairn.repomap.workers import PARSE, SCAN, Workers, scan_document, scan_result
 
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
@@ -92,6 +92,7 @@ class TagIndex:
         self._packed: dict[str, Packed] = {}
         """Tags as loaded, not decoded yet (`IndexTags` decodes them when read)."""
         self._view = IndexTags(self._tags, self._packed)
+        self._counted: dict[str, bytes] = {}  # document shares, until the lexicon takes them
         self.purged = False
         """True when entries were dropped for the secret rules: what was stored beside the
         index (the ranking snapshot) must go too."""
@@ -258,6 +259,7 @@ class TagIndex:
     def _forget(self, rel: str, changes: dict[str, FileTags | None]) -> None:
         changes.setdefault(rel, self._view.peek(rel))
         del self._stamps[rel]
+        self._counted.pop(rel, None)
         self._drop(rel)
         self._refused.pop(rel, None)
         self._changed.add(rel)
@@ -363,7 +365,18 @@ class TagIndex:
     def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[Packed | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
+        for rel, result in zip(rels, results, strict=True):
+            share = scan_document(result)
+            if share is None:
+                self._counted.pop(rel, None)
+            else:
+                self._counted[rel] = share
         return [scan_result(result) for result in results]
+
+    def take_counted(self) -> dict[str, bytes]:
+        """The document shares the scans counted since the last call (`Lexicon`'s)."""
+        counted, self._counted = self._counted, {}
+        return counted
 
     def complete_many(self, wanted: Mapping[str, Collection[str]]) -> None:
         """Parse what the outlines of these files and names need (in parallel if many)."""

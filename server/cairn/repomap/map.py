@@ -214,6 +214,15 @@ class RepoMap:
                 self._ranks.clear()  # nothing built yet: no need to read the new tags
                 continue
             self._changed(rel, old, self._index.tags.peek(rel))
+        if self._data.lexicon is not None:
+            self._index.take_counted()  # the lexicon follows each change: not needed
+
+    def _counted(self) -> dict[str, bytes]:
+        """The document shares the scans counted, of files whose tags are the index's."""
+        counted = self._index.take_counted()
+        for rel in {*self._buffers, *self._refused_buffers}:
+            counted.pop(rel, None)
+        return counted
 
     def mapped_files(self) -> frozenset[str]:
         """Root-relative paths of the files with definitions the map can outline (refreshed
@@ -297,7 +306,7 @@ class RepoMap:
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
-            lexicon = self._data.lexicon_for(self._view, self._stamp)
+            lexicon = self._data.lexicon_for(self._view, self._stamp, self._counted)
             prior = self._ranked(in_play, frozenset()).file_rank()
             graph = self._data.graph_for(self._view, self._stamp)
             parts = file_parts(
