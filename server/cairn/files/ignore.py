@@ -150,6 +150,7 @@ class IgnoreRules:
         self._walked: list[str] | None = None
         self._rules = _RuleSet()
         self._files: list[Path] | None = None
+        self._names: list[str] | None = None
         # Entries left out of the listing because they cannot be listed safely: rel → reason.
         self.skipped: dict[str, str] = {}
         # Counts refreshes, so a cache of the listing can tell it is out of date.
@@ -189,7 +190,8 @@ class IgnoreRules:
         else:
             walked = self._walk(rules, skipped)
         self._git_top, self._git_dir = top, git_dir
-        self._git_files, self._walked, self._rules, self._files = git_files, walked, rules, None
+        self._git_files, self._walked, self._rules = git_files, walked, rules
+        self._files = self._names = None
         self.skipped = skipped
         self.generation += 1
 
@@ -330,26 +332,35 @@ class IgnoreRules:
         Symlinks are kept only when they point at a file inside the folder.
         """
         if self._files is None:
-            if self._git_files is not None:
-                self._files = self._existing(self._git_files)
-            else:
-                self._files = [self.root / name for name in sorted(self._walked or ())]
+            root = self.root
+            self._files = [root / name for name in self.relative_files()]
         return list(self._files)
 
-    def _existing(self, names: frozenset[str]) -> list[Path]:
+    def relative_files(self) -> list[str]:
+        """`files()` as root-relative POSIX paths (sorted, cached; no `Path` made)."""
+        if self._names is None:
+            if self._git_files is not None:
+                self._names = self._existing(self._git_files)
+            else:
+                self._names = sorted(self._walked or ())
+        return list(self._names)
+
+    def _existing(self, names: frozenset[str]) -> list[str]:
         """The listed names that are regular files now (git lists deleted tracked files too)."""
-        kept: list[Path] = []
+        kept: list[str] = []
         skipped: dict[str, str] = {}
+        prefix = os.path.join(self.root, "")
         for name in sorted(names):
-            path = self.root / name
+            full = prefix + name
             try:
-                problem = self._unlistable(path, os.lstat(path))
+                info = os.lstat(full)
+                problem = None if stat.S_ISREG(info.st_mode) else self._unlistable(Path(full), info)
             except FileNotFoundError:
                 continue  # deleted since git listed it
             except OSError as error:
                 problem = error.strerror or type(error).__name__
             if problem is None:
-                kept.append(path)
+                kept.append(name)
             else:
                 skipped[name] = problem
         self.skipped = skipped

@@ -3,7 +3,7 @@
 `CurrentTags` is a read-through view (nothing copied): a buffer's tags win over the
 index's, a buffer the map refuses hides the file, and the index decodes a file's stored
 tags only when they are read (`Transient` reads them without keeping them: for builds
-that read every file once). `facts_of` gives where-to-look what it knows of every file —
+that read every file once). `CurrentFacts` gives where-to-look what it knows of every file —
 the names each defines, with its identifier uses read only if asked for — without
 decoding any file's tags.
 """
@@ -136,6 +136,24 @@ def fact_of(current: CurrentTags, rel: str) -> FileFacts | None:
     return FileFacts(names, LazyReferences(lambda: Transient(current)[rel]))
 
 
-def facts_of(current: CurrentTags) -> dict[str, FileFacts]:
-    """`fact_of` every current file."""
-    return {rel: fact for rel in current if (fact := fact_of(current, rel)) is not None}
+class CurrentFacts(Mapping[str, FileFacts]):
+    """`fact_of` every current file, read when asked (nothing is copied: it is always
+    the current tags')."""
+
+    def __init__(self, current: CurrentTags) -> None:
+        self._current = current
+
+    def __getitem__(self, rel: str) -> FileFacts:
+        fact = fact_of(self._current, rel)
+        if fact is None:
+            raise KeyError(rel)
+        return fact
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._current
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current)
+
+    def __len__(self) -> int:
+        return len(self._current)

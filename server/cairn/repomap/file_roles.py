@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 ROLE_CACHE_SIZE = 65_536
 
@@ -22,12 +21,20 @@ _GENERATED = re.compile(r"(_pb2(_grpc)?\.py|\.min\.js|\.generated\.\w+|_generate
 _STUB = re.compile(r"(\.pyi|\.d\.ts|\.d\.mts|\.d\.cts)$")
 
 
+def path_stem(rel: str) -> str:
+    """A path's file name without its last extension (`PurePosixPath(rel).stem`)."""
+    name = rel.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
+
+
 @lru_cache(maxsize=ROLE_CACHE_SIZE)
 def role_of(rel: str) -> str:
     """The file's role: test, fixture, docs, example, vendored, generated, stub or source."""
-    path = PurePosixPath(rel)
-    dirs = {part.lower() for part in path.parts[:-1]}
-    name = path.name.lower()
+    *folders, name = rel.split("/")
+    dirs = {part.lower() for part in folders}
+    stem = path_stem(name).lower()
+    name = name.lower()
     if dirs & _VENDORED_DIRS:
         return "vendored"
     if _GENERATED.search(name):
@@ -37,7 +44,7 @@ def role_of(rel: str) -> str:
     if (
         dirs & _TEST_DIRS
         or name.startswith("test_")
-        or path.stem.lower().endswith(("_test", ".test", ".spec"))
+        or stem.endswith(("_test", ".test", ".spec"))
         or name == "conftest.py"
     ):
         return "test"

@@ -17,7 +17,7 @@ same arrays always give the same floats. One file's uses can be replaced in plac
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -228,6 +228,19 @@ class RankGraph:
         """Indexes of the files defining any of `names`, ascending."""
         chosen = np.isin(self.pair_name, self.ids_of(names))
         return np.unique(self.pair_file[chosen])
+
+    def definers_by_name(self, names: Collection[str]) -> dict[str, list[str]]:
+        """For those of `names` some file defines, the files defining each, by path (one
+        pass over the definition pairs)."""
+        ids = self.ids_of(frozenset(names))
+        if len(ids) == 0:
+            return {}
+        chosen = np.flatnonzero(np.isin(self.pair_name, ids))
+        found: dict[str, list[str]] = {}
+        files, defined = self.pair_file[chosen].tolist(), self.pair_name[chosen].tolist()
+        for file, name in zip(files, defined, strict=True):
+            found.setdefault(self.names[name], []).append(self.files[file])
+        return found
 
     def indexes_of(self, rels: frozenset[str]) -> list[int]:
         """Indexes of those of `rels` that are files of the graph, ascending."""

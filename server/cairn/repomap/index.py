@@ -37,7 +37,7 @@ from cairn.repomap.entries import IndexTags, Packed, pack
 from cairn.repomap.reading import REFUSALS, Refusal, as_refusal, stat_refusal
 from cairn.repomap.store import Changes, IndexStore, RawEntry
 from cairn.repomap.tags import FileTags, ParseRequest, with_found
-from cairn.repomap.workers import PARSE, SCAN, Workers, scan_result
+from cairn.repomap.workers import PARSE, SCAN, Workers, scan_document, scan_result
 
 LOCATED_SLACK_FACTOR = 2
 LOCATED_SLACK = 1024
@@ -92,6 +92,7 @@ class TagIndex:
         self._packed: dict[str, Packed] = {}
         """Tags as loaded, not decoded yet (`IndexTags` decodes them when read)."""
         self._view = IndexTags(self._tags, self._packed)
+        self._counted: dict[str, bytes] = {}  # document shares, until the lexicon takes them
         self.purged = False
         """True when entries were dropped for the secret rules: what was stored beside the
         index (the ranking snapshot) must go too."""
@@ -102,7 +103,7 @@ class TagIndex:
         """True when the next save must rewrite the whole stored index."""
         self.scanned_last_refresh: list[str] = []
         self._workers = Workers()
-        self._located: dict[Path, Located] = {}
+        self._located: dict[Path | str, Located] = {}
         """Where each listed path was found (`_locate`), so a refresh is little but stats;
         cleared when it holds many more paths than the last listing."""
         self._load()
@@ -223,10 +224,11 @@ class TagIndex:
         return self._view[rel]
 
     def refresh(
-        self, files: Iterable[Path], progress: ScanProgress | None = None
+        self, files: Iterable[Path | str], progress: ScanProgress | None = None
     ) -> dict[str, FileTags | None]:
-        """Stat every file, scan new and changed ones, forget removed ones; `progress` is
-        told how the scan goes when it has `PROGRESS_MIN_FILES` or more files.
+        """Stat every file (a `str`: folder-relative), scan new and changed ones, forget
+        removed ones; `progress` is told how the scan goes when it has
+        `PROGRESS_MIN_FILES` or more files.
 
         Returns the previous tags (None: it had none) of every file whose tags changed;
         empty when nothing did.
@@ -257,12 +259,13 @@ class TagIndex:
     def _forget(self, rel: str, changes: dict[str, FileTags | None]) -> None:
         changes.setdefault(rel, self._view.peek(rel))
         del self._stamps[rel]
+        self._counted.pop(rel, None)
         self._drop(rel)
         self._refused.pop(rel, None)
         self._changed.add(rel)
 
     def _stat_pass(
-        self, files: Iterable[Path]
+        self, files: Iterable[Path | str]
     ) -> tuple[dict[str, Stamp], list[str], dict[str, Refusal]]:
         """(stamp of every listed source file, the new or changed ones to scan, the new
         or changed ones refused from their stat)."""
@@ -323,12 +326,16 @@ class TagIndex:
             return None
         return full[len(prefix) :].replace(os.sep, "/")
 
-    def _locate(self, path: Path) -> Located:
-        """(full path, workspace-relative POSIX path) of a source file of the folder, or ()
-        for a file outside it, in a language without a grammar, or with a secret path."""
-        full = str(path)
-        rel = self._inside(full)
-        if rel is None:
+    def _locate(self, path: Path | str) -> Located:
+        """(full path, workspace-relative POSIX path) of a source file of the folder (a
+        `str` is folder-relative already), or () for a file outside it, in a language
+        without a grammar, or with a secret path."""
+        if isinstance(path, str):
+            full, rel = str(self.folder) + os.sep + path, path
+        else:
+            full = str(path)
+            rel = self._inside(full)
+        if rel is None and isinstance(path, Path):
             try:
                 full = str(path.resolve())
             except (OSError, RuntimeError):  # a symlink loop
@@ -358,7 +365,18 @@ class TagIndex:
     def _scan(self, rels: list[str], stamps: dict[str, Stamp]) -> list[Packed | Refusal]:
         paths = [str(self.folder / rel) for rel in rels]
         results = self._workers.run(SCAN, paths, [stamps[rel][0] for rel in rels])
+        for rel, result in zip(rels, results, strict=True):
+            share = scan_document(result)
+            if share is None:
+                self._counted.pop(rel, None)
+            else:
+                self._counted[rel] = share
         return [scan_result(result) for result in results]
+
+    def take_counted(self) -> dict[str, bytes]:
+        """The document shares the scans counted since the last call (`Lexicon`'s)."""
+        counted, self._counted = self._counted, {}
+        return counted
 
     def complete_many(self, wanted: Mapping[str, Collection[str]]) -> None:
         """Parse what the outlines of these files and names need (in parallel if many)."""

@@ -2,28 +2,25 @@
 and how specific a defined name is (pure).
 
 A file's lexical document is its path parts, the names it defines and the identifiers
-it uses, split into snake/camel parts (`split_identifier`); `Lexicon` scores a message's
+it uses, split into snake/camel parts (`repomap_documents`); `Lexicon` scores a message's
 words over those documents, its statistics (`repomap_postings`) updated one file at a
 time; `definition_idf` weights a defined name by how few files define it.
 """
 
 from __future__ import annotations
 
+import marshal
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
-from cairn.repomap.message_mentions import MIN_WORD, split_identifier
+from cairn.repomap import documents
+from cairn.repomap.documents import Memo, with_path
 from cairn.repomap.postings import Postings
 
 BM25_K1 = 1.2
 BM25_B = 0.75
-DEFINED_REPEAT = 2
-"""A defined name's parts count this many times in a file's lexical document."""
-PATH_REPEAT = 3
-"""A path part counts this many times in a file's lexical document."""
 
 
 def definition_idf(definers: Mapping[str, int], total_files: int) -> Callable[[str], float]:
@@ -52,11 +49,22 @@ class Lexicon:
     identifiers, split into parts), kept up to date one file at a time (`update`); the
     statistics live in `repomap_postings`."""
 
-    def __init__(self, facts: Mapping[str, FileFacts]) -> None:
-        memo: dict[str, list[str]] = {}
-        self._postings = Postings.stream(
-            sorted(facts), lambda rel: lexical_document(rel, facts[rel], memo)
-        )
+    def __init__(
+        self, facts: Mapping[str, FileFacts], counted: Mapping[str, bytes] | None = None
+    ) -> None:
+        """BM25 over `facts`; `counted`: the tags' share of some files' documents, counted
+        where they were scanned (`marshal` bytes of `documents.tag_document`), which spares
+        reading those files' tags here."""
+        memo: Memo = {}
+        known = counted or {}
+
+        def document(rel: str) -> Counter[str]:
+            share = known.get(rel)
+            if share is None:
+                return lexical_document(rel, facts[rel], memo)
+            return with_path(rel, marshal.loads(share))
+
+        self._postings = Postings.stream(sorted(facts), document)
 
     @classmethod
     def of(cls, postings: Postings) -> Lexicon:
@@ -96,37 +104,6 @@ class Lexicon:
         return {rel: sorted(held) for rel, held in sorted(out.items())}
 
 
-def lexical_document(
-    rel: str, facts: FileFacts, memo: dict[str, list[str]] | None = None
-) -> Counter[str]:
+def lexical_document(rel: str, facts: FileFacts, memo: Memo | None = None) -> Counter[str]:
     """The word counts BM25 sees for one file (`memo`: identifiers' words already found)."""
-    words = _memoized(memo) if memo is not None else _words
-    doc: Counter[str] = Counter()
-    get = doc.get
-    stem = PurePosixPath(rel)
-    for part in [*stem.parts[:-1], stem.stem]:
-        for word in _words(part):
-            doc[word] = get(word, 0) + PATH_REPEAT
-    for name in facts.names:
-        for word in words(name):
-            doc[word] = get(word, 0) + DEFINED_REPEAT
-    for name, uses in facts.references.items():
-        count = min(uses, 3)
-        for word in words(name):
-            doc[word] = get(word, 0) + count
-    return doc
-
-
-def _words(name: str) -> list[str]:
-    """The parts of an identifier a lexical document counts."""
-    return [word for word in split_identifier(name) if len(word) >= MIN_WORD]
-
-
-def _memoized(memo: dict[str, list[str]]) -> Callable[[str], list[str]]:
-    def words(name: str) -> list[str]:
-        found = memo.get(name)
-        if found is None:
-            found = memo[name] = _words(name)
-        return found
-
-    return words
+    return documents.lexical_document(rel, facts.names, facts.references, memo)

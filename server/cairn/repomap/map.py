@@ -17,16 +17,16 @@ by the next refresh, and the index saves only what changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Protocol
 
 from cairn.code.incremental import ParsedDocument
 from cairn.code.languages import language_for_path
 from cairn.models.where_weights import DEFAULT_WHERE_WEIGHTS, WhereWeights
-from cairn.repomap.current import CurrentTags, facts_of
+from cairn.repomap.current import CurrentFacts, CurrentTags
 from cairn.repomap.index import ScanProgress, SecretPolicy, TagIndex, builtin_secrets
-from cairn.repomap.lexicon import FileFacts
+from cairn.repomap.listing import FileLister, listing
 from cairn.repomap.message_mentions import mentions_in
 from cairn.repomap.parts import DefRecord, WholeParse, tree_records
 from cairn.repomap.rank import Ranking, rank_definitions
@@ -41,12 +41,6 @@ from cairn.repomap.where_parts import file_parts
 
 RANK_CACHE_SIZE = 8
 """Rankings kept for recent (files in play, mentioned) pairs of the current graph."""
-
-
-class FileLister(Protocol):
-    """What the map needs of ignore rules (`cairn.files.ignore.IgnoreRules` fits)."""
-
-    def files(self) -> list[Path]: ...
 
 
 RankKey = tuple[frozenset[str], frozenset[str]]
@@ -78,8 +72,8 @@ class RepoMap:
         self._view = CurrentTags(self._index.tags, self._buffers, self._refused_buffers)
         self._data = RankingData(self._index.snapshot_path, str(self.folder))
         """The graph and the lexicon (loaded from the index's snapshot, or built)."""
-        self._facts: dict[str, FileFacts] | None = None
-        """What where-to-look knows of each file (kept up to date one file at a time)."""
+        self._facts = CurrentFacts(self._view)
+        """What where-to-look knows of each file (read from the current tags)."""
         self._ranks: dict[RankKey, Ranking] = {}
         self._blocks: dict[str, tuple[dict[str, int], dict[frozenset[str], str]]] = {}
         """Rendered outline blocks per file and names shown, with the scan they belong to."""
@@ -90,6 +84,9 @@ class RepoMap:
         """Whole-buffer parses made, from scratch and incrementally."""
         self.progress: ScanProgress | None = None
         """Told `(done, total)` while a refresh scans many files (`TagIndex.refresh`)."""
+        self._holds = 0
+        self._held_fresh = False
+        """Inside `one_refresh`: True once the disk was looked at."""
 
     def _relative(self, path: Path) -> str | None:
         full = path if path.is_absolute() else self.folder / path
@@ -150,10 +147,6 @@ class RepoMap:
         if old is not None and new is not None and _graph_signature(old) == _graph_signature(new):
             return
         self._ranks.clear()
-        if self._facts is not None:
-            self._facts.pop(rel, None)
-            if new is not None:
-                self._facts[rel] = FileFacts(new.names, new.references)
         self._data.changed(rel, new)
 
     @property
@@ -192,18 +185,44 @@ class RepoMap:
             self._index.save()
         self._data.save_if_due(self._stamp)
 
+    @contextmanager
+    def one_refresh(self) -> Iterator[None]:
+        """Within it, the disk is looked at by the first call only: the calls of one build
+        (the mapped files, the ranking, the map) see one state of the workspace, for one
+        stat pass instead of one each. Buffer updates still apply at once."""
+        self._holds += 1
+        self._held_fresh = False
+        try:
+            yield
+        finally:
+            self._holds -= 1
+
     def _refresh(self) -> None:
         for rel in [
             rel for rel in {*self._buffers, *self._refused_buffers} if self._is_secret(rel)
         ]:
             self.update_buffer(self.folder / rel, None)  # rules changed: a secret buffer goes
-        for rel, old in self._index.refresh(self._ignore.files(), self.progress).items():
+        if self._holds and self._held_fresh:
+            return
+        self._held_fresh = self._holds > 0
+        for rel, old in self._index.refresh(
+            listing(self._ignore, self.folder), self.progress
+        ).items():
             if rel in self._buffers or rel in self._refused_buffers:
                 continue
-            if old is None and self._facts is None and not self._data.built:
+            if old is None and not self._data.built:
                 self._ranks.clear()  # nothing built yet: no need to read the new tags
                 continue
             self._changed(rel, old, self._index.tags.peek(rel))
+        if self._data.lexicon is not None:
+            self._index.take_counted()  # the lexicon follows each change: not needed
+
+    def _counted(self) -> dict[str, bytes]:
+        """The document shares the scans counted, of files whose tags are the index's."""
+        counted = self._index.take_counted()
+        for rel in {*self._buffers, *self._refused_buffers}:
+            counted.pop(rel, None)
+        return counted
 
     def mapped_files(self) -> frozenset[str]:
         """Root-relative paths of the files with definitions the map can outline (refreshed
@@ -287,13 +306,12 @@ class RepoMap:
         in_play = self._in_play(files_in_play)
         try:
             self._refresh()
-            if self._facts is None:
-                self._facts = facts_of(self._view)
-            lexicon = self._data.lexicon_for(self._view, self._stamp)
+            lexicon = self._data.lexicon_for(self._view, self._stamp, self._counted)
             prior = self._ranked(in_play, frozenset()).file_rank()
+            graph = self._data.graph_for(self._view, self._stamp)
             parts = file_parts(
                 self._facts, mentions_in(message), message, lexicon, self._symbol_at,
-                self.read_text,
+                self.read_text, graph.definers_by_name,
             )  # fmt: skip
             return WhereMeasure(parts, self._facts, prior, in_play)
         finally:

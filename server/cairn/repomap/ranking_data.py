@@ -12,7 +12,7 @@ is missing, foreign or broken only costs a build.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from cairn.repomap.current import CurrentTags, Transient, TransientFacts, fact_of
@@ -78,10 +78,16 @@ class RankingData:
             self._unsaved = None
         return self.graph
 
-    def lexicon_for(self, current: CurrentTags, stamp_of: StampOf) -> Lexicon:
+    def lexicon_for(
+        self,
+        current: CurrentTags,
+        stamp_of: StampOf,
+        counted: Callable[[], Mapping[str, bytes]] | None = None,
+    ) -> Lexicon:
+        """The lexicon (`counted`: document shares the scans counted, for a build)."""
         self._load(current, stamp_of)
         if self.lexicon is None:
-            self.lexicon = Lexicon(TransientFacts(current))
+            self.lexicon = Lexicon(TransientFacts(current), counted() if counted else None)
             self._unsaved = None
         return self.lexicon
 

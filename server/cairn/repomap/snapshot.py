@@ -35,7 +35,11 @@ from cairn.repomap.postings import Postings
 from cairn.repomap.store import MARSHAL_VERSION, write_atomic
 
 SNAPSHOT_FORMAT = 1
-DOCUMENT_MODULES = ("cairn.repomap.lexicon", "cairn.repomap.message_mentions")
+DOCUMENT_MODULES = (
+    "cairn.repomap.documents",
+    "cairn.repomap.lexicon",
+    "cairn.repomap.message_mentions",
+)
 """The modules that say what a file's lexical document holds: a snapshot records a digest
 of their source and is ignored when it differs (its statistics were counted otherwise)."""
 MAGIC = b"cairn-repomap-rank\n"

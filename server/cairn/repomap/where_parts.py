@@ -20,11 +20,12 @@ Every loop runs over sorted files and names, so the same input gives the same pa
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
+from cairn.repomap.file_roles import path_stem
 from cairn.repomap.lexicon import FileFacts, Lexicon, definition_idf
 from cairn.repomap.message_code import (
     imports,
@@ -46,6 +47,9 @@ SymbolAt = Callable[[str, int], str | None]
 """The innermost definition holding a line of a file (None: none, or unknown)."""
 ReadText = Callable[[str], str | None]
 """A workspace file's text (None: unreadable or refused)."""
+DefinersOf = Callable[[Collection[str]], dict[str, list[str]]]
+"""For some names, the files defining each, sorted (names no file defines left out): the
+map's reference graph answers without reading every file's names (`definers_in` does)."""
 
 MAX_STEM_FILES = 3
 """A mentioned name matching more file names than this names none of them."""
@@ -92,18 +96,18 @@ def file_parts(
     lexicon: Lexicon,
     symbol_at: SymbolAt | None = None,
     read_text: ReadText | None = None,
+    definers_of: DefinersOf | None = None,
 ) -> dict[str, FileParts]:
-    """Every file with some part, with its parts (see the module docstring)."""
+    """Every file with some part, with its parts (see the module docstring);
+    `definers_of`: which files define a name (None: read from `facts`)."""
     files = sorted(facts)
     parts: dict[str, FileParts] = {}
-    definers: Counter[str] = Counter()
-    for rel in files:
-        definers.update(set(facts[rel].names))
+    definers_of = definers_of or definers_in(facts)
     _path_parts(parts, mentions, files, symbol_at)
     _dotted_parts(parts, mentions, files)
     _stem_parts(parts, mentions, files)
-    _definition_parts(parts, mentions, facts, files, definers)
-    _qualified_parts(parts, mentions, message, facts, files)
+    _definition_parts(parts, mentions, files, definers_of)
+    _qualified_parts(parts, mentions, message, facts, definers_of)
     if read_text is not None:
         _phrase_parts(parts, message, lexicon, read_text)
     _path_word_parts(parts, mentions, files)
@@ -154,15 +158,33 @@ def _dotted_parts(parts: dict[str, FileParts], mentions: Mentions, files: list[s
                 break
 
 
+def definers_in(facts: Mapping[str, FileFacts]) -> DefinersOf:
+    """`DefinersOf` read from every file's names."""
+
+    def definers_of(names: Collection[str]) -> dict[str, list[str]]:
+        wanted = frozenset(names)
+        found: dict[str, list[str]] = {}
+        for rel in sorted(facts):
+            for name in wanted.intersection(facts[rel].names):
+                found.setdefault(name, []).append(rel)
+        return found
+
+    return definers_of
+
+
 def _stem_parts(parts: dict[str, FileParts], mentions: Mentions, files: list[str]) -> None:
     """Files whose name (without extension) is a code name of the message, shared among
     at most `MAX_STEM_FILES` such files."""
+    # `__init__`, `__pkginfo__`: names every package has
+    wanted = {name.lower() for name in mentions.code if not name.startswith("__")}
     stems: dict[str, list[str]] = {}
     for rel in files:
-        stems.setdefault(PurePosixPath(rel).stem.lower(), []).append(rel)
+        stem = path_stem(rel).lower()
+        if stem in wanted:
+            stems.setdefault(stem, []).append(rel)
     for name in sorted(mentions.code):
         if name.startswith("__"):
-            continue  # `__init__`, `__pkginfo__`: names every package has
+            continue
         named = stems.get(name.lower(), [])
         if 0 < len(named) <= MAX_STEM_FILES:
             for rel in named:
@@ -172,25 +194,29 @@ def _stem_parts(parts: dict[str, FileParts], mentions: Mentions, files: list[str
 def _definition_parts(
     parts: dict[str, FileParts],
     mentions: Mentions,
-    facts: Mapping[str, FileFacts],
     files: list[str],
-    definers: Counter[str],
+    definers_of: DefinersOf,
 ) -> None:
     """The message's identifiers each file defines, each by how rare its definition is."""
-    idf = definition_idf(definers, len(files))
     code = set(mentions.code)
     identifiers = set(mentions.identifiers)
+    bases = {name.rstrip("0123456789") for name in code}
+    defining = definers_of(identifiers | code | bases)
+    definers = Counter({name: len(rels) for name, rels in defining.items()})
+    idf = definition_idf(definers, len(files))
     for name in sorted(mentions.code):
         base = name.rstrip("0123456789")
         if base != name and len(base) >= MIN_IDENTIFIER and not definers.get(name):
             identifiers.add(base)  # `PersonName3` names `PersonName` when it is not defined
             code.add(base)
     mentioned = sorted(name for name in identifiers if definers.get(name))
-    if not mentioned:
-        return
-    for rel in files:
-        names = set(facts[rel].names)
-        hits = [(idf(n), n, n in code) for n in mentioned if n in names]
+    found: dict[str, list[tuple[float, str, bool]]] = {}
+    for n in mentioned:
+        hit = (idf(n), n, n in code)
+        for rel in defining[n]:
+            found.setdefault(rel, []).append(hit)
+    for rel in sorted(found):
+        hits = found[rel]
         if hits:
             p = parts.setdefault(rel, FileParts())
             p.defines_code = sum(score for score, _, code in hits if code)
@@ -203,18 +229,21 @@ def _qualified_parts(
     mentions: Mentions,
     message: str,
     facts: Mapping[str, FileFacts],
-    files: list[str],
+    definers_of: DefinersOf,
 ) -> None:
     """Qualified names: the files defining `name` with its qualifier class, or under its
     qualifier's module path, shared among at most `MAX_QUALIFIED_FILES` of them."""
-    names_of = {rel: frozenset(facts[rel].names) for rel in files}
-    for qualifier, name in qualified_names(mentions.dotted, imports(message)):
-        definers = [rel for rel in files if name in names_of[rel]]
+    pairs = qualified_names(mentions.dotted, imports(message))
+    defining = definers_of({name for _, name in pairs})
+    for qualifier, name in pairs:
+        definers = defining.get(name, [])
         if not definers:
             continue
         last = qualifier.rsplit(".", 1)[-1]
         module = qualifier.replace(".", "/")
-        matched = [rel for rel in definers if last in names_of[rel] or _under_module(rel, module)]
+        matched = [
+            rel for rel in definers if last in facts[rel].names or _under_module(rel, module)
+        ]
         if 0 < len(matched) <= MAX_QUALIFIED_FILES:
             for rel in matched:
                 p = parts.setdefault(rel, FileParts())
@@ -275,20 +304,42 @@ def _path_word_parts(parts: dict[str, FileParts], mentions: Mentions, files: lis
     wanted = set(mentions.words)
     if not wanted:
         return
+    words_in = _part_words(wanted)
+    folders: dict[str, frozenset[str]] = {"": frozenset()}
+
+    def folder_words(folder: str) -> frozenset[str]:
+        found = folders.get(folder)
+        if found is None:
+            parent, _, last = folder.rpartition("/")
+            found = folders[folder] = folder_words(parent) | words_in(last)
+        return found
+
     words_of: dict[str, set[str]] = {}
     frequency: Counter[str] = Counter()
     for rel in files:
-        path = PurePosixPath(rel)
-        words = {
-            w for part in [*path.parts[:-1], path.stem] for w in split_identifier(part)
-        } & wanted
+        folder, _, name = rel.rpartition("/")
+        words = folder_words(folder) | words_in(path_stem(name))
         if words:
-            words_of[rel] = words
+            words_of[rel] = set(words)
             frequency.update(words)
     total = len(files)
     for rel, words in words_of.items():
         score = sum(math.log(1.0 + total / frequency[w]) for w in sorted(words))
         parts.setdefault(rel, FileParts()).path_words = score
+
+
+def _part_words(wanted: Collection[str]) -> Callable[[str], frozenset[str]]:
+    """The words of `wanted` among a path part's identifier parts. A part's words are
+    lower-cased pieces of it: an ASCII part holding none of the words is not split."""
+    pattern = re.compile("|".join(map(re.escape, sorted(wanted, key=lambda w: (-len(w), w)))))
+    chosen = frozenset(wanted)
+
+    def words_in(part: str) -> frozenset[str]:
+        if part.isascii() and pattern.search(part.lower()) is None:
+            return frozenset()
+        return chosen.intersection(split_identifier(part))
+
+    return words_in
 
 
 def in_play_parts(parts: dict[str, FileParts], in_play: Collection[str]) -> None:

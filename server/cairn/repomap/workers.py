@@ -30,6 +30,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
+from cairn.repomap.documents import Memo, tag_document
 from cairn.repomap.entries import Packed, pack, unpack
 from cairn.repomap.reading import Refusal, as_refusal
 from cairn.repomap.tags import FileTags, parse_files, scan_files
@@ -43,6 +44,9 @@ batch is then done here)."""
 STOP_WAIT_S = 5.0
 """How long `close()` waits for a helper to exit after its stdin closes, before killing it."""
 MARSHAL_VERSION = 4
+SHARE_MARSHAL_VERSION = 2
+"""Document shares are written without back-references (version 3 on): the same share
+gives the same bytes whichever files were counted before it in its batch."""
 FRAME_HEADER = struct.Struct("<Q")
 """Each frame: its length as 8 little-endian bytes, then a `marshal` payload."""
 
@@ -55,14 +59,25 @@ READ_PIECE_BYTES = 1 << 20
 SCAN = "scan"
 PARSE = "parse"
 
-ScanResult = Packed | str
+ScanResult = tuple[object, bytes, bytes] | str
 """A scanned file as it crosses the pipe: its tags packed as the index stores them
-(`repomap_entries`: the caller keeps the bytes and decodes them only when read), or the
-reason it is not mapped (`cairn.repomap.reading.Refusal`)."""
+(`repomap_entries`: the caller keeps the bytes and decodes them only when read) and the
+tags' share of its lexical document (`marshal` bytes of `repomap_documents.tag_document`,
+counted here so the caller need not decode the tags to count it), or the reason it is
+not mapped (`cairn.repomap.reading.Refusal`)."""
 
 
 def _scan_job(paths: list[str]) -> list[ScanResult]:
-    return [tags if isinstance(tags, str) else pack(tags) for tags in scan_files(paths)]
+    results: list[ScanResult] = []
+    memo: Memo = {}
+    for tags in scan_files(paths):
+        if isinstance(tags, str):
+            results.append(tags)
+        else:
+            packed = pack(tags)  # first: the memo below must not change its bytes
+            share = tag_document(tags.names, tags.references, memo)
+            results.append((*packed, marshal.dumps(share, SHARE_MARSHAL_VERSION)))
+    return results
 
 
 JOBS: dict[str, Callable[[list[Any]], list[Any]]] = {SCAN: _scan_job, PARSE: parse_files}
@@ -72,9 +87,16 @@ def scan_result(result: object) -> Packed | Refusal:
     """A scan result as the index keeps it (checked: garbage raises ValueError)."""
     if isinstance(result, str):
         return as_refusal(result)
-    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], bytes):
+    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], bytes):
         return result[0], result[1]
     raise ValueError("a scan result is neither tags nor a refusal")
+
+
+def scan_document(result: object) -> bytes | None:
+    """The document share of a scan result (None: a refusal, or garbage)."""
+    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[2], bytes):
+        return result[2]
+    return None
 
 
 def scan_result_tags(result: ScanResult) -> FileTags | Refusal:

@@ -25,6 +25,7 @@ the turn) — so a smaller map never breaks the cached prefix on its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -93,6 +94,13 @@ class WhereRanker(Protocol):
         count: Callable[[str], int],
         order: Sequence[tuple[str, Sequence[str]]] = (),
     ) -> str: ...
+
+
+@runtime_checkable
+class RefreshesOnce(Protocol):
+    """A map whose calls can share one look at the disk (`RepoMap.one_refresh`)."""
+
+    def one_refresh(self) -> AbstractContextManager[None]: ...
 
 
 def session_files(messages: Iterable[Message]) -> set[str]:
@@ -194,7 +202,25 @@ def repomap_candidates(
     weights: WhereWeights = DEFAULT_WHERE_WEIGHTS,
 ) -> tuple[Candidate, ...]:
     """The where-to-look block and the map in its order, within the map's budget now, or
-    one excluded block saying why there is none."""
+    one excluded block saying why there is none (the map looks at the disk once)."""
+    once = renderer.one_refresh() if isinstance(renderer, RefreshesOnce) else nullcontext()
+    with once:
+        return _candidates(
+            renderer, files, mentioned, history, count, available, message, cap, weights
+        )
+
+
+def _candidates(
+    renderer: RepoMapRenderer,
+    files: Sequence[Path],
+    mentioned: set[str],
+    history: Sequence[Message],
+    count: Count,
+    available: int,
+    message: str,
+    cap: tuple[int, str],
+    weights: WhereWeights,
+) -> tuple[Candidate, ...]:
     mapped = renderer.mapped_files()
     seen = session_files(history)
     covered = covered_share(mapped, seen)
