@@ -289,7 +289,8 @@ class Engine(EngineGoals, EngineMcp):
         """The stats of the session's next call (built off the event loop), or its last
         figure marked stale while that build waits for other work (`cairn.agent.meter`)."""
         session = self.session(session_id)
-        return await self.meter.stats(session, partial(self._next_stats, session))
+        busy = self.contexts.gathering or self.mcp_starting(session)
+        return await self.meter.stats(session, partial(self._next_stats, session), busy=busy)
 
     async def _next_stats(self, session: Session, on_wait: Callable[[], None]) -> ContextStats:
         if self.mcp_starting(session):

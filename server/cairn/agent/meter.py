@@ -46,11 +46,20 @@ class Meter:
         self.listener = listener
         self._fresh: dict[str, _Fresh] = {}
 
-    async def stats(self, session: Session, build: StatsBuild) -> ContextStats:
-        """The session's next-call stats, or its last figure (stale) while the build waits."""
+    async def stats(
+        self, session: Session, build: StatsBuild, *, busy: bool = False
+    ) -> ContextStats:
+        """The session's next-call stats, or its last figure (stale) while the build waits
+        (`busy`: the caller knows it would, so the last figure is answered without a turn
+        of the event loop)."""
         fresh = self._fresh.get(session.id) or self._start(session, build)
         if session.last_stats is None:
             return await asyncio.shield(fresh.future)
+        if busy:
+            fresh.waiting.set()
+        if fresh.waiting.is_set():
+            fresh.owed = True
+            return session.last_stats.model_copy(update={"stale": True})
         waiting = asyncio.ensure_future(fresh.waiting.wait())
         try:
             await asyncio.wait({fresh.future, waiting}, return_when=asyncio.FIRST_COMPLETED)

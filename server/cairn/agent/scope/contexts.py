@@ -151,6 +151,11 @@ class Contexts:
 
     # -- gathering ---------------------------------------------------------------
 
+    @property
+    def gathering(self) -> bool:
+        """Whether a gather (or a file sync) runs now: another build would wait for it."""
+        return self._gather_lock.locked()
+
     def request(
         self, scope: TurnScope, messages: Sequence[Message] | None, *, preamble: bool
     ) -> GatherRequest:
