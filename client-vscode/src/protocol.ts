@@ -152,6 +152,7 @@ export interface ContextStats {
   compaction: CompactionStats;
   cache: CacheStats;
   tokens: TokenCount;
+  stale: boolean;
 }
 
 /** `cairn/deleteSession` result. */

@@ -24,6 +24,7 @@ STATS_KEYS = {
     "compaction",
     "cache",
     "tokens",
+    "stale",
 }
 TOKENS_KEYS = {"tokenizer", "exact", "factor", "samples", "estimatedInput"}
 COMPACTION_KEYS = {"count", "summaryTokens", "watermark", "inProgress"}

@@ -173,7 +173,9 @@ AGENT_ROOT_MODULES: dict[str, str] = {
     "listener": "contracts",
     "progress": "contracts",
     "engine": "facade",
+    "engine_goals": "facade",
     "engine_mcp": "facade",
+    "meter": "facade",
     "parts": "facade",
     "read_only": "facade",
 }

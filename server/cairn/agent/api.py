@@ -197,7 +197,10 @@ class EngineApi(Protocol):
         (finishReason "cancelled", partial output recorded, session usable)."""
         ...
 
-    async def context_stats(self, session_id: str | None = None) -> ContextStats: ...
+    async def context_stats(self, session_id: str | None = None) -> ContextStats:
+        """The next call's stats; the last figure (`stale`) while that build would wait for
+        other work, the fresh one then sent through `on_context_stats`."""
+        ...
 
     async def context_manifest(
         self,
@@ -222,7 +225,20 @@ class EngineApi(Protocol):
         abandon: str | None = None,
         focus: str | None = None,
     ) -> GoalTreeView:
-        """Exactly one verb. Notifies `on_goal_tree_changed` after the change."""
+        """Exactly one verb. Notifies `on_goal_tree_changed` after the change. A finished
+        goal's fold is measured on the calling thread."""
+        ...
+
+    async def goal_async(
+        self,
+        session_id: str | None = None,
+        *,
+        add: str | None = None,
+        done: str | None = None,
+        abandon: str | None = None,
+        focus: str | None = None,
+    ) -> GoalTreeView:
+        """`goal` with the fold measured off the event loop."""
         ...
 
     async def compact(self, session_id: str | None = None) -> CompactResult: ...
@@ -278,6 +294,10 @@ class EngineApi(Protocol):
         ...
 
     def project_profile(self, refresh: bool = False) -> ProjectProfile: ...
+
+    async def project_profile_async(self, refresh: bool = False) -> ProjectProfile:
+        """`project_profile` off the event loop (after a running context build's gather)."""
+        ...
 
     def set_folders(self, folders: Sequence[Path]) -> None:
         """Serve these workspace folders from the next context build on; the first one

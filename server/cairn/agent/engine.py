@@ -30,7 +30,8 @@ they are, starting none (`cairn.agent.engine_mcp`). `aclose` stops them;
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
 from cairn.agent.api import (
@@ -42,15 +43,16 @@ from cairn.agent.api import (
     TextReader,
 )
 from cairn.agent.compaction.compactor import Compactor
+from cairn.agent.engine_goals import EngineGoals
 from cairn.agent.engine_mcp import EngineMcp
 from cairn.agent.listener import SafeListener
+from cairn.agent.meter import Meter
 from cairn.agent.parts import context_parts
 from cairn.agent.progress import MapProgress, current_session, started_catalog
 from cairn.agent.scope.inputs import TurnInputs, turn_inputs, user_parts
 from cairn.agent.scope.offer import make_offer
 from cairn.agent.scope.turn_scope import TurnScope, main_scope
 from cairn.agent.sessions.book import SessionBook
-from cairn.agent.sessions.goal_ops import change_goal
 from cairn.agent.sessions.restore import restore_turn
 from cairn.agent.sessions.session import Session, session_model
 from cairn.agent.sessions.snapshot import TurnPatches, workspace_snapshots
@@ -60,7 +62,6 @@ from cairn.agent.turn.explore import Explorer
 from cairn.agent.turn.runner import EditorSide, TurnRunner, session_cursor
 from cairn.errors import InvalidRequestError
 from cairn.files.workspace import uri_to_path
-from cairn.goals import one_verb
 from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
 from cairn.llm.preflight import check_model
@@ -68,7 +69,6 @@ from cairn.mcp import McpCatalog, McpHub
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
     CompactResult,
-    GoalTreeView,
     RestoreResult,
     SessionInfo,
     TurnResult,
@@ -83,9 +83,9 @@ from cairn.settings import Mode, Settings, SettingsRef
 FIX_MESSAGE = "Fix this diagnostic: {message}"
 
 
-class Engine(EngineMcp):
-    """Implements `cairn.agent.api.EngineApi` for one workspace (its MCP side:
-    `cairn.agent.engine_mcp`)."""
+class Engine(EngineGoals, EngineMcp):
+    """Implements `cairn.agent.api.EngineApi` for one workspace (its goal and MCP sides:
+    `cairn.agent.engine_goals`, `cairn.agent.engine_mcp`)."""
 
     def __init__(
         self,
@@ -134,6 +134,7 @@ class Engine(EngineMcp):
         )
         self.explorer = Explorer(self.config, self.runner)
         self.book = SessionBook(self.store, lambda: self.settings.model, self.listener.on_log)
+        self.meter = Meter(self.listener)
 
     @property
     def settings(self) -> Settings:
@@ -285,11 +286,18 @@ class Engine(EngineMcp):
     # -- context -----------------------------------------------------------------
 
     async def context_stats(self, session_id: str | None = None) -> ContextStats:
-        """The stats of the session's next call (gathered off the event loop)."""
+        """The stats of the session's next call (built off the event loop), or its last
+        figure marked stale while that build waits for other work (`cairn.agent.meter`)."""
         session = self.session(session_id)
+        busy = self.contexts.gathering or self.mcp_starting(session)
+        return await self.meter.stats(session, partial(self._next_stats, session), busy=busy)
+
+    async def _next_stats(self, session: Session, on_wait: Callable[[], None]) -> ContextStats:
+        if self.mcp_starting(session):
+            on_wait()
         catalog = await self.context_catalog(session)
         scope = self.scope(session, self._between_turns(session), catalog=catalog)
-        return (await self.contexts.build_async(scope)).stats
+        return (await self.contexts.build_async(scope, on_wait)).stats
 
     async def context_manifest(
         self,
@@ -308,31 +316,6 @@ class Engine(EngineMcp):
         inputs = self._between_turns(session, message or "", references)
         scope = self.scope(session, inputs, edited, await self.context_catalog(session))
         return (await self.contexts.build_async(scope)).manifest
-
-    # -- goals -------------------------------------------------------------------
-
-    def goal_tree(self, session_id: str | None = None) -> GoalTreeView:
-        return self.session(session_id).goal_view()
-
-    def goal(
-        self,
-        session_id: str | None = None,
-        *,
-        add: str | None = None,
-        done: str | None = None,
-        abandon: str | None = None,
-        focus: str | None = None,
-    ) -> GoalTreeView:
-        verb, text = one_verb({"add": add, "done": done, "abandon": abandon, "focus": focus})
-        session = self.session(session_id)
-        fold = change_goal(session, self.listener, verb, text, by_user=True)
-        if fold is not None:
-            model = self.model_of(session)
-            if session.turn_lock.locked() or model is None:
-                session.pending_folds.append(fold)  # folded during the next turn
-            else:
-                self.compactor.fold(self.scope(session, self._inputs(model)), fold)
-        return session.goal_view()
 
     # -- files -------------------------------------------------------------------
 
@@ -358,6 +341,13 @@ class Engine(EngineMcp):
             return self.profiles.refresh(force=True)
         self.contexts.sync_files()  # a rules file created since the last build changes it
         return self.profiles.get()
+
+    async def project_profile_async(self, refresh: bool = False) -> ProjectProfile:
+        """`project_profile` on a worker thread, after the running gather if one runs."""
+        profiles = self.profiles
+        return await self.contexts.exclusive_async(
+            partial(profiles.refresh, force=True) if refresh else profiles.get
+        )
 
     def update_settings(self, settings: Settings) -> None:
         """Use new settings from the next call on (the trace store stays where it is)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from cairn.agent.progress import STARTING_STATES
 from cairn.agent.scope.offer import model_input_tokens
 from cairn.agent.sessions.book import SessionBook
 from cairn.agent.sessions.session import Session, session_model
@@ -61,6 +62,10 @@ class EngineMcp:
         """Restart, disable or enable one server of the session; the report after it."""
         await self.mcp.control(name, action, self.book.get(session_id).id)
         return self.mcp_report(session_id)
+
+    def mcp_starting(self, session: Session) -> bool:
+        """Whether a context request of the editor would wait for a server to start."""
+        return any(s.state in STARTING_STATES for s in self.mcp.snapshot(session.id).servers)
 
     async def context_catalog(self, session: Session) -> McpCatalog:
         """The servers a context request of the editor counts: started if not yet."""

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cairn.code.languages import language_for_path, new_parser
+from cairn.code.languages import language_for_path, new_parser, parse_bytes
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING
 from cairn.code.tags import Definition, find_definitions
 
@@ -56,7 +56,7 @@ def chunk_text(text: str, path: str, max_tokens: int, count: Callable[[str], int
     language = language_for_path(path)
     definitions: list[Definition] = []
     if language is not None:
-        tree = new_parser(language).parse(text.encode(TEXT_ENCODING, ENCODE_ERRORS))
+        tree = parse_bytes(new_parser(language), text.encode(TEXT_ENCODING, ENCODE_ERRORS))
         definitions = find_definitions(tree, language)
     units = _units(rows, definitions, max_tokens, count)
     return _pack(rows, units, max_tokens)

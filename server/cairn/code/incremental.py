@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Point, Tree
 
-from cairn.code.languages import language_for_path, new_parser
+from cairn.code.languages import language_for_path, new_parser, parse_bytes
 from cairn.code.outlines import ENCODE_ERRORS, TEXT_ENCODING, outline_from_tree
 from cairn.code.tags import Definition, find_definitions
 from cairn.errors import InvalidRequestError
@@ -95,7 +95,7 @@ class ParsedDocument:
         self._parser = new_parser(language)
         self._text = text
         self._data = _encode(text)
-        self._tree = self._parser.parse(self._data)
+        self._tree = parse_bytes(self._parser, self._data)
         self.full_parses = 1
         self.incremental_parses = 0
 
@@ -152,7 +152,7 @@ class ParsedDocument:
             old_end_point=_point(self._data, old_end_byte),
             new_end_point=_point(new_data, new_end_byte),
         )
-        self._tree = self._parser.parse(new_data, self._tree)
+        self._tree = parse_bytes(self._parser, new_data, self._tree)
         self.incremental_parses += 1
         self._text = new_text
         self._data = new_data

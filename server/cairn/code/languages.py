@@ -3,6 +3,9 @@
 Each grammar comes from its own wheel (tree-sitter-python, -javascript, ...), imported
 only the first time a file of that language is seen, and cached for the process. The
 definition query of a language (`grammars/<language>-tags.scm`) is compiled once.
+`parse_bytes` parses with the bytes handed over in chunks: a parse of one bytestring
+holds the interpreter lock throughout (half a second for 2 MB of Python), during which
+no other thread runs, the language server's event loop included.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import importlib
 from functools import cache
 from pathlib import PurePath
 
-from tree_sitter import Language, Parser, Query
+from tree_sitter import Language, Parser, Point, Query, Tree
 
 from cairn.files.languages import grammar_of
 from cairn.resources import grammars_dir
@@ -37,6 +40,8 @@ _QUERY_FILES: dict[str, tuple[str, ...]] = {
 
 LANGUAGES: tuple[str, ...] = tuple(_GRAMMARS)
 """Every supported language name."""
+# Bytes a parse reads at a time (other threads may run between two reads).
+PARSE_CHUNK_BYTES = 1 << 15
 
 
 def language_for_path(path: str | PurePath) -> str | None:
@@ -56,6 +61,15 @@ def get_language(name: str) -> Language:
 def new_parser(name: str) -> Parser:
     """A fresh parser for `name` (parsers hold state: one per document or thread)."""
     return Parser(get_language(name))
+
+
+def parse_bytes(parser: Parser, data: bytes, old_tree: Tree | None = None) -> Tree:
+    """`parser.parse(data, old_tree)`, the bytes read `PARSE_CHUNK_BYTES` at a time."""
+
+    def read(offset: int, _point: Point) -> bytes:
+        return data[offset : offset + PARSE_CHUNK_BYTES]
+
+    return parser.parse(read) if old_tree is None else parser.parse(read, old_tree)
 
 
 @cache

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Tree
 
-from cairn.code.languages import language_for_path, new_parser
+from cairn.code.languages import language_for_path, new_parser, parse_bytes
 from cairn.code.tags import Definition, find_definitions
 
 TEXT_ENCODING = "utf-8"
@@ -72,7 +72,7 @@ def outline(text: str, path: str) -> str | None:
     language = language_for_path(path)
     if language is None:
         return None
-    tree = new_parser(language).parse(text.encode(TEXT_ENCODING, ENCODE_ERRORS))
+    tree = parse_bytes(new_parser(language), text.encode(TEXT_ENCODING, ENCODE_ERRORS))
     return outline_from_tree(tree, language, text)
 
 
@@ -97,7 +97,7 @@ def outline_forms(text: str, path: str) -> OutlineForms | None:
     language = language_for_path(path)
     if language is None:
         return None
-    tree = new_parser(language).parse(text.encode(TEXT_ENCODING, ENCODE_ERRORS))
+    tree = parse_bytes(new_parser(language), text.encode(TEXT_ENCODING, ENCODE_ERRORS))
     definitions = find_definitions(tree, language)
     rows = text.split("\n")
     depths = nesting_depths(definitions)

@@ -1,7 +1,8 @@
 """`cairn/goalTree` and `cairn/goal`: read and edit the plan with the four verbs.
 
 The engine notifies `cairn/goalTreeChanged` (through the listener) after every
-change, whoever made it: the user here, or the model's `goal` tool.
+change, whoever made it: the user here, or the model's `goal` tool. A goal the
+user finishes is folded with its measurements off the event loop.
 """
 
 from __future__ import annotations
@@ -24,5 +25,5 @@ def goal_tree(ls: CairnServer, engine: EngineApi, params: SessionParams) -> Goal
 
 
 @cairn_request(contract.GOAL)
-def goal(ls: CairnServer, engine: EngineApi, params: GoalParams) -> GoalTreeView:
-    return engine.goal(params.session_id, **params.verbs())
+async def goal(ls: CairnServer, engine: EngineApi, params: GoalParams) -> GoalTreeView:
+    return await engine.goal_async(params.session_id, **params.verbs())

@@ -1,4 +1,8 @@
-"""`cairn/projectProfile`: what kind of repository this is (`.cairn/profile.json`)."""
+"""`cairn/projectProfile`: what kind of repository this is (`.cairn/profile.json`).
+
+Read (or rescanned) on a worker thread after a running context build's gather,
+so the event loop keeps answering meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -15,5 +19,7 @@ if TYPE_CHECKING:
 
 
 @cairn_request(contract.PROJECT_PROFILE)
-def project_profile(ls: CairnServer, engine: EngineApi, params: ProfileParams) -> ProjectProfile:
-    return engine.project_profile(params.refresh)
+async def project_profile(
+    ls: CairnServer, engine: EngineApi, params: ProfileParams
+) -> ProjectProfile:
+    return await engine.project_profile_async(params.refresh)

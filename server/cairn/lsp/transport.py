@@ -26,6 +26,7 @@ import asyncio
 import logging
 import os
 import socket
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -46,6 +47,9 @@ CHUNK_BYTES = 1 << 16
 EXIT_OK = 0
 EXIT_CONNECTION_LOST = 1
 SECOND_CONNECTION = "refusing a second connection: one client at a time"
+# How long a build's worker thread may keep the interpreter lock once the event loop
+# asks for it (Python's default is 5 ms; each message the loop handles asks many times).
+SWITCH_INTERVAL_S = 0.0005
 
 
 class ByteSource(Protocol):
@@ -204,6 +208,7 @@ async def serving(server: CairnServer, connect: Callable[[], Awaitable[int]]) ->
     cancels it; then stop everything the server started, either way."""
     task = asyncio.current_task()
     assert task is not None
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     with on_stop_signals(asyncio.get_running_loop(), lambda _: task.cancel()) as received:
         try:
             return await connect()

@@ -224,6 +224,9 @@ class ContextStats(WireModel):
     compaction: CompactionStats = Field(default_factory=CompactionStats)
     cache: CacheStats = Field(default_factory=CacheStats)
     tokens: TokenCount = Field(default_factory=TokenCount)
+    # The session's last figure, answered because a build was running when it was asked
+    # for; the fresh one follows (`cairn/contextStatsChanged`).
+    stale: bool = False
 
 
 Manifest.model_rebuild()

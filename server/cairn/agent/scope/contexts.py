@@ -57,6 +57,8 @@ from cairn.settings import SettingsRef
 from cairn.tokens.calibration import Calibrations
 
 T = TypeVar("T")
+# Called on a build's worker thread when its gather has to wait for another one.
+Waiting = Callable[[], None] | None
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,11 @@ class Contexts:
 
     # -- gathering ---------------------------------------------------------------
 
+    @property
+    def gathering(self) -> bool:
+        """Whether a gather (or a file sync) runs now: another build would wait for it."""
+        return self._gather_lock.locked()
+
     def request(
         self, scope: TurnScope, messages: Sequence[Message] | None, *, preamble: bool
     ) -> GatherRequest:
@@ -181,12 +188,21 @@ class Contexts:
             cache_read=model_cache_price(self.config.current, inputs.model).read,
         )
 
-    def _gather(self, request: GatherRequest, workspace: Workspace | None) -> ContextSnapshot:
+    def _gather(
+        self, request: GatherRequest, workspace: Workspace | None, on_wait: Waiting = None
+    ) -> ContextSnapshot:
         """Every file event and buffer taken so far applied, in order, then the gather: one at
-        a time, since the repository map and the profile are not thread-safe."""
-        with self._gather_lock:
+        a time, since the repository map and the profile are not thread-safe. `on_wait` is
+        called (on this thread) when another gather runs, before waiting for it."""
+        if not self._gather_lock.acquire(blocking=False):
+            if on_wait is not None:
+                on_wait()
+            self._gather_lock.acquire()
+        try:
             self._apply_taken()
             return self.builder.gather(request, workspace)
+        finally:
+            self._gather_lock.release()
 
     def _apply_taken(self, *, refresh: bool = False) -> None:
         """Apply the syncs taken so far, in order, after a full refresh when asked (the
@@ -214,6 +230,18 @@ class Contexts:
         self._take()
         await off_loop(self._sync_now, refresh)
 
+    async def exclusive_async(self, work: Callable[[], T]) -> T:
+        """`work()` on a worker thread once no gather runs and the file events and buffers
+        taken so far are applied (for other readers of the map and the profile)."""
+        self._take()
+
+        def exclusive() -> T:
+            with self._gather_lock:
+                self._apply_taken()
+                return work()
+
+        return await off_loop(exclusive)
+
     def _take(self) -> None:
         """Take the file events and changed buffers the next gather applies (on this thread)."""
         if self.files is not None:
@@ -236,11 +264,13 @@ class Contexts:
         messages: Sequence[Message] | None = None,
         *,
         preamble: bool | None = None,
+        on_wait: Waiting = None,
     ) -> ContextSnapshot:
-        """`gather` on a worker thread, over a copy of the editor state taken on this one."""
+        """`gather` on a worker thread, over a copy of the editor state taken on this one
+        (`on_wait`: called on the worker when it has to wait for another gather)."""
         self._take()
         request = self._request(scope, messages, preamble)
-        return await off_loop(self._gather, request, self.workspace.copy())
+        return await off_loop(self._gather, request, self.workspace.copy(), on_wait)
 
     def _request(
         self, scope: TurnScope, messages: Sequence[Message] | None, preamble: bool | None
@@ -290,9 +320,11 @@ class Contexts:
         """The context of the scope's next call, gathered on this thread (a dry run)."""
         return self.assemble(scope, self.gather(scope, messages))
 
-    async def build_async(self, scope: TurnScope) -> BuiltContext:
-        """The context of the scope's next call, built off the event loop (a dry run)."""
-        return await self.assemble_async(scope, await self.gather_async(scope))
+    async def build_async(self, scope: TurnScope, on_wait: Waiting = None) -> BuiltContext:
+        """The context of the scope's next call, built off the event loop (a dry run;
+        `on_wait`: see `gather_async`)."""
+        snapshot = await self.gather_async(scope, on_wait=on_wait)
+        return await self.assemble_async(scope, snapshot)
 
     # -- a real call -----------------------------------------------------------------
 

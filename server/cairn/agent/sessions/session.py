@@ -31,6 +31,7 @@ from cairn.goals import render_tree
 from cairn.llm.script import ScriptCursor
 from cairn.models.events import GoalTreeView
 from cairn.models.goals import GoalTree, GoalVerb
+from cairn.models.manifest import ContextStats
 from cairn.models.messages import (
     CompactionPart,
     GoalOpPart,
@@ -101,6 +102,8 @@ class Session:
         # Message count at the last summary attempt (recorded or stalled).
         self.summarised_at: int | None = None
         self.cache = SessionCache()
+        # The last context figure built for the session (a real call's or the meter's).
+        self.last_stats: ContextStats | None = None
         # The scripted model's used lines (`scripted/<path>` models only; see cairn.llm.script).
         self.script_cursor = ScriptCursor(trace)
 

@@ -216,6 +216,7 @@ class TurnLoop:
             self.contexts.commit(scope, built, usage, reported=reported)
             add_by_source(self.input_by_source, built.stats.by_source)
             scope.session.trace.append_manifest(built.manifest)
+            scope.session.last_stats = built.stats
             scope.listener.on_context_stats(built.stats)
 
     async def _call(self) -> ModelReply:
