@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Container
 
 from tree_sitter import Parser, Point, Range, Tree
 
-from cairn.code.languages import new_parser
+from cairn.code.languages import new_parser, parse_bytes
 from cairn.code.outlines import TEXT_ENCODING, signature_text
 from cairn.code.tags import Definition, find_definitions
 
@@ -128,7 +128,7 @@ def tree_records(tree: Tree, data: bytes, language: str) -> tuple[DefRecord, ...
 
 def parse_whole(data: bytes, language: str) -> tuple[DefRecord, ...]:
     """The definitions of a whole file's bytes."""
-    return tree_records(new_parser(language).parse(data), data, language)
+    return tree_records(parse_bytes(new_parser(language), data), data, language)
 
 
 WholeParse = Callable[[bytes, str], tuple[DefRecord, ...]]
