@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 
 from cairn.files.text import content_hash
+from cairn.files.trust import untrusted_notice
 from cairn.sandbox.choice import choose_sandbox
+from tests.fakes.mcp_fixture import fixture_server
 from tests.lsp.harness import write_workspace
 
 CLIENT = Path(__file__).parent / "node" / "client.mjs"
@@ -294,3 +296,29 @@ def test_a_new_process_loads_the_session_and_replays_its_history(
     assert row["cwd"] == str(root) and row["title"] == "Fix x in @app.py"
     assert loaded["deletedUnknown"] == {}
     assert session_id not in {s["sessionId"] for s in loaded["afterDelete"]["sessions"]}
+
+
+def test_a_current_client_gets_names_notices_and_cancel_requests(node: str, tmp_path: Path) -> None:
+    """The TypeScript SDK 2.4 declares `session.notices` (the current schema): its tool calls
+    carry `name`, a folder it leaves unanswered on trust is a `notice`, and a cancelled turn
+    that stops waiting for its command sends `$/cancel_request`, which its SDK takes (the
+    handler's signal aborts; this client's wait ends only then) — all validated against the
+    SDK's schema."""
+    run = {"toolCalls": [{"name": "run_command", "arguments": {"command": "echo waiting"}}]}
+    root = write_workspace(tmp_path / "ws", script=[run, {"text": "stopped"}])
+    table = "".join(
+        f"{key} = {json.dumps(value)}\n"
+        for key, value in fixture_server("--starts", str(tmp_path / "starts.txt")).items()
+    )
+    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
+        toml.write(f"\n[mcp.servers.fx]\n{table}")
+    seen = run_client(node, root, tmp_path, "current")
+    assert seen["cancelled"] == {"stopReason": "cancelled"}
+    trust, started = kinds(seen["updates"], "tool_call")
+    assert trust["toolCallId"].startswith("cairn-trust-") and trust["status"] == "pending"
+    assert started["name"] == "run_command"
+    [told] = kinds(seen["updates"], "notice")
+    assert told["title"] == untrusted_notice(["mcp"], root.resolve())
+    assert [p["answered"] for p in seen["seen"]["permissions"]] == ["cancelled", "allow-once"]
+    assert len(seen["cancelRequests"]) == 1 and seen["seen"]["waitAborted"] is True
+    assert not (tmp_path / "starts.txt").exists()

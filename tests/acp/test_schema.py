@@ -17,8 +17,11 @@ from jsonschema import Draft202012Validator
 
 from cairn.acp.capabilities import initialize_result
 from cairn.acp.client import permission_options
+from cairn.acp.notices import mcp_notice, notice
 from cairn.acp.plan import modes_state, plan_update
+from cairn.acp.prompt import turn_usage
 from cairn.acp.replay import replay_updates
+from cairn.acp.trust import trust_options
 from cairn.acp.updates import (
     chunk,
     compaction_update,
@@ -28,7 +31,8 @@ from cairn.acp.updates import (
     usage_update,
 )
 from cairn.agent.api import FileEdit
-from cairn.models.events import CompactionEvent
+from cairn.mcp.state import ServerStatus
+from cairn.models.events import CompactionEvent, TokenUsage
 from cairn.models.goals import Goal, GoalTree
 from cairn.models.manifest import ContextStats
 from cairn.models.messages import (
@@ -160,3 +164,29 @@ def test_the_check_rejects_what_the_protocol_does_not_allow(sdk_schemas: Path) -
     assert list(validator(sdk_schemas, "SessionNotification").iter_errors(notification))
     markdown = {"sessionId": "s", "update": plan_update(tree(), markdown=True)}
     assert list(validator(sdk_schemas, "SessionNotification").iter_errors(markdown))
+
+
+def test_notices_the_trust_question_and_the_turns_usage_match_the_schema(
+    sdk_schemas: Path,
+) -> None:
+    failed = ServerStatus(
+        name="fx",
+        transport="stdio",
+        target="fx",
+        origin="settings",
+        state="restarting",
+        reason="exited with status 7",
+        tools=(),
+        exit="exited with status 7",
+        stderr=("boom",),
+        restarts=1,
+    )
+    crash = mcp_notice(failed)
+    assert crash is not None and crash["severity"] == "warning"
+    for update in (crash, notice("warning", "cairn.toml's mcp is ignored")):
+        check(sdk_schemas, "SessionNotification", {"sessionId": "s", "update": update})
+    question = {"toolCallId": "cairn-trust-1", "title": "Trust /ws?", "kind": "other"}
+    request = {"sessionId": "s", "toolCall": question, "options": trust_options(Path("/ws"))}
+    check(sdk_schemas, "RequestPermissionRequest", request)
+    answer = {"stopReason": "end_turn", "usage": turn_usage(TokenUsage(input_tokens=5))}
+    check(sdk_schemas, "PromptResponse", answer, unstable=True)

@@ -133,7 +133,7 @@ def test_first_changed_line(before: str | None, after: str, line: int) -> None:
 
 
 def test_a_started_call_is_in_progress_with_its_raw_input() -> None:
-    update = tool_call_started(call("read_file", path="a.py"), locate)
+    update = tool_call_started(call("read_file", path="a.py"), locate, named=True)
     assert update == {
         "sessionUpdate": "tool_call",
         "toolCallId": "c1",
@@ -144,6 +144,11 @@ def test_a_started_call_is_in_progress_with_its_raw_input() -> None:
         "locations": [{"path": "/ws/a.py"}],
         "rawInput": {"path": "a.py"},
     }
+
+
+def test_a_started_call_names_its_tool_only_for_a_current_client() -> None:
+    """A client of an older schema (no `name` on tool calls) gets the call without it."""
+    assert "name" not in tool_call_started(call("read_file", path="a.py"), locate)
 
 
 def test_a_failed_call_is_failed_with_its_error_as_plain_text() -> None:

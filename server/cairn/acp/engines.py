@@ -11,7 +11,9 @@ server's host takes too: `cairn.frontends.engine_start`; a start cancelled
 while warming closes its engine, waiting for its MCP servers). Settings that
 do not validate are reported (one line naming the key) and the defaults are
 used (`cairn.frontends.settings_fallback`, as in the language server); the
-problems are kept for the front end to show.
+problems are kept for the front end to show. A root the user trusted for
+this process only (`trusted_here`, ACP's first-use question: `trust.py`)
+is loaded trusted; `retrust` applies a new answer to a running engine.
 `aclose` (the end of the connection) waits for every engine's MCP servers to
 stop.
 """
@@ -38,10 +40,13 @@ logger = logging.getLogger(__name__)
 EngineBuilder = Callable[[Path, Settings], "EngineApi"]
 
 
-def root_settings(root: Path) -> tuple[Settings, list[str]]:
-    """The settings of `root` (its `cairn.toml`, under the user's record of trust), or the
-    defaults; and the problems, with the keys an untrusted root's settings ignored."""
-    settings, _, problems = settings_with_fallback(root)
+def root_settings(root: Path, trusted_here: bool = False) -> tuple[Settings, list[str]]:
+    """The settings of `root` (its `cairn.toml`, under the user's record of trust, or trusted
+    when the user trusted it for this process), or the defaults; and the problems, with the
+    keys an untrusted root's settings ignored."""
+    settings, _, problems = settings_with_fallback(
+        root, editor_trust=True if trusted_here else None
+    )
     return settings, [*problems, *trust_notes(settings, root)]
 
 
@@ -53,6 +58,8 @@ class Engines:
         self._ready: dict[Path, EngineApi] = {}
         self._starting: dict[Path, asyncio.Task[EngineApi]] = {}
         self.problems: dict[Path, list[str]] = {}
+        # Roots the user trusted until this process ends (not recorded).
+        self.trusted_here: set[Path] = set()
         self._preload: asyncio.Future[object] | None = None
 
     def preload(self) -> None:
@@ -84,8 +91,17 @@ class Engines:
             if task.done():
                 self._starting.pop(root, None)
 
+    def retrust(self, root: Path) -> Settings:
+        """Read the settings of `root` again (after the user's answer on trust) and use them in
+        its engine from the next call on; the new settings."""
+        settings, self.problems[root] = root_settings(root, root in self.trusted_here)
+        engine = self._ready.get(root)
+        if engine is not None:
+            engine.update_settings(settings)
+        return settings
+
     async def _start(self, root: Path) -> EngineApi:
-        settings, problems = root_settings(root)
+        settings, problems = root_settings(root, root in self.trusted_here)
         self.problems[root] = problems
         for problem in problems:
             logger.warning("%s: %s", root, problem)

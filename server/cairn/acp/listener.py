@@ -14,6 +14,8 @@
   servers starting, a retry's wait) → an italic agent message when one
   begins (and at each new retry), as a compaction's is; the map's scan while an
   engine warms up belongs to no session and is only logged.
+- an MCP server's crash (restarting) or end (failed) → a `notice` to the
+  sessions using it, for clients that take notices (`notices.py`).
 - engine log lines → this process's log (stderr).
 
 Every method returns at once and never raises (the EngineListener contract).
@@ -25,6 +27,7 @@ import itertools
 import logging
 from typing import TYPE_CHECKING
 
+from cairn.acp.notices import mcp_notice
 from cairn.acp.plan import plan_update
 from cairn.acp.replay import SHOWN_COMPACTIONS
 from cairn.acp.updates import (
@@ -40,6 +43,7 @@ from cairn.acp.updates import (
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer
     from cairn.agent.api import ToolCallEvent
+    from cairn.mcp.state import ServerStatus
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
     from cairn.models.progress import ProgressEvent
@@ -92,7 +96,8 @@ class AcpListener:
             call_id = event.call.call_id
             if event.result is None:
                 self._open_calls.setdefault(sid, set()).add(call_id)
-                self._server.send(sid, tool_call_started(event.call, locate))
+                named = self._server.client.current_schema
+                self._server.send(sid, tool_call_started(event.call, locate, named))
                 return
             self._open_calls.get(sid, set()).discard(call_id)
             terminal = self._server.bridge.terminals.pop(call_id, None)
@@ -160,6 +165,23 @@ class AcpListener:
         if session is None:
             return None
         return session.engine.session_meta(session_id).usage.cost
+
+    def on_mcp_status(self, status: ServerStatus) -> None:
+        try:
+            update = mcp_notice(status)
+            if update is None:
+                return
+            logger.warning("%s", update["title"])
+            for session in list(self._server.sessions.values()):
+                uses = (
+                    session.id == status.session_id
+                    if status.session_id is not None
+                    else status.name in session.engine.settings.mcp.servers
+                )
+                if uses:
+                    self._server.tell(session.id, update)
+        except Exception:
+            logger.exception("could not forward an MCP server's status")
 
     def on_log(self, message: str) -> None:
         logger.info("%s", message)

@@ -7,11 +7,13 @@ turn (read, like every buffer, through the path guard), and closed after it. The
 mode; `session/cancel` cancels it, and the prompt then answers `cancelled`
 (the partial output is recorded, the session stays usable; the cancel path
 the language server shares: `cairn.frontends.turns`). One prompt at a time
-per session.
+per session. A root whose trust is undecided is asked about first
+(`trust.py`), and the turn runs under the answer.
 
 Finish reasons → stop reasons: `stop` → `end_turn`, `stepLimit` →
 `max_turn_requests`, `cancelled` → `cancelled`; an `error` (the model
 failed, or sent malformed tool calls twice) is a JSON-RPC error naming it.
+The answer carries the turn's tokens (`usage`: total, input, output).
 After the turn: a `usage_update` with the session's cost, and a
 `session_info_update` when the session got its title.
 """
@@ -35,7 +37,7 @@ from cairn.frontends.turns import TurnAsk
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer, AcpSession
     from cairn.files.workspace import Workspace
-    from cairn.models.events import TurnResult
+    from cairn.models.events import TokenUsage, TurnResult
 
 logger = logging.getLogger(__name__)
 
@@ -62,12 +64,23 @@ def open_editor_texts(workspace: Workspace, texts: dict[Path, str]) -> list[Path
     return opened
 
 
+def turn_usage(usage: TokenUsage) -> dict[str, int]:
+    """The turn's tokens as the prompt answer's `usage` (ACP's end-turn usage, unstable: an
+    optional field, so every client gets it; those without it ignore it)."""
+    return {
+        "totalTokens": usage.input_tokens + usage.output_tokens,
+        "inputTokens": usage.input_tokens,
+        "outputTokens": usage.output_tokens,
+    }
+
+
 class PromptHandlers:
     def __init__(self, server: AcpServer) -> None:
         self.server = server
 
     async def prompt(self, params: PromptParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
+        await self.server.trust.settle(session)  # a root's first use asks (trust.py)
         turns = self.server.turns
         turns.refuse_second(PROMPT, session.id)
         engine = session.engine
@@ -109,6 +122,7 @@ class PromptHandlers:
         usage = result.usage
         return {
             "stopReason": STOP_REASONS[result.finish_reason],
+            "usage": turn_usage(usage),
             "_meta": {
                 "cairn": {
                     "turnId": result.turn_id,

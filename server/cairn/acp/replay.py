@@ -72,7 +72,9 @@ def _compaction(step: Compacted) -> dict[str, Any]:
     }
 
 
-def _updates(step: Step, locate: Locate, compaction_updates: bool) -> Iterator[dict[str, Any]]:
+def _updates(
+    step: Step, locate: Locate, compaction_updates: bool, named: bool
+) -> Iterator[dict[str, Any]]:
     role = step.message.role
     if isinstance(step, Said) and step.part.text and role in SAID_CHUNKS:
         yield chunk(SAID_CHUNKS[role], step.part.text, step.message.id)
@@ -81,21 +83,22 @@ def _updates(step: Step, locate: Locate, compaction_updates: bool) -> Iterator[d
     elif isinstance(step, Attached):
         yield from _link(step, locate)
     elif isinstance(step, Answered) and step.call is not None:
-        yield tool_call_started(step.call, locate)
+        yield tool_call_started(step.call, locate, named)
         yield tool_call_finished(step.call, step.part, locate)
     elif isinstance(step, Unanswered):
-        yield tool_call_started(step.part, locate)
+        yield tool_call_started(step.part, locate, named)
         yield tool_call_cancelled(step.part.call_id)
     elif isinstance(step, Compacted) and compaction_updates and step.part.kind in SHOWN_COMPACTIONS:
         yield _compaction(step)
 
 
 def replay_updates(
-    messages: Sequence[Message], locate: Locate, compaction_updates: bool
+    messages: Sequence[Message], locate: Locate, compaction_updates: bool, named: bool = False
 ) -> list[dict[str, Any]]:
-    """The updates that replay `messages`, in order."""
+    """The updates that replay `messages`, in order (tool calls with their `name` when
+    `named`, as live ones)."""
     return [
         update
         for step in replay_steps(messages)
-        for update in _updates(step, locate, compaction_updates)
+        for update in _updates(step, locate, compaction_updates, named)
     ]

@@ -18,7 +18,11 @@ the limit. A JSON value that is not a request, notification or response gets
 Invalid Request (a batch array too: ACP has none), an unknown request method
 gets Method not found (-32601); unknown notifications are ignored.
 `$/cancel_request` cancels a running request (answered -32800 unless its
-handler still produces a result). An exception a handler does not expect is
+handler still produces a result). A call to the client that is abandoned
+(its task cancelled) is announced with `$/cancel_request` only when
+`cancels_requests` is set: the server sets it from the client's
+`initialize` (`ClientCapabilities.current_schema`), since clients of older
+schemas (the Python SDK's v1.19) fail on the notification. An exception a handler does not expect is
 logged with its traceback and answered Internal error (-32603).
 """
 
@@ -90,6 +94,8 @@ class Connection:
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
         self.closed = False
+        # Whether the client takes `$/cancel_request` (set after `initialize`).
+        self.cancels_requests = False
 
     # -- sending ---------------------------------------------------------------
     def post(self, message: dict[str, Any]) -> None:
@@ -115,7 +121,8 @@ class Connection:
         try:
             return await future
         except asyncio.CancelledError:
-            self.notify(CANCEL_REQUEST, {"requestId": request_id})
+            if self.cancels_requests:
+                self.notify(CANCEL_REQUEST, {"requestId": request_id})
             raise
         finally:
             self._pending.pop(request_id, None)

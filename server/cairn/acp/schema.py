@@ -69,6 +69,17 @@ class ClientCapabilities(AcpModel):
     def notices(self) -> bool:
         return self.session is not None and self.session.notices is not None
 
+    @property
+    def current_schema(self) -> bool:
+        """Whether the client follows the current v1 schema (ACP 1.7 and later).
+
+        `$/cancel_request` and a tool call's `name` have no capability of their own,
+        and clients of older schemas fail on them (the Python SDK 0.12, schema v1.19,
+        logs an error for each); the protocol version is 1 for both. A client that
+        declares `session.notices` or `session.compaction`, which no older schema
+        has, follows the schema that added them, so it takes both."""
+        return self.notices or self.compaction_updates
+
 
 class Implementation(AcpModel):
     name: str = ""

@@ -1,7 +1,8 @@
 """The ACP agent: one client connection, its sessions and the engines they run on.
 
 `AcpServer` holds what the handlers share: the client's capabilities (from
-`initialize`), the engines by workspace root (`engines.py`), the sessions
+`initialize`), the engines by workspace root (`engines.py`), the first-use
+question on a root's trust (`trust.py`), the sessions
 this connection opened (each with its engine and mode), their running
 prompts' turns (`cairn.frontends.turns.RunningTurns`), the engine's listener (`listener.py`) and its editor callbacks served by the
 client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
@@ -25,13 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from cairn.acp.capabilities import initialize_result
+from cairn.acp.capabilities import initialize_result, negotiate
 from cairn.acp.client import ClientBridge
 from cairn.acp.engines import Engines
 from cairn.acp.handling import bind
 from cairn.acp.listener import AcpListener
 from cairn.acp.rpc import Connection, Handler
 from cairn.acp.schema import ClientCapabilities, InitializeParams
+from cairn.acp.trust import TrustAsker
 from cairn.errors import CairnError, UnknownSessionError
 from cairn.frontends.codes import INVALID_REQUEST
 from cairn.frontends.faults import RpcError
@@ -71,6 +73,7 @@ class AcpServer:
         self.sessions: dict[str, AcpSession] = {}
         self.bridge = ClientBridge(self)
         self.listener = AcpListener(self)
+        self.trust = TrustAsker(self)
         self.engines = Engines(self._build_engine)
         self.conn: Connection | None = None
         # The engine turns of running prompts (a cancelled prompt's turn still records its end).
@@ -107,6 +110,15 @@ class AcpServer:
         params = {"sessionId": session_id, "update": update}
         self.call_on_loop(lambda: conn.notify(SESSION_UPDATE, params))
 
+    def tell(self, session_id: str, update: dict[str, Any]) -> bool:
+        """A `notice` (`notices.py`) to the client when it takes them (`session.notices`);
+        whether it was sent. Logged either way."""
+        logger.info("notice to %s: %s", session_id, update.get("title"))
+        if not self.client.notices:
+            return False
+        self.send(session_id, update)
+        return True
+
     # -- sessions ------------------------------------------------------------------
     def session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -137,16 +149,25 @@ class AcpServer:
         self.client = params.client_capabilities
         self.initialized = True
         self.engines.preload()
+        version = negotiate(params.protocol_version)
+        if version != params.protocol_version:
+            logger.warning(
+                "the client asked for ACP v%s; answering v%s", params.protocol_version, version
+            )
+        if self.conn is not None:
+            self.conn.cancels_requests = self.client.current_schema
         info = params.client_info
         logger.info(
-            "client %s %s (fs read %s, write %s, terminal %s)",
+            "client %s %s (fs read %s, write %s, terminal %s, current schema %s, notices %s)",
             info.name if info else "?",
             (info.version or "") if info else "",
             self.client.fs.read_text_file,
             self.client.fs.write_text_file,
             self.client.terminal,
+            self.client.current_schema,
+            self.client.notices,
         )
-        return initialize_result(params.protocol_version)
+        return initialize_result(version)
 
     def methods(self) -> tuple[dict[str, Handler], dict[str, Handler]]:
         """(requests, notifications) of the connection."""

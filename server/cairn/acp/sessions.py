@@ -15,6 +15,8 @@
   sessions get the `usage_update` (a dry-run context build) right after the
   answer, and the settings problems of their root (and of their MCP servers)
   as an agent message; a loaded session gets the MCP notes before the replay.
+  The first session of an untrusted root asks the client whether to trust it
+  first (`trust.py`).
 - `session/list` pages (`LIST_PAGE_SIZE`) through the sessions of `cwd`, or
   of every root served so far, newest first; the cursor is opaque.
 - `session/delete` of an unknown session succeeds (ACP asks for that);
@@ -115,10 +117,12 @@ class SessionHandlers:
             self.server.send(session.id, chunk("agent_message_chunk", MCP_PREFIX + note + "\n"))
 
     def _greet(self, session: AcpSession) -> None:
-        """After the answer: the settings problems of the root, the MCP servers left out or
-        renamed, and the context's usage."""
+        """After the answer: the question on the root's trust (on its first use), then the
+        settings problems of the root, the MCP servers left out or renamed, and the context's
+        usage."""
 
         async def greet() -> None:
+            await self.server.trust.settle(session)  # its root's first use asks (trust.py)
             for problem in self.server.engines.problems.get(session.root, []):
                 self.server.send(
                     session.id, chunk("agent_message_chunk", SETTINGS_PREFIX + problem + "\n")
@@ -153,8 +157,11 @@ class SessionHandlers:
         session = self._open(session_id, engine, root, extra, params)
         self._tell_mcp(session)
         locate = self.server.locate(session_id)
-        compaction = self.server.client.compaction_updates
-        for update in replay_updates(engine.messages(session_id), locate, compaction):
+        client = self.server.client
+        history = engine.messages(session_id)
+        for update in replay_updates(
+            history, locate, client.compaction_updates, client.current_schema
+        ):
             self.server.send(session_id, update)
         view = engine.goal_tree(session_id)
         if view.tree.goals:

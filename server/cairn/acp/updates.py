@@ -6,7 +6,8 @@ same in the editor. Every path sent is absolute (ACP's rule); `Locate` turns
 a workspace-relative path from a tool's arguments into one, or None when it
 does not resolve inside the workspace.
 
-- tool calls: `tool_call` when a call starts (`TOOL_KINDS` gives its kind:
+- tool calls: `tool_call` when a call starts (the tool's `name` only for
+  clients of the current schema; `TOOL_KINDS` gives its kind:
   read / edit / search / execute / think, `other` for tools Cairn does not
   know, such as MCP tools), `tool_call_update` when it ends: `completed` or
   `failed`, the output as text (fenced where it is file or command text),
@@ -164,18 +165,21 @@ def text_content(text: str) -> dict[str, Any]:
     return {"type": "content", "content": {"type": "text", "text": text}}
 
 
-def tool_call_started(call: ToolCallPart, locate: Locate) -> dict[str, Any]:
-    """The `tool_call` update announcing a call (it runs at once: `in_progress`)."""
-    return {
+def tool_call_started(call: ToolCallPart, locate: Locate, named: bool = False) -> dict[str, Any]:
+    """The `tool_call` update announcing a call (it runs at once: `in_progress`); with the
+    tool's `name` when `named` (a client of the current schema: `current_schema`)."""
+    update: dict[str, Any] = {
         "sessionUpdate": "tool_call",
         "toolCallId": call.call_id,
         "title": tool_title(call.name, call.arguments),
-        "name": call.name,
         "kind": tool_kind(call.name),
         "status": "in_progress",
         "locations": tool_locations(call, locate),
         "rawInput": call.arguments,
     }
+    if named:
+        update["name"] = call.name
+    return update
 
 
 def patch_diffs(patch: str, path: Path) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ from cairn.files.trust import (
     is_trusted,
     real_folder,
     revoke,
+    trust_question,
     trusted_records,
     untrusted_notice,
 )
@@ -133,14 +134,9 @@ def run_trust(
     if not ignored:
         return untrusted
     real = real_folder(workspace)
-    if can_ask():
-        prompt = (
-            f"Trust {real}? Its cairn.toml sets {', '.join(ignored)}, which can run programs"
-            " or send data and secrets. [y/N] "
-        )
-        if _ask(prompt, out):
-            grant(real)
-            return load_settings(workspace, trusted=True)
+    if can_ask() and _ask(trust_question(real, ignored) + " [y/N] ", out):
+        grant(real)
+        return load_settings(workspace, trusted=True)
     out.write(untrusted_notice(ignored, real) + "\n")
     out.flush()
     return untrusted

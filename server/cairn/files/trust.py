@@ -154,6 +154,14 @@ def untrusted_notice(ignored: Sequence[str], folder: Path | None = None) -> str:
     )
 
 
+def trust_question(folder: Path, ignored: Sequence[str]) -> str:
+    """The question that asks the user to trust `folder` (the CLI's prompt, ACP's request)."""
+    return (
+        f"Trust {real_folder(folder)}? Its {SETTINGS_FILE} sets {', '.join(ignored)}, which can"
+        " run programs or send data and secrets."
+    )
+
+
 def trust_notes(settings: Settings, folder: Path | None = None) -> list[str]:
     """`untrusted_notice` of `settings` as a list of notes (empty when nothing was ignored)."""
     return [untrusted_notice(settings.ignored_keys, folder)] if settings.ignored_keys else []

@@ -1,7 +1,8 @@
 // Drives `cairn acp` with the official ACP TypeScript SDK (@agentclientprotocol/sdk, its
 // client app), as an editor would: file reads and writes, permissions and terminals served
 // here. Env: PYTHON (interpreter), WORKSPACE (cwd), EXTRA (an additional directory),
-// PHASE ("turns": a new session and its prompts; "load": a new process loading SESSION_ID).
+// PHASE ("turns": a new session and its prompts; "load": a new process loading SESSION_ID;
+// "current": what the current schema adds — notices, tool-call names, `$/cancel_request`).
 // Prints one JSON line with what it saw; exits 1 on a timeout or a protocol error.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,8 +18,13 @@ const appPath = join(root, 'app.py');
 // What the editor shows for app.py: unsaved, unlike the file on disk.
 const UNSAVED = 'x = 1  # unsaved\n';
 
-const within = (promise, what) => Promise.race([promise, new Promise((_, reject) =>
-  setTimeout(() => reject(new Error(`timeout waiting for ${what}`)), TIMEOUT_MS))]);
+const within = (promise, what) => {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timeout waiting for ${what}`)), TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+};
 
 const agent = spawn(process.env.PYTHON ?? 'python3', ['-m', 'cairn', 'acp'],
   { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -36,6 +42,8 @@ const updates = [];
 const waiters = [];
 const seen = { reads: [], writes: [], permissions: [], terminals: [] };
 const editor = new Map([[appPath, UNSAVED]]);
+// "turns": reject, then allow once; "current": commands allowed once, the trust question
+// left unanswered (cancelled), so the folder stays restricted with a notice.
 const permissionAnswers = ['reject_once', 'allow_once'];
 const terminals = new Map();
 
@@ -66,6 +74,12 @@ const client = acp.client({ name: 'cairn-acp-test' })
     return {};
   })
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    if (process.env.PHASE === 'current') {
+      const trust = params.toolCall.toolCallId.startsWith('cairn-trust-');
+      seen.permissions.push({ toolCall: params.toolCall, options: params.options, answered: trust ? 'cancelled' : 'allow-once' });
+      return trust ? { outcome: { outcome: 'cancelled' } }
+        : { outcome: { outcome: 'selected', optionId: 'allow-once' } };
+    }
     const kind = permissionAnswers.shift() ?? 'reject_once';
     const option = params.options.find((o) => o.kind === kind);
     seen.permissions.push({ toolCall: params.toolCall, options: params.options, answered: option.optionId });
@@ -85,8 +99,15 @@ const client = acp.client({ name: 'cairn-acp-test' })
     terminals.set(terminalId, terminal);
     return { terminalId };
   })
-  .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) =>
-    terminals.get(params.terminalId).exited)
+  .onRequest(acp.methods.client.terminal.waitForExit, ({ params, signal }) => {
+    if (process.env.PHASE !== 'current') return terminals.get(params.terminalId).exited;
+    // "current": the wait ends only when the agent cancels it (`$/cancel_request`).
+    seen.waits = (seen.waits ?? 0) + 1;
+    return new Promise((_, reject) => signal.addEventListener('abort', () => {
+      seen.waitAborted = true;
+      reject(new Error('cancelled by the agent'));
+    }));
+  })
   .onRequest(acp.methods.client.terminal.output, ({ params }) => {
     const terminal = terminals.get(params.terminalId);
     return { output: terminal.output, truncated: false, exitStatus: terminal.status ?? undefined };
@@ -167,6 +188,24 @@ async function turns(ctx, init) {
   };
 }
 
+// The current schema's additions: a notice (the trust question left unanswered), tool calls
+// with their name, and `$/cancel_request` when a cancelled turn stops waiting for a command.
+async function current(ctx) {
+  const { sessionId } = await within(ctx.request(acp.methods.agent.session.new,
+    { cwd: root, mcpServers: [] }), 'session/new');
+  const mark = updates.length;
+  const running = ctx.request(acp.methods.agent.session.prompt,
+    { sessionId, prompt: [{ type: 'text', text: 'Sleep a while' }] });
+  await within(new Promise((resolve) => {
+    const poll = () => (seen.waits ? resolve() : setTimeout(poll, 20));
+    poll();
+  }), 'terminal/wait_for_exit');
+  await ctx.notify(acp.methods.agent.session.cancel, { sessionId });
+  const cancelled = await within(running, 'the cancelled prompt');
+  const cancelRequests = rawLines.filter((m) => m.method === '$/cancel_request');
+  return { sessionId, cancelled, updates: since(mark, sessionId), cancelRequests };
+}
+
 async function load(ctx) {
   const sessionId = process.env.SESSION_ID;
   const mark = updates.length;
@@ -188,9 +227,12 @@ try {
   result = await client.connectWith(stream, async (ctx) => {
     const init = await within(ctx.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      clientCapabilities: {
+        fs: { readTextFile: true, writeTextFile: true }, terminal: true, session: { notices: {} },
+      },
       clientInfo: { name: 'cairn-acp-test', version: '0.0.0' },
     }), 'initialize');
+    if (process.env.PHASE === 'current') return current(ctx);
     return process.env.PHASE === 'load' ? load(ctx) : turns(ctx, init);
   });
   result.seen = seen;
