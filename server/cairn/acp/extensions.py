@@ -69,14 +69,14 @@ class ExtensionHandlers:
 
     async def goal(self, params: GoalParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        view = session.engine.goal(
+        view = await session.engine.goal_async(
             session.id, add=params.add, done=params.done, abandon=params.abandon, focus=params.focus
         )
         return view.wire()
 
     async def project_profile(self, params: ProfileParams) -> dict[str, Any]:
         session = self.server.session(params.session_id)
-        return session.engine.project_profile(refresh=params.refresh).wire()
+        return (await session.engine.project_profile_async(refresh=params.refresh)).wire()
 
     async def compact(self, params: SessionRef) -> dict[str, Any]:
         session = self.server.session(params.session_id)
