@@ -21,7 +21,9 @@ together, and each applied break is noted for the next manifest
 
 A summary may be prepared in the background (`start_background`) while the
 turn runs its tools; its marker is recorded at the next `join`, before the
-next context build, so a marker never lands inside a step. The compaction
+next context build, so a marker never lands inside a step — nor when the
+step finishes the focused goal: its fold frees the room first, and a summary
+measured before it would free nothing once recorded (its calls wasted). The compaction
 call repeats the next request's prefix plus one instruction (read from the
 cache), falling back to a transcript only when that does not fit. A summary
 that frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled and
@@ -44,6 +46,7 @@ from cairn.agent.compaction.cache_breaks import (
     Change,
     Measured,
     decide,
+    finishes_goal,
     fold_change,
     measure,
     measure_async,
@@ -65,6 +68,7 @@ from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.llm import ModelRuntime
 from cairn.llm.cache_hints import model_cache_price
+from cairn.llm.reply import ToolCall
 from cairn.models.events import CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
@@ -305,13 +309,18 @@ class Compactor:
 
     # -- background --------------------------------------------------------------
 
-    def start_background(self, scope: TurnScope, demand: Demand) -> None:
-        """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
+    def start_background(
+        self, scope: TurnScope, demand: Demand, calls: Sequence[ToolCall] = ()
+    ) -> None:
+        """Start preparing a summary ahead of the threshold, unless one runs, it stalled, or
+        the step's `calls` finish the focused goal (its fold comes first)."""
         session = scope.session
         threshold = self.retention(scope, demand.window).threshold
         if session.compacting or not policy.should_start_early(
             demand.tokens, demand.window, threshold
         ):
+            return
+        if session.goals().current_id is not None and finishes_goal(calls):
             return
         messages = session.messages()
         if not policy.may_summarise_again(len(messages), session.summarised_at):
