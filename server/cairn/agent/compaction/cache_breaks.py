@@ -11,33 +11,43 @@ family (`settings.cache_price`), the calls the turn is expected to make
 still, whether the budget needs the room and whether the cache is cold
 anyway (idle past its lifetime, a model or mode switch). `measure_async`
 assembles on a worker thread (the turn's own measurements), `fold_change`
-makes a finished goal's fold marker a change to measure.
+makes a finished goal's fold marker a change to measure, `pending_changes`
+lists the deferred folds and the planned prune, `finishes_goal` says whether
+a step's tool calls will fold the focused goal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from cairn.agent.scope.contexts import Contexts, demand_of
 from cairn.agent.scope.prompt_cache import MODE_SWITCH, mode_switched
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.agent.sessions.session import PendingFold
+from cairn.agent.tools.goal import Goal
 from cairn.compaction.cache_policy import (
     BreakCandidate,
     BreakDecision,
     decide_break,
     expected_remaining_calls,
 )
-from cairn.compaction.goal_fold import fold_goal
+from cairn.compaction.goal_fold import FoldVerb, fold_goal
+from cairn.compaction.prune import plan_prune
+from cairn.compaction.retention import Retention
 from cairn.context.builder import BuiltContext
 from cairn.context.prefix import common_prefix, entries_of
 from cairn.context.snapshot import ContextSnapshot
 from cairn.goals import find_goal, goal_subtree_ids
 from cairn.llm.cache_hints import model_cache_price
+from cairn.llm.reply import ToolCall
 from cairn.models.messages import CompactionPart, Message
+from cairn.tokens.counter import counter_for
 
 PROBE_ID = "probe-marker"
+TOKENS_PER_K = 1_000
+FOLD_VERBS: tuple[FoldVerb, ...] = get_args(FoldVerb)
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,39 @@ def fold_change(scope: TurnScope, fold: PendingFold) -> Change | None:
     if part is None:
         return None
     return Change(part=part, label=f"fold goal {fold.goal_id}", goal_id=fold.goal_id)
+
+
+def pending_changes(
+    scope: TurnScope, knobs: Retention, protected_tools: Sequence[str]
+) -> list[Change]:
+    """The deferred folds and the prune that would apply now (`knobs`: the retention for
+    the call's window), as changes."""
+    session = scope.session
+    changes = [
+        Change(part=d.part, label=f"fold goal {d.goal_id}", goal_id=d.goal_id)
+        for d in session.deferred_folds
+    ]
+    plan = plan_prune(
+        session.messages(),
+        counter_for(scope.inputs.model),
+        minimum=knobs.prune_minimum,
+        protect=knobs.prune_protect,
+        protected_tools=protected_tools,
+        skip_turns=knobs.prune_skip_turns,
+    )
+    if plan is not None:
+        label = f"prune {round(plan.freed_tokens / TOKENS_PER_K)}k"
+        changes.append(Change(part=plan.marker(0, 0), label=label))
+    return changes
+
+
+def finishes_goal(calls: Sequence[ToolCall]) -> bool:
+    """Whether one of a step's `calls` finishes the focused goal (`goal` done or abandon),
+    so its fold follows at the step's end."""
+    return any(
+        call.name == Goal.name and any((call.arguments or {}).get(verb) for verb in FOLD_VERBS)
+        for call in calls
+    )
 
 
 def with_markers(messages: Sequence[Message], changes: Sequence[Change]) -> list[Message]:

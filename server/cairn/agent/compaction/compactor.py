@@ -1,37 +1,36 @@
 """Running compaction for a session: goal folds, prune, structured summaries, events.
 
-The policy lives in `cairn.compaction` (pure); this module only decides the
-moment, makes the compaction model call (agent lane "compaction", on the
-turn's compaction model, its transcript in chunks within that model's window), measures
-the context before and after, records the markers and tells the scope's
-listener (`start` / `done` / `failed`, with tokens before and after). Every
-method works on a `TurnScope`: the running turn's, or one the engine opens
-between turns (a goal the user finished, a forced compaction).
+The policy lives in `cairn.compaction` (pure); this module decides the moment, makes
+the compaction model call (agent lane "compaction", on the turn's compaction model,
+its transcript in chunks within that model's window), measures the context before and
+after, records the markers and tells the scope's listener (`start` / `done` /
+`failed`, with tokens before and after). Every method works on a `TurnScope`: the
+running turn's, or one the engine opens between turns (a goal the user finished, a
+forced compaction).
 
-Measuring never gathers again: a candidate marker is measured by assembling
-the call's snapshot once more with the marker added (`cache_breaks`).
-Folds and prunes rewrite history, so they break the provider's prompt
-cache from their first changed message on: they are applied when the
-cache-break policy says they pay (a fold of the last messages always does),
-when the cache is cold anyway, or when the budget needs the room; until
-then a fold waits in `session.deferred_folds` and a prune is simply planned
-again (with more to free) before the next call. Pending changes are applied
-together, and each applied break is noted for the next manifest
-(`SessionCache.note_break`).
+Measuring never gathers again: a candidate marker is measured by assembling the call's
+snapshot once more with the marker added (`cache_breaks`). Folds and prunes rewrite
+history, so they break the provider's prompt cache from their first changed message
+on: they are applied when the cache-break policy says they pay (a fold of the last
+messages always does), when the cache is cold anyway, or when the budget needs the
+room; until then a fold waits in `session.deferred_folds` and a prune is planned again
+(with more to free) before the next call. Pending changes are applied together, and
+each applied break is noted for the next manifest (`SessionCache.note_break`).
 
-A summary may be prepared in the background (`start_background`) while the
-turn runs its tools; its marker is recorded at the next `join`, before the
-next context build, so a marker never lands inside a step. The compaction
-call repeats the next request's prefix plus one instruction (read from the
-cache), falling back to a transcript only when that does not fit. A summary
-that frees less than `STALL_MIN_FREED_FRACTION` is reported as stalled and
-replaced by the same cut with the ledger alone, or, when that stalls too, by
-the pending prune. After any summary attempt the next one waits until the
-history has grown by `SUMMARY_RETRY_MESSAGES` messages — unless the call
-overflows (history or the summary would be dropped), where one new attempt
-per new message is made whatever the gate says (`policy.may_summarise_now`),
-so compaction never loops; a summary is not even attempted when what it
-would cover is too small to matter. `compact_for_overflow` is the entry
+A summary may be prepared in the background (`start_background`) while the turn runs
+its tools; its marker is recorded at the next `join`, before the next context build,
+so a marker never lands inside a step. When the step finishes the focused goal its
+calls wait for the fold, and are not made when the ledger alone shows that the summary,
+recorded after the fold, would free too little (it would stall: calls wasted). The compaction call repeats the next
+request's prefix plus one instruction (read from the cache), falling back to a
+transcript only when that does not fit. A summary that frees less than
+`STALL_MIN_FREED_FRACTION` is reported as stalled and replaced by the same cut with
+the ledger alone, or, when that stalls too, by the pending prune. After any summary
+attempt the next one waits until the history has grown by `SUMMARY_RETRY_MESSAGES`
+messages — unless the call overflows (history or the summary would be dropped), where
+one new attempt per new message is made whatever the gate says
+(`policy.may_summarise_now`), so compaction never loops; a summary is not attempted
+when what it would cover is too small to matter. `compact_for_overflow` is the entry
 point the turn loop calls when the provider refused a call as too long.
 """
 
@@ -44,9 +43,11 @@ from cairn.agent.compaction.cache_breaks import (
     Change,
     Measured,
     decide,
+    finishes_goal,
     fold_change,
     measure,
     measure_async,
+    pending_changes,
 )
 from cairn.agent.compaction.call import ask_narrative
 from cairn.agent.compaction.cut import summary_cut
@@ -57,7 +58,7 @@ from cairn.agent.sessions.session import DeferredFold, PendingFold
 from cairn.compaction import policy
 from cairn.compaction.ledger import build_ledger
 from cairn.compaction.markers import read_state
-from cairn.compaction.prune import plan_prune
+from cairn.compaction.narrative import Narrative
 from cairn.compaction.retention import Retention, retention
 from cairn.compaction.summary_build import build_summary, ledger_only_summary, moves_watermark
 from cairn.context.builder import BuiltContext
@@ -65,14 +66,13 @@ from cairn.context.snapshot import ContextSnapshot
 from cairn.errors import CairnError
 from cairn.llm import ModelRuntime
 from cairn.llm.cache_hints import model_cache_price
+from cairn.llm.reply import ToolCall
 from cairn.models.events import CompactResult
 from cairn.models.messages import CompactionKind, CompactionPart, Message
 from cairn.settings import Settings, SettingsRef
-from cairn.tokens.counter import counter_for
 
 SUMMARY_BREAK = "summary"
 FORCED = "compaction requested"
-TOKENS_PER_K = 1_000
 LEDGER_ONLY_NOTE = "; recorded with the ledger alone (no narrative)"
 
 
@@ -83,6 +83,9 @@ class Compactor:
         self.config = config
         self.runtime = runtime
         self.contexts = contexts
+        # Per session, the background summary waiting for the fold of the step's goal: the
+        # messages it covers and the input available.
+        self._after_fold: dict[str, tuple[list[Message], int]] = {}
 
     @property
     def settings(self) -> Settings:
@@ -126,34 +129,13 @@ class Compactor:
             session.cache.note_break(change.label)
             tell(scope, "done", kind, before, after)
 
-    def _pending(self, scope: TurnScope, window: int) -> list[Change]:
-        """The deferred folds and the prune that would apply now (in a `window`-token
-        context), as changes."""
-        session = scope.session
-        knobs = self.retention(scope, window)
-        changes = [
-            Change(part=d.part, label=f"fold goal {d.goal_id}", goal_id=d.goal_id)
-            for d in session.deferred_folds
-        ]
-        plan = plan_prune(
-            session.messages(),
-            counter_for(scope.inputs.model),
-            minimum=knobs.prune_minimum,
-            protect=knobs.prune_protect,
-            protected_tools=self.settings.protected_tools,
-            skip_turns=knobs.prune_skip_turns,
-        )
-        if plan is not None:
-            label = f"prune {round(plan.freed_tokens / TOKENS_PER_K)}k"
-            changes.append(Change(part=plan.marker(0, 0), label=label))
-        return changes
-
     async def apply_pending(
         self, scope: TurnScope, snapshot: ContextSnapshot, *, force: bool = False
     ) -> bool:
         """Apply the deferred folds and the prune at once when the policy (or `force`) says so
         (measured on a worker thread)."""
-        changes = self._pending(scope, snapshot.budget.context_window)
+        knobs = self.retention(scope, snapshot.budget.context_window)
+        changes = pending_changes(scope, knobs, self.settings.protected_tools)
         if not changes:
             return False
         messages = scope.session.messages()
@@ -212,6 +194,13 @@ class Compactor:
         folds, session.pending_folds = session.pending_folds, []
         for fold in folds:
             await self.fold_async(scope, fold)
+        waiting = self._after_fold.pop(session.id, None)
+        if waiting is not None:  # the summary started at the reply, its calls after the fold
+            snapshot = await self._snapshot_async(scope)
+            session.background = asyncio.create_task(
+                self.prepare_summary(scope, snapshot, *waiting, replied=True, unless_stalled=True),
+                name=f"compaction-{session.id}",
+            )
 
     # -- summary ---------------------------------------------------------------
 
@@ -230,25 +219,30 @@ class Compactor:
         available: int,
         *,
         replied: bool = False,
+        unless_stalled: bool = False,
     ) -> CompactionPart | None:
         """The summary marker for `messages` (one compaction model call), or None if nothing
-        to cover (`replied`: the model has answered the newest step, see `_cut`)."""
+        to cover (`replied`: the model has answered the newest step, see `_cut`;
+        `unless_stalled`: without the call when the ledger alone shows, on the history as
+        it is now, that the summary would free too little — it then stalls as recorded)."""
         keep = self.retention(scope, snapshot.budget.context_window).keep_recent
         cut = summary_cut(scope, messages, available, keep, replied=replied)
         if cut is None:
             return None
-        index = cut[0]
-        state = read_state(messages)
+        index, state = cut[0], read_state(messages)
+        covered = messages[: index + 1]
+        ledger = build_ledger(covered, scope.session.goals())
+        if unless_stalled:
+            plain = build_summary(state.summary, Narrative(), ledger, covered, messages[index].id)
+            part = CompactionPart(kind="summary", summary=plain)
+            now = snapshot.with_history(scope.session.messages())
+            if policy.is_stalled(
+                (await self._tokens(scope, now)).tokens, await self._probe(scope, snapshot, part)
+            ):
+                return part
         built = await self.contexts.assemble_async(scope, snapshot.with_history(messages))
         narrative = await ask_narrative(self.runtime, self.contexts, scope, built, messages, index)
-        covered = messages[: index + 1]
-        summary = build_summary(
-            state.summary,
-            narrative,
-            build_ledger(covered, scope.session.goals()),
-            covered,
-            messages[index].id,
-        )
+        summary = build_summary(state.summary, narrative, ledger, covered, messages[index].id)
         return CompactionPart(kind="summary", summary=summary)
 
     async def record_summary(
@@ -305,8 +299,11 @@ class Compactor:
 
     # -- background --------------------------------------------------------------
 
-    def start_background(self, scope: TurnScope, demand: Demand) -> None:
-        """Start preparing a summary ahead of the threshold, unless one runs or it stalled."""
+    def start_background(
+        self, scope: TurnScope, demand: Demand, calls: Sequence[ToolCall] = ()
+    ) -> None:
+        """Start preparing a summary ahead of the threshold, unless one runs or it stalled;
+        when the step's `calls` finish the focused goal, once its fold is made."""
         session = scope.session
         threshold = self.retention(scope, demand.window).threshold
         if session.compacting or not policy.should_start_early(
@@ -320,6 +317,9 @@ class Compactor:
         if not self.worth_it(scope, demand, replied=True):
             return
         tell(scope, "start", "summary", demand.tokens)
+        if session.goals().current_id is not None and finishes_goal(calls):
+            self._after_fold[session.id] = (messages, demand.available)  # see `flush_folds`
+            return
         session.background = asyncio.create_task(
             self.prepare_summary(
                 scope, self._snapshot(scope), messages, demand.available, replied=True
@@ -330,6 +330,7 @@ class Compactor:
     async def join(self, scope: TurnScope) -> None:
         """Record the background summary, waiting for it if it still runs."""
         session = scope.session
+        self._after_fold.pop(session.id, None)  # a step that stopped before its folds
         task, session.background = session.background, None
         if task is None:
             return

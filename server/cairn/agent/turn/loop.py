@@ -239,7 +239,7 @@ class TurnLoop:
         self.usage = self.usage.add(reply.usage)
         self._on_usage(reply)
         if reply.tool_calls and self.compactor is not None:
-            self.compactor.start_background(self.scope, demand_of(built))
+            self.compactor.start_background(self.scope, demand_of(built), reply.tool_calls)
         return reply
 
     def _deadline_passed(self) -> TurnOutcome | None:
