@@ -35,7 +35,7 @@ async def test_engine_implements_the_api_and_manages_sessions(tmp_path: Path) ->
     assert dry.call_id is None and any(b.source == "user" for b in dry.blocks)
 
     with pytest.raises(GoalError):
-        engine.goal(active, done="nothing is focused")
+        await engine.goal_async(active, done="nothing is focused")
     assert engine.goal_tree(active).tree.goals == []
 
     engine.delete_session(child)

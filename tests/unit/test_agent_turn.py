@@ -112,8 +112,8 @@ async def test_path_escape_is_refused_through_the_turn_loop(
 async def test_user_message_records_focused_goal(project: Path) -> None:
     engine = make_engine(project, [reply("ok"), reply("ok again")])
     await engine.turn("first")
-    engine.goal(add="Investigate")
-    engine.goal(focus="1")
+    await engine.goal_async(add="Investigate")
+    await engine.goal_async(focus="1")
     result = await engine.turn("second")
     messages = engine.store.open(result.session_id).messages()
     second = [m for m in messages if m.turn_id == result.turn_id]

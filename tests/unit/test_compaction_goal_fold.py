@@ -105,11 +105,11 @@ async def test_user_goal_verbs_fold_and_notify(tmp_path: Path) -> None:
         [reply("", call("read_file", path="big.txt")), reply("Read it.")],
         recorder,
     )
-    engine.goal(add="Read")
-    engine.goal(focus="1")
+    await engine.goal_async(add="Read")
+    await engine.goal_async(focus="1")
     result = await engine.turn("read big.txt")
     before = len(recorder.trees)
-    view = engine.goal(done="read by the agent")
+    view = await engine.goal_async(done="read by the agent")
     assert len(recorder.trees) == before + 1
     assert view.tree.goals[0].status == "completed"
     assert "line 150: the quick brown fox" not in _context_text(engine, result.session_id)

@@ -33,7 +33,7 @@ async def _planned_session(root: Path) -> tuple[Engine, str]:
         ],
     )
     result = await engine.turn("Fix the failing test\nmore detail")
-    engine.goal(result.session_id, add="Write a regression test")
+    await engine.goal_async(result.session_id, add="Write a regression test")
     return engine, result.session_id
 
 

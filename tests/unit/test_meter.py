@@ -68,8 +68,8 @@ async def test_a_cancelled_goal_request_leaves_its_fold_to_the_next_turn(tmp_pat
     (tmp_path / "notes.txt").write_text("the notes\n" * 200, encoding="utf-8")
     read = {"toolCalls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]}
     engine = make_engine(tmp_path, [read, {"text": "Read."}])
-    engine.goal(add="Read")
-    engine.goal(focus="1")
+    await engine.goal_async(add="Read")
+    await engine.goal_async(focus="1")
     await engine.turn("read notes.txt")
     session = engine.session()
     session.cache.snapshot = None  # the fold gathers first: cancelled while it does

@@ -50,7 +50,7 @@ async def _session(root: Path) -> tuple[str, Engine]:
         ],
     )
     result = await engine.turn("do one and two")
-    engine.goal(result.session_id, focus="2")
+    await engine.goal_async(result.session_id, focus="2")
     return result.session_id, engine
 
 

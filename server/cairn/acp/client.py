@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.acp.schema import (
     CreateTerminalAnswer,
-    PermissionAnswer,
     ReadTextFileAnswer,
     TerminalOutputAnswer,
+    selected_option,
 )
 from cairn.acp.updates import tool_title
 from cairn.errors import CairnError
@@ -90,15 +90,9 @@ def permission_call(request: ApprovalRequest) -> dict[str, Any]:
 
 
 def approval_of(answer: Any) -> Approval:
-    """The engine's approval from a `session/request_permission` answer."""
-    try:
-        outcome = PermissionAnswer.model_validate(answer).outcome
-    except ValueError:
-        logger.warning("unreadable permission answer %r: rejected", answer)
-        return "reject"
-    if outcome.outcome != "selected":
-        return "reject"
-    return ANSWERS.get(outcome.option_id or "", "reject")
+    """The engine's approval from a `session/request_permission` answer (reject unless an
+    option was selected)."""
+    return ANSWERS.get(selected_option(answer) or "", "reject")
 
 
 class ClientBridge:

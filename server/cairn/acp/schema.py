@@ -14,11 +14,14 @@ params naming the field. Paths must be absolute (ACP's rule for every path).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+
+logger = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
 # Longest id Cairn accepts from a client (session ids, option ids).
@@ -237,6 +240,17 @@ class PermissionOutcome(AcpModel):
 
 class PermissionAnswer(AcpModel):
     outcome: PermissionOutcome
+
+
+def selected_option(answer: Any) -> str | None:
+    """The option id a `session/request_permission` answer selected; None when it was
+    cancelled, selected nothing or cannot be read."""
+    try:
+        outcome = PermissionAnswer.model_validate(answer).outcome
+    except ValueError:
+        logger.warning("unreadable answer to session/request_permission %r", answer)
+        return None
+    return outcome.option_id if outcome.outcome == "selected" else None
 
 
 class ReadTextFileAnswer(AcpModel):

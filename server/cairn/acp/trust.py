@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from cairn.acp.notices import notice
-from cairn.acp.schema import PermissionAnswer
+from cairn.acp.schema import selected_option
 from cairn.acp.updates import text_content
 from cairn.files.trust import grant, trust_question, untrusted_notice
 from cairn.frontends.faults import RpcError
@@ -65,14 +65,7 @@ def trust_options(folder: Path) -> list[dict[str, str]]:
 
 def decision_of(answer: Any) -> Decision:
     """The user's decision from a `session/request_permission` answer."""
-    try:
-        outcome = PermissionAnswer.model_validate(answer).outcome
-    except ValueError:
-        logger.warning("unreadable answer to the trust question %r", answer)
-        return "unanswered"
-    if outcome.outcome != "selected":
-        return "unanswered"
-    return DECISIONS.get(outcome.option_id or "", "unanswered")
+    return DECISIONS.get(selected_option(answer) or "", "unanswered")
 
 
 def outcome_sentence(decision: Decision, folder: Path) -> str:

@@ -216,19 +216,6 @@ class EngineApi(Protocol):
 
     def goal_tree(self, session_id: str | None = None) -> GoalTreeView: ...
 
-    def goal(
-        self,
-        session_id: str | None = None,
-        *,
-        add: str | None = None,
-        done: str | None = None,
-        abandon: str | None = None,
-        focus: str | None = None,
-    ) -> GoalTreeView:
-        """Exactly one verb. Notifies `on_goal_tree_changed` after the change. A finished
-        goal's fold is measured on the calling thread."""
-        ...
-
     async def goal_async(
         self,
         session_id: str | None = None,
@@ -238,7 +225,8 @@ class EngineApi(Protocol):
         abandon: str | None = None,
         focus: str | None = None,
     ) -> GoalTreeView:
-        """`goal` with the fold measured off the event loop."""
+        """Exactly one verb. Notifies `on_goal_tree_changed` after the change. A finished
+        goal's fold is measured off the event loop."""
         ...
 
     async def compact(self, session_id: str | None = None) -> CompactResult: ...

@@ -5,9 +5,8 @@ time (`cairn.agent.sessions.goal_ops`). A goal the user finishes (`done`,
 `abandon`) is folded into its summary now when no turn of the session runs
 and a model is set, else during the next turn. `goal_async` measures the fold
 off the event loop (gathers and assemblies on worker threads, the session's
-turns waiting for it), so the language server answers other requests and
-cancels meanwhile; `goal` measures it on the calling thread (callers without
-an event loop to keep free).
+turns waiting for it), so the front ends answer other requests and cancels
+meanwhile.
 """
 
 from __future__ import annotations
@@ -52,21 +51,6 @@ class EngineGoals:
     def goal_tree(self, session_id: str | None = None) -> GoalTreeView:
         return self.session(session_id).goal_view()
 
-    def goal(
-        self,
-        session_id: str | None = None,
-        *,
-        add: str | None = None,
-        done: str | None = None,
-        abandon: str | None = None,
-        focus: str | None = None,
-    ) -> GoalTreeView:
-        """One verb of the user's; a finished goal's fold measured on this thread."""
-        session, fold = self._change_goal(session_id, add, done, abandon, focus)
-        if fold is not None and (model := self._folds_now(session, fold)) is not None:
-            self.compactor.fold(self.scope(session, self._inputs(model)), fold)
-        return session.goal_view()
-
     async def goal_async(
         self,
         session_id: str | None = None,
@@ -76,8 +60,8 @@ class EngineGoals:
         abandon: str | None = None,
         focus: str | None = None,
     ) -> GoalTreeView:
-        """`goal`, the fold measured off the event loop while the session's turns wait for it
-        (a cancelled request leaves the fold to the next turn)."""
+        """One verb of the user's; a finished goal's fold is measured off the event loop while
+        the session's turns wait for it (a cancelled request leaves the fold to the next turn)."""
         session, fold = self._change_goal(session_id, add, done, abandon, focus)
         if fold is not None and (model := self._folds_now(session, fold)) is not None:
             async with session.turn_lock:

@@ -191,9 +191,10 @@ async function turns(ctx, init) {
 // The current schema's additions: a notice (the trust question left unanswered), tool calls
 // with their name, and `$/cancel_request` when a cancelled turn stops waiting for a command.
 async function current(ctx) {
+  // Marked before session/new: the trust question's tool call may come before its answer.
+  const mark = updates.length;
   const { sessionId } = await within(ctx.request(acp.methods.agent.session.new,
     { cwd: root, mcpServers: [] }), 'session/new');
-  const mark = updates.length;
   const running = ctx.request(acp.methods.agent.session.prompt,
     { sessionId, prompt: [{ type: 'text', text: 'Sleep a while' }] });
   await within(new Promise((resolve) => {

@@ -45,7 +45,6 @@ from cairn.agent.compaction.cache_breaks import (
     decide,
     finishes_goal,
     fold_change,
-    measure,
     measure_async,
     pending_changes,
 )
@@ -160,16 +159,9 @@ class Compactor:
 
     # -- goal folding ----------------------------------------------------------
 
-    def fold(self, scope: TurnScope, fold: PendingFold) -> None:
-        """Fold a finished goal's messages into its summary now, or defer it (cache policy)."""
-        change = fold_change(scope, fold)
-        if change is not None:
-            snapshot, messages = self._snapshot(scope), scope.session.messages()
-            measured = measure(self.contexts, scope, snapshot, messages, [change])
-            self._fold_measured(scope, fold.goal_id, change, measured)
-
     async def fold_async(self, scope: TurnScope, fold: PendingFold) -> None:
-        """`fold` with its measurements (and a gather, when no call kept one) off the loop."""
+        """Fold a finished goal's messages into its summary now, or defer it (cache policy);
+        its measurements (and a gather, when no call kept one) run off the event loop."""
         change = fold_change(scope, fold)
         if change is not None:
             snapshot, messages = await self._snapshot_async(scope), scope.session.messages()
