@@ -132,8 +132,11 @@ class Agent:
 
 
 @contextlib.asynccontextmanager
-async def running(client: SdkClient, root: Path) -> AsyncIterator[Agent]:
-    """`cairn acp` in `root`, its stdout copied line by line (kept raw) to the SDK."""
+async def running(
+    client: SdkClient, root: Path, *, unstable: bool = False
+) -> AsyncIterator[Agent]:
+    """`cairn acp` in `root`, its stdout copied line by line (kept raw) to the SDK
+    (`unstable`: with the methods the SDK calls unstable, such as `elicitation/create`)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -159,7 +162,9 @@ async def running(client: SdkClient, root: Path) -> AsyncIterator[Agent]:
 
     pumping = asyncio.ensure_future(pump())
     # The SDK's `Client` protocol lists every client method; this editor serves the ones used.
-    conn = ClientSideConnection(cast("Client", client), process.stdin, copy)
+    conn = ClientSideConnection(
+        cast("Client", client), process.stdin, copy, use_unstable_protocol=unstable
+    )
     try:
         yield Agent(conn, process, lines)
     finally:

@@ -26,6 +26,11 @@ when its stdin ends, keeps running (only SIGKILL ends it).
 `--list-ttl-ms MS` puts `ttlMs` on its `tools/list` results (2026-07-28);
 `--rotate-list` lists its tools in another order each time; `--listings FILE`
 appends one line per `tools/list` it answers (so tests count them).
+`--ask` adds `order()`, which asks the user a form (MCP elicitation: a name,
+a size out of two, a count from 1 to 5, a yes/no) through the SDK's resolver
+(`Resolve(Elicit)`: an `InputRequiredResult` answered on a retry under
+2026-07-28, a request in the middle of the call before) and answers with
+the action and the values.
 """
 
 from __future__ import annotations
@@ -37,10 +42,19 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Annotated, Literal
 
 from mcp.server.caching import CacheableMethod, CacheHint
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    MCPServer,
+    Resolve,
+)
 from mcp.types import ContentBlock, ImageContent, ResourceLink, TextContent, Tool, ToolAnnotations
+from pydantic import BaseModel, Field
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 # A 1x1 transparent PNG.
@@ -161,6 +175,27 @@ def build(
     return server
 
 
+class Order(BaseModel):
+    """The form `order()` asks for."""
+
+    name: str = Field(title="Your name", description="Who the order is for")
+    size: Literal["small", "large"] = Field(title="Size")
+    count: int = Field(title="How many", ge=1, le=5)
+    gift: bool = Field(default=False, title="Gift wrap")
+
+
+def ask_order() -> Elicit[Order]:
+    return Elicit("Which order should I place?", Order)
+
+
+def add_asking(server: MCPServer) -> None:
+    @server.tool(description="Ask the user for an order (a form) and say what they answered.")
+    async def order(answer: Annotated[ElicitationResult[Order], Resolve(ask_order)]) -> str:
+        if isinstance(answer, AcceptedElicitation):
+            return f"accept {answer.data.model_dump_json()}"
+        return answer.action
+
+
 def add_generated(server: MCPServer, index: int) -> None:
     topic = TOPICS[index % len(TOPICS)]
 
@@ -192,6 +227,7 @@ def main() -> None:
     parser.add_argument("--list-ttl-ms", type=int)
     parser.add_argument("--rotate-list", action="store_true")
     parser.add_argument("--listings", type=Path)
+    parser.add_argument("--ask", action="store_true")
     args = parser.parse_args()
     if args.hang_at_exit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -203,6 +239,8 @@ def main() -> None:
         sys.stderr.flush()
         sys.exit(EXIT_AT_START_CODE)
     server = build(args.notes, args.generated, args.listings, args.rotate_list, args.list_ttl_ms)
+    if args.ask:
+        add_asking(server)
     if args.http is not None:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:

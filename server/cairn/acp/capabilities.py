@@ -14,7 +14,8 @@ asked for when it speaks it, else the latest it speaks; Cairn speaks
 the connection. What a v1 client gets beyond the baseline follows its
 capabilities (`schema.ClientCapabilities`): `notice` updates with
 `session.notices`, `compaction_update` with `session.compaction`, and
-`$/cancel_request` and tool-call `name` with either (`current_schema`).
+`$/cancel_request` and tool-call `name` with either (`current_schema`), an
+MCP server's questions (`elicitation/create`) with `elicitation`.
 """
 
 from __future__ import annotations

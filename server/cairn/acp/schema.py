@@ -57,16 +57,30 @@ class ClientSessionCapabilities(AcpModel):
     notices: dict[str, Any] | None = None
 
 
+class ElicitationCapability(AcpModel):
+    """Which questions the client shows (`{}`: it does; absent or null: it does not)."""
+
+    form: dict[str, Any] | None = None
+    url: dict[str, Any] | None = None
+
+
 class ClientCapabilities(AcpModel):
     fs: FileSystemCapability = Field(default_factory=FileSystemCapability)
     terminal: bool = False
     session: ClientSessionCapabilities | None = None
+    elicitation: ElicitationCapability | None = None
     # Unstable: the client renders `plan_update` (markdown plans).
     plan: dict[str, Any] | None = None
 
     @property
     def compaction_updates(self) -> bool:
         return self.session is not None and self.session.compaction is not None
+
+    @property
+    def elicits(self) -> bool:
+        """Whether the client shows an MCP server's questions (form or URL)."""
+        shown = self.elicitation
+        return shown is not None and (shown.form is not None or shown.url is not None)
 
     @property
     def notices(self) -> bool:

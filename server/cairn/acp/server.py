@@ -5,7 +5,7 @@
 question on a root's trust (`trust.py`), the sessions
 this connection opened (each with its engine and mode), their running
 prompts' turns (`cairn.frontends.turns.RunningTurns`), the engine's listener (`listener.py`) and its editor callbacks served by the
-client (`client.py`). Handlers live in `sessions.py`, `prompt.py` and
+client (`client.py`; an MCP server's questions: `elicitation.py`). Handlers live in `sessions.py`, `prompt.py` and
 `extensions.py`; they only translate. Session methods before `initialize`
 are Invalid Request, as the protocol requires initializing first. Messages
 are read up to the `max_message_bytes` setting of the folder it starts in
@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from cairn.acp.capabilities import initialize_result, negotiate
 from cairn.acp.client import ClientBridge
+from cairn.acp.elicitation import ClientElicitor
 from cairn.acp.engines import Engines
 from cairn.acp.handling import bind
 from cairn.acp.listener import AcpListener
@@ -92,6 +93,7 @@ class AcpServer:
             apply_edit=self.bridge.apply_edit,
             read_text=self.bridge.read_text,
             run_command=self.bridge.run_command,
+            elicitor=ClientElicitor(self) if self.client.elicits else None,
         )
 
     # -- sending -------------------------------------------------------------------

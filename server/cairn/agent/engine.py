@@ -23,8 +23,9 @@ and those a front end adds for a session) start when a turn first needs
 their tools, or the editor first asks for the context (`context_manifest`,
 `context_stats`: so the meter counts their schemas); each turn's `ToolOffer`
 is made from their catalog, and other work between turns sees the servers as
-they are, starting none (`cairn.agent.engine_mcp`). `aclose` stops them;
-`close` asks them to stop.
+they are, starting none (`cairn.agent.engine_mcp`); their questions to the
+user go to the front end's `elicitor` (`cairn.mcp.elicitation`). `aclose`
+stops them; `close` asks them to stop.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ from cairn.llm import ModelRuntime, Timing
 from cairn.llm.catalog import model_catalog
 from cairn.llm.preflight import check_model
 from cairn.mcp import McpCatalog, McpHub
+from cairn.mcp.elicitation import Elicitor
 from cairn.models.catalog import ModelCatalog
 from cairn.models.events import (
     CompactResult,
@@ -97,6 +99,7 @@ class Engine(EngineGoals, EngineMcp):
         apply_edit: EditApplier | None = None,
         read_text: TextReader | None = None,
         run_command: CommandRunner | None = None,
+        elicitor: Elicitor | None = None,
         timing: Timing | None = None,
     ) -> None:
         self.config = SettingsRef(settings)
@@ -110,7 +113,7 @@ class Engine(EngineGoals, EngineMcp):
         self.files = parts.files
         self.registry = parts.registry
         self.contexts = parts.contexts
-        self.mcp = McpHub(self.config, self.workspace.root, self.listener.on_mcp_status)
+        self.mcp = McpHub(self.config, self.workspace.root, self.listener.on_mcp_status, elicitor)
         self.runtime = ModelRuntime(self.config, self.workspace.root, timing=timing)
         self.compactor = Compactor(self.config, self.runtime, self.contexts)
         # The process groups of the shell commands running now (killed at once on a signal).

@@ -11,7 +11,9 @@ terminal (`cairn.commands.status_line`; not with `--quiet`, nor off a terminal).
 `--session` continues a session on its own model unless `--model` is given.
 Shell commands that are not allow-listed are asked about on the terminal
 when stdin is a TTY (yes, always for this session, or no); `--yes` approves
-them all; without a TTY and without `--yes` they are refused. An untrusted
+them all; without a TTY and without `--yes` they are refused. An MCP
+server's question to the user is asked there too (a TTY only, never
+answered by `--yes`: `cairn.commands.elicit_prompt`). An untrusted
 folder's exec-relevant settings are ignored unless `--trust` or the prompt
 trusts it (`cairn.commands.trust`). A real
 provider's litellm import starts at once in the background. Ctrl-C, SIGTERM
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
+from cairn.commands.elicit_prompt import terminal_elicitor
 from cairn.commands.signals import TurnSignals
 from cairn.commands.status_line import StatusLine
 from cairn.files.visible import KEEP_LINES, visible
@@ -209,12 +212,16 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
             f"{verb} `{visible(request.command)}`{why}?{where}"
             " [y]es / [a]lways in this session / [N]o "
         )
-        answer = (await asyncio.wrap_future(ask_in_background(prompt))).strip().lower()
+        answer = (await ask_line(prompt)).strip().lower()
         if answer in ALWAYS_ANSWERS:
             return "always"
         return "once" if answer in APPROVE_ANSWERS else "reject"
 
     return ask
+
+
+async def ask_line(prompt: str) -> str:
+    return await asyncio.wrap_future(ask_in_background(prompt))
 
 
 def ask_in_background(prompt: str) -> Future[str]:
@@ -357,6 +364,7 @@ def run_turn(
         settings,
         listener=listener,
         approver=terminal_approver(yes, sys.stdin.isatty()),
+        elicitor=terminal_elicitor(ask_line) if sys.stdin.isatty() else None,
     )
 
     async def turn_then_close(session_id: str, refs: list[str]) -> TurnResult | Interrupted:

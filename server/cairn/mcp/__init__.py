@@ -10,7 +10,9 @@ kept when unchanged), `hub` holds every server of an engine (configured and
 per-session) and makes the catalog a turn offers, `tools` names and
 describes their tools (with the server's hints), `results` turns results
 into text, `search` finds deferred tools for `tool_search`, `view` counts
-the servers for the user (`cairn mcp list`, the editor).
+the servers for the user (`cairn mcp list`, the editor), `elicitation`
+routes a server's questions to the front end's asker and `forms` reads and
+checks their forms.
 
 `from cairn.mcp import McpHub, McpCatalog, McpToolSpec, McpCallError`.
 """

@@ -37,7 +37,7 @@ from cairn.settings import McpServerSettings
 if TYPE_CHECKING:
     import mcp
     import mcp_types
-    from mcp.client.session import MessageHandlerFnT
+    from mcp.client.session import ElicitationFnT, MessageHandlerFnT
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +88,15 @@ class Attempt:
         return (noise,) if noise else ()
 
     async def open(
-        self, stack: AsyncExitStack, root: Path, on_message: MessageHandlerFnT
+        self,
+        stack: AsyncExitStack,
+        root: Path,
+        on_message: MessageHandlerFnT,
+        on_elicit: ElicitationFnT | None = None,
     ) -> ToolListing:
-        """Start the server, connect, and read its tools (within `startup_timeout_s`)."""
+        """Start the server, connect, and read its tools (within `startup_timeout_s`);
+        `on_elicit`: the server's questions to the user (None: the capability is not
+        declared)."""
         from mcp import Client
 
         tail = self.tail
@@ -104,7 +110,12 @@ class Attempt:
             timer = loop.call_later(self.settings.startup_timeout_s, self._cut)
             try:
                 client = await stack.enter_async_context(
-                    Client(transport, client_info=client_info(), message_handler=on_message)
+                    Client(
+                        transport,
+                        client_info=client_info(),
+                        message_handler=on_message,
+                        elicitation_callback=on_elicit,
+                    )
                 )
                 if tail is not None:
                     tail.spawned()

@@ -2,26 +2,23 @@
 
 A connection starts when something first needs it (`wait_started`: the first
 turn that offers tools, `cairn mcp list`, the editor's first manifest). A
-supervisor task owns the SDK client (anyio contexts must be entered and left
-in one task) and runs one `Attempt` after another: it opens the transport,
-lists the tools, and then waits until the connection is lost (a call saw it
-close, or a stdio server's output ended because the process exited) or the
-owner stops it. A start that misses `startup_timeout_s` is `failed` at once
-with that reason (its processes killed, no retry: a server that did not
-answer in that time will not answer the next); so are failures a retry
-cannot fix (a command that does not exist, an unset variable). A server that
-ended is started again after `restart_delay(failures)` (exponential
-backoff), its status saying how it ended (`exited with status 3`, `was
-killed by signal 9 (SIGKILL)`); after `MAX_RESTARTS` failures in a row it is
-`failed` with its reason. Every change of state (and of the tool list, and
-the first non-protocol line on stdout after the start) is reported to
-`on_status` with the server's whole `ServerStatus`. Nothing here raises into
-a turn: a server that is not `ready` is reported with its state and reason,
-and a call on it fails with `McpCallError`, which the tool registry turns
-into a tool error; a call interrupted by the server's end names its exit
-status. The tool listing is read again when the server announces a change,
-or when its `ttlMs` ran out (`cairn.mcp.listing`); a listing that comes back
-the same keeps the tools as they were.
+supervisor task owns the SDK client (anyio contexts are entered and left in
+one task) and runs one `Attempt` after another: open the transport, list the
+tools, wait until the connection is lost (a call saw it close, or a stdio
+server's process exited) or the owner stops it. A start that misses
+`startup_timeout_s` is `failed` at once with that reason (no retry), as are
+failures a retry cannot fix (no such command, an unset variable). A server
+that ended starts again after `restart_delay(failures)`, its status saying
+how it ended (`exited with status 3`, `was killed by signal 9 (SIGKILL)`);
+after `MAX_RESTARTS` failures in a row it is `failed` with its reason. Every
+change of state, of the tool list, and the first non-protocol stdout line,
+goes to `on_status` as a whole `ServerStatus`. Nothing here raises into a
+turn: a call on a server that is not `ready` fails with `McpCallError` (a
+tool error for the model); one interrupted by the server's end names its
+exit status. A question the server asks during a call goes to that call's
+session (`cairn.mcp.elicitation`). The tools are listed again when the
+server announces a change or their `ttlMs` ran out (`cairn.mcp.listing`);
+the same listing keeps the tools as they were.
 """
 
 from __future__ import annotations
@@ -38,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.mcp import state
 from cairn.mcp.attempt import LAST_WORDS_S, Attempt
+from cairn.mcp.elicitation import ElicitationRoute, Elicitor
 from cairn.mcp.listing import ToolListing, fetch_listing, same_tools
 from cairn.mcp.state import (
     DISABLED,
@@ -90,6 +88,7 @@ class McpConnection:
         session_id: str | None = None,
         on_status: StatusListener | None = None,
         disabled_here: bool = False,
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -97,6 +96,7 @@ class McpConnection:
         self.origin: Origin = origin
         self.session_id = session_id
         self.on_status = on_status
+        self.questions = ElicitationRoute(name, session_id, elicitor)
         # Disabled by the user for this engine's life (the editor's action), not the settings.
         self.disabled_here = disabled_here
         self.state: ServerState = "not started" if self.enabled else "disabled"
@@ -250,7 +250,9 @@ class McpConnection:
         try:
             attempt = self.attempt = Attempt(self.name, self._expanded())
             async with AsyncExitStack() as stack:
-                self._take(await attempt.open(stack, self.root, self._on_message))
+                self._take(
+                    await attempt.open(stack, self.root, self._on_message, self.questions.callback)
+                )
                 self._client = attempt.client
                 self.attempting = False
                 self._set("ready")
@@ -307,7 +309,9 @@ class McpConnection:
             f"the MCP server {self.name} {why}; it is being restarted: call the tool again"
         )
 
-    async def _request(self, send: Callable[[mcp.Client], Any]) -> Any:
+    async def _request(
+        self, send: Callable[[mcp.Client], Any], session_id: str | None = None
+    ) -> Any:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
@@ -315,17 +319,14 @@ class McpConnection:
         client, attempt = await self._ready_client()
         timeout = self.settings.timeout_s
         try:
-            result = await send(client)
+            with self.questions.during(session_id):
+                result = await send(client)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 raise await self._lose(client, attempt, "during the call") from None
-            if exc.code == REQUEST_TIMEOUT:
-                raise McpCallError(
-                    f"the MCP server {self.name} did not answer within {timeout:g} s (timeout_s)"
-                ) from None
-            raise McpCallError(
-                f"the MCP server {self.name} answered with an error: {exc.message}"
-            ) from None
+            late = f"did not answer within {timeout:g} s (timeout_s)"
+            why = late if exc.code == REQUEST_TIMEOUT else f"answered with an error: {exc.message}"
+            raise McpCallError(f"the MCP server {self.name} {why}") from None
         except (TimeoutError, ValidationError) as exc:
             raise McpCallError(f"the MCP server {self.name}: {describe_error(exc)}") from None
         except Exception as exc:  # a broken transport: reconnect, and tell the model why
@@ -334,16 +335,22 @@ class McpConnection:
         self._failures = 0
         return result
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """Call one tool; `McpCallError` when the server is unavailable or the call broke."""
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], session_id: str | None = None
+    ) -> mcp_types.CallToolResult:
+        """Call one tool for `session_id`; `McpCallError` when the server is unavailable or
+        the call broke."""
         timeout = self.settings.timeout_s
         return await self._request(
-            lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout),
+            session_id,
         )
 
-    async def read_resource(self, uri: str) -> mcp_types.ReadResourceResult:
+    async def read_resource(
+        self, uri: str, session_id: str | None = None
+    ) -> mcp_types.ReadResourceResult:
         """Read one resource of the server."""
-        return await self._request(lambda client: client.read_resource(uri))
+        return await self._request(lambda client: client.read_resource(uri), session_id)
 
     # -- stopping --------------------------------------------------------------
 

@@ -17,7 +17,8 @@ editor). `control` is the user's action on one server: `restart` it now
 life) or `enable` it again. `aclose` stops every server and waits for its process to end, killing what is
 left after `STOP_TIMEOUT_S`. Every server's status changes go to the hub's
 `on_status` (the engine's listener: a terminal line, the editor's
-`cairn/mcpStatus`).
+`cairn/mcpStatus`); a server's questions to the user go to `elicitor` (the
+front end's, when it can ask: `cairn.mcp.elicitation`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from cairn.errors import InvalidRequestError
 from cairn.mcp.connection import STOP_TIMEOUT_S, McpConnection
+from cairn.mcp.elicitation import Elicitor
 from cairn.mcp.state import McpCallError, ServerStatus, StatusListener
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
@@ -80,11 +82,16 @@ class McpHub:
     """The MCP servers of one engine (see the module docstring)."""
 
     def __init__(
-        self, config: SettingsRef, root: Path, on_status: StatusListener | None = None
+        self,
+        config: SettingsRef,
+        root: Path,
+        on_status: StatusListener | None = None,
+        elicitor: Elicitor | None = None,
     ) -> None:
         self.config = config
         self.root = root
         self.on_status = on_status
+        self.elicitor = elicitor
         self._configured: dict[str, McpConnection] = {}
         self._sessions: dict[str, dict[str, McpConnection]] = {}
         self._retired: list[McpConnection] = []
@@ -114,6 +121,7 @@ class McpHub:
             session_id=session_id,
             on_status=self.on_status,
             disabled_here=name in self._disabled,
+            elicitor=self.elicitor,
         )
 
     def _stale(self, conn: McpConnection) -> bool:
@@ -200,12 +208,12 @@ class McpHub:
     async def call_tool(
         self, session_id: str | None, server: str, tool: str, arguments: dict[str, Any]
     ) -> mcp_types.CallToolResult:
-        return await self._connection(session_id, server).call_tool(tool, arguments)
+        return await self._connection(session_id, server).call_tool(tool, arguments, session_id)
 
     async def read_resource(
         self, session_id: str | None, server: str, uri: str
     ) -> mcp_types.ReadResourceResult:
-        return await self._connection(session_id, server).read_resource(uri)
+        return await self._connection(session_id, server).read_resource(uri, session_id)
 
     # -- stopping --------------------------------------------------------------
 
