@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.acp.notices import limit_notice
+from cairn.agent.api import LearnedLimit
+from cairn.agent.listener import SafeListener
 from cairn.agent.sessions.session import Session
 from cairn.models.session import ForgetLimitsRecord, LimitRecord
 from cairn.trace import TraceStore
@@ -118,3 +121,56 @@ def test_models_lists_a_learned_limit_and_forget_limits_clears_it(
     assert after[0]["learnedLimits"] == []
     nothing = cairn(tmp_path, "trace", "forget-limits", session_id, env=env)
     assert "no context limit learned" in nothing.stdout
+
+
+class LimitRecorder:
+    """A listener that keeps the limits it hears of (and nothing else)."""
+
+    def __init__(self) -> None:
+        self.limits: list[LearnedLimit] = []
+        self.lines: list[str] = []
+
+    def on_learned_limit(self, event: LearnedLimit) -> None:
+        self.limits.append(event)
+
+    def on_log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+async def test_a_kept_limit_is_told_to_the_listener_and_becomes_an_acp_notice(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    # The provider counted no more input than Cairn did: the limit is kept as stated.
+    server.queue(Reply.context_length(limit=ROOMY_LIMIT, used=1))
+    server.queue(Reply(text="fits now"))
+    recorder = LimitRecorder()
+    engine = http_engine(server, tmp_path, recorder)  # type: ignore[arg-type]
+    try:
+        result = await engine.turn("hello")
+    finally:
+        engine.close()
+    assert result.finish_reason == "stop" and result.text == "fits now", result.error
+    [learned] = recorder.limits
+    assert (learned.session_id, learned.model) == (result.session_id, MODEL)
+    assert learned.window == ROOMY_LIMIT
+    assert f"this session now builds for {learned.window} tokens" in learned.reason
+    notice = limit_notice(learned)
+    assert notice["sessionUpdate"] == "notice" and notice["severity"] == "warning"
+    assert f"{learned.window:,} tokens" in notice["title"]
+    assert f"cairn trace forget-limits {result.session_id}" in notice["description"]
+
+
+class LogOnly:
+    """A listener written before `on_learned_limit` existed."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def on_log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+def test_a_listener_without_the_method_gets_the_line() -> None:
+    older = LogOnly()
+    SafeListener(older).on_learned_limit(LearnedLimit("s", "m", 9, "why"))  # type: ignore[arg-type]
+    assert older.lines == ["model m: why"]

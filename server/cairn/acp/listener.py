@@ -15,7 +15,8 @@
   begins (and at each new retry), as a compaction's is; the map's scan while an
   engine warms up belongs to no session and is only logged.
 - an MCP server's crash (restarting) or end (failed) → a `notice` to the
-  sessions using it, for clients that take notices (`notices.py`).
+  sessions using it, for clients that take notices (`notices.py`); so does
+  a context limit a provider stated, to its session (`limit_notice`).
 - engine log lines → this process's log (stderr).
 
 Every method returns at once and never raises (the EngineListener contract).
@@ -27,7 +28,7 @@ import itertools
 import logging
 from typing import TYPE_CHECKING
 
-from cairn.acp.notices import mcp_notice
+from cairn.acp.notices import limit_notice, mcp_notice
 from cairn.acp.plan import plan_update
 from cairn.acp.replay import SHOWN_COMPACTIONS
 from cairn.acp.updates import (
@@ -42,7 +43,7 @@ from cairn.acp.updates import (
 
 if TYPE_CHECKING:
     from cairn.acp.server import AcpServer
-    from cairn.agent.api import ToolCallEvent
+    from cairn.agent.api import LearnedLimit, ToolCallEvent
     from cairn.mcp.state import ServerStatus
     from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
     from cairn.models.manifest import ContextStats
@@ -182,6 +183,11 @@ class AcpListener:
                     self._server.tell(session.id, update)
         except Exception:
             logger.exception("could not forward an MCP server's status")
+
+    def on_learned_limit(self, event: LearnedLimit) -> None:
+        logger.warning("%s", event.line)
+        if event.session_id in self._server.sessions:
+            self._server.tell(event.session_id, limit_notice(event))
 
     def on_log(self, message: str) -> None:
         logger.info("%s", message)

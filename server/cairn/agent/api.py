@@ -102,6 +102,30 @@ class McpStatusListener(Protocol):
     def on_mcp_status(self, status: ServerStatus) -> None: ...
 
 
+@dataclass(frozen=True)
+class LearnedLimit:
+    """A provider refused a call as too long, and the session now builds for its stated
+    window (`window` tokens, for `model`); `reason` is the sentence on the retry's manifest."""
+
+    session_id: str
+    model: str
+    window: int
+    reason: str
+
+    @property
+    def line(self) -> str:
+        """The one line a listener without `on_learned_limit` logs."""
+        return f"model {self.model}: {self.reason}"
+
+
+class LimitListener(Protocol):
+    """What a listener may also have (`SafeListener` looks it up): a limit a provider stated
+    and the session kept (`LearnedLimit`). A listener without it gets its `line` as
+    `on_log`."""
+
+    def on_learned_limit(self, event: LearnedLimit) -> None: ...
+
+
 # The user's answer to a command outside the allowlist (or an MCP tool not marked
 # read-only): run it this once, run it and allow it for the rest of the session, or refuse it.
 Approval = ApprovalDecision

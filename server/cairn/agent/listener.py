@@ -5,14 +5,15 @@ enforces that, logging the error instead, so an editor that went away or a
 buggy terminal printer cannot end a turn. A listener that lacks one of the
 methods (one written before it existed) simply does not get those events;
 one without `on_mcp_status` (`McpStatusListener`) gets an MCP server's
-status change as an `on_log` line instead, when it is one worth a line.
+status change as an `on_log` line instead, when it is one worth a line, and
+one without `on_learned_limit` (`LimitListener`) a learned limit's line.
 """
 
 from __future__ import annotations
 
 import logging
 
-from cairn.agent.api import EngineListener, ToolCallEvent
+from cairn.agent.api import EngineListener, LearnedLimit, ToolCallEvent
 from cairn.mcp.state import ServerStatus, status_sentence
 from cairn.models.events import CompactionEvent, GoalTreeView, TurnEvent
 from cairn.models.manifest import ContextStats
@@ -89,3 +90,9 @@ class SafeListener:
         sentence = status_sentence(status)
         if sentence is not None:
             self._guard("on_log", sentence)
+
+    def on_learned_limit(self, event: LearnedLimit) -> None:
+        if getattr(self.inner, "on_learned_limit", None) is not None:
+            self._guard("on_learned_limit", event)
+            return
+        self._guard("on_log", event.line)

@@ -225,8 +225,9 @@ class TurnLoop:
             reply = await self._request(built)
         except ContextLengthError as exc:
             self.record_partial()
-            reason = await recover(self.scope, self.compactor, built, exc)
-            self.scope.listener.on_log(f"model {self.scope.inputs.model}: {reason}")
+            learned = await recover(self.scope, self.compactor, built, exc)
+            self.scope.listener.on_learned_limit(learned)
+            reason = learned.reason
             call_id = built.manifest.call_id or ""
             try:
                 built = await self._context((call_id, reason))

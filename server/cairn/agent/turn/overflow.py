@@ -7,7 +7,8 @@ for the session's model (`meta.json`, so later calls and later processes
 respect it), the session is compacted through the compactor's
 `compact_for_overflow` (prune and summary, whatever the thresholds say; an
 explore branch has no compactor and relies on the smaller budget alone),
-and the returned reason is recorded on the manifest of the one retried call.
+and the returned `LearnedLimit`'s reason is recorded on the manifest of the
+one retried call (the listener hears of it: a notice in ACP, a log line).
 
 A limit that leaves no room for input once the call's fixed part is set
 aside (tool schemas, the reserved output, the safety margin) is not kept:
@@ -20,6 +21,7 @@ it (`cairn trace forget-limits`, docs/MODELS.md).
 
 from __future__ import annotations
 
+from cairn.agent.api import LearnedLimit
 from cairn.agent.compaction.compactor import Compactor
 from cairn.agent.scope.turn_scope import TurnScope
 from cairn.context.budget import Budget, learned_window
@@ -80,8 +82,9 @@ async def recover(
     compactor: Compactor | None,
     refused: BuiltContext,
     error: ContextLengthError,
-) -> str:
-    """Remember the limit, compact, and return the reason recorded on the retry's manifest."""
+) -> LearnedLimit:
+    """Remember the limit, compact, and return what was learned (its `reason` is recorded on
+    the retry's manifest)."""
     window = learned_window(
         error.limit, error.used, refused_tokens(refused), refused.stats.max_output_tokens
     )
@@ -97,7 +100,8 @@ async def recover(
     else:
         result = await compactor.compact_for_overflow(scope)
         done = f"compacted ({result.kind}: {result.tokens_before} → {result.tokens_after} tokens)"
-    return (
+    reason = (
         f"context length exceeded ({stated}; this session now builds for {window} tokens); "
         f"{done}; retried once"
     )
+    return LearnedLimit(scope.session.id, scope.inputs.model, window, reason)
