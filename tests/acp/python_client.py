@@ -132,9 +132,7 @@ class Agent:
 
 
 @contextlib.asynccontextmanager
-async def running(
-    client: SdkClient, root: Path, *, unstable: bool = False
-) -> AsyncIterator[Agent]:
+async def running(client: SdkClient, root: Path, *, unstable: bool = False) -> AsyncIterator[Agent]:
     """`cairn acp` in `root`, its stdout copied line by line (kept raw) to the SDK
     (`unstable`: with the methods the SDK calls unstable, such as `elicitation/create`)."""
     process = await asyncio.create_subprocess_exec(
