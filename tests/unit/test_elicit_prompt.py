@@ -52,6 +52,15 @@ async def test_escape_sequences_from_the_server_are_shown_as_text() -> None:
     assert "\x1b" not in field_prompt(name) and "(required)" in field_prompt(name)
     assert "1) Small 2) Large" in field_prompt(request.fields[2])
     assert "a whole number, 1 to 5" in field_prompt(request.fields[1])
+    gift = elicitation_request(
+        "s",
+        None,
+        {
+            "message": "",
+            "requestedSchema": {"properties": {"g": {"type": "boolean", "default": False}}},
+        },
+    ).fields[0]
+    assert field_prompt(gift) == "  g (yes/no) [default: no]: "
 
 
 async def test_decline_cancel_and_too_many_wrong_answers() -> None:

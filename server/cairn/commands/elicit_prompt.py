@@ -53,10 +53,19 @@ def _hint(field: FormField) -> str:
     return hint
 
 
+def shown_value(value: Value) -> str:
+    """A value as the user types it: yes/no, choices comma-separated."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(value)
+    return str(value)
+
+
 def field_prompt(field: FormField) -> str:
     """`  Title — description (hint) [default: D] (required): `."""
     about = f" — {visible(field.description)}" if field.description else ""
-    default = "" if field.default is None else f" [default: {visible(str(field.default))}]"
+    default = "" if field.default is None else f" [default: {visible(shown_value(field.default))}]"
     required = " (required)" if field.required else ""
     return f"  {visible(field.title)}{about} ({_hint(field)}){default}{required}: "
 
