@@ -48,6 +48,12 @@ class AskedClient(SdkClient):
         return AcceptElicitationResponse(action="accept", content=self.answer_content)
 
 
+def order_call_id(client: AskedClient) -> str:
+    """The id of the `order` tool call the client was told about."""
+    [call] = [u for u in client.kinds("tool_call") if "order" in (u.title or "")]
+    return call.tool_call_id
+
+
 def asking_root(tmp_path: Path) -> Path:
     root = write_workspace(tmp_path / "ws", script=[ORDER, {"text": "ordered"}])
     table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in fixture_server("--ask").items())
@@ -86,6 +92,7 @@ async def test_a_form_is_asked_in_the_session_and_the_answer_reaches_the_server(
     session_id, result = await ordered(client, asking_root(tmp_path), elicitation={"form": {}})
     [question] = client.questions
     assert question["sessionId"] == session_id
+    assert question["toolCallId"] == order_call_id(client)
     assert question["message"] == "The MCP server fx asks: Which order should I place?"
     assert set(question["requestedSchema"]["properties"]) == {"name", "size", "count", "gift"}
     assert f"accept {json.dumps(ANSWER, separators=(',', ':'))}" in result

@@ -13,7 +13,9 @@ from cairn.acp.server import AcpServer
 from cairn.mcp.elicitation import ElicitationAnswer, ElicitationError, elicitation_request
 
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-FORM = elicitation_request("srv", "s-1", {"message": "Who?", "requestedSchema": SCHEMA})
+FORM = elicitation_request(
+    "srv", "s-1", {"message": "Who?", "requestedSchema": SCHEMA}, tool_call_id="call-9"
+)
 URL = elicitation_request(
     "srv", None, {"mode": "url", "message": "Sign in", "url": "https://e.x", "elicitationId": "7"}
 )
@@ -24,8 +26,11 @@ def test_params_name_the_server_and_carry_the_form_or_the_url() -> None:
         "sessionId": "s-1",
         "message": "The MCP server srv asks: Who?",
         "mode": "form",
+        "toolCallId": "call-9",
         "requestedSchema": SCHEMA,
     }
+    # Asked in another session than the call's: the call's id means nothing there.
+    assert "toolCallId" not in elicitation_params(FORM, "s-other")
     assert elicitation_params(URL, "s-2") == {
         "sessionId": "s-2",
         "message": "The MCP server srv asks: Sign in",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cairn.mcp.elicitation import (
+    Caller,
     ElicitationAnswer,
     ElicitationRoute,
     checked_answer,
@@ -140,9 +141,9 @@ def test_requests_from_the_wire_and_answers_checked_against_them() -> None:
 def test_a_question_goes_to_the_latest_calls_session_else_the_servers() -> None:
     route = ElicitationRoute("srv", "owner", None)
     assert route.callback is None, "no elicitor: the capability is not declared"
-    assert route.asking_session() == "owner"
-    with route.during("s-1"):
-        with route.during(None), route.during("s-2"):
-            assert route.asking_session() == "s-2"
-        assert route.asking_session() == "s-1"
-    assert route.asking_session() == "owner"
+    assert route.asking() == Caller("owner")
+    with route.during(Caller("s-1", "call-1")):
+        with route.during(Caller()), route.during(Caller("s-2", "call-2")):
+            assert route.asking() == Caller("s-2", "call-2")
+        assert route.asking() == Caller("s-1", "call-1")
+    assert route.asking() == Caller("owner")

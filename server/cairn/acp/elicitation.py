@@ -4,7 +4,9 @@ Only for a client that declares `elicitation` (`form`, `url` or both: the
 engine gets no elicitor otherwise, so MCP servers are not told Cairn can
 ask). A form goes as `mode: "form"` with the server's requested schema, a
 URL as `mode: "url"` with its `elicitationId`; both name the server in the
-message, since the question is the server's, not Cairn's. The question goes
+message, since the question is the server's, not Cairn's, and carry the
+`toolCallId` of the model's call the server was serving (the client can show
+the question on that call). The question goes
 to the session whose call the server was serving (else the one prompt
 running; with none or several, nobody is asked: an error for the server). A
 mode the client did not declare is an error the server reads. The client's
@@ -47,6 +49,8 @@ def elicitation_params(request: ElicitationRequest, session_id: str) -> dict[str
         "message": asked_message(request),
         "mode": request.mode,
     }
+    if request.tool_call_id and session_id == request.session_id:
+        params["toolCallId"] = request.tool_call_id
     if request.url is not None:
         params["url"] = request.url
         params["elicitationId"] = request.elicitation_id or ""

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.mcp import state
 from cairn.mcp.attempt import LAST_WORDS_S, Attempt
-from cairn.mcp.elicitation import ElicitationRoute, Elicitor
+from cairn.mcp.elicitation import NO_CALLER, Caller, ElicitationRoute, Elicitor
 from cairn.mcp.listing import ToolListing, fetch_listing, same_tools
 from cairn.mcp.state import (
     DISABLED,
@@ -309,9 +309,7 @@ class McpConnection:
             f"the MCP server {self.name} {why}; it is being restarted: call the tool again"
         )
 
-    async def _request(
-        self, send: Callable[[mcp.Client], Any], session_id: str | None = None
-    ) -> Any:
+    async def _request(self, send: Callable[[mcp.Client], Any], caller: Caller) -> Any:
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
@@ -319,7 +317,7 @@ class McpConnection:
         client, attempt = await self._ready_client()
         timeout = self.settings.timeout_s
         try:
-            with self.questions.during(session_id):
+            with self.questions.during(caller):
                 result = await send(client)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
@@ -336,21 +334,21 @@ class McpConnection:
         return result
 
     async def call_tool(
-        self, tool: str, arguments: dict[str, Any], session_id: str | None = None
+        self, tool: str, arguments: dict[str, Any], caller: Caller = NO_CALLER
     ) -> mcp_types.CallToolResult:
-        """Call one tool for `session_id`; `McpCallError` when the server is unavailable or
-        the call broke."""
+        """Call one tool for `caller`; `McpCallError` when the server is unavailable or the
+        call broke."""
         timeout = self.settings.timeout_s
         return await self._request(
             lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout),
-            session_id,
+            caller,
         )
 
     async def read_resource(
-        self, uri: str, session_id: str | None = None
+        self, uri: str, caller: Caller = NO_CALLER
     ) -> mcp_types.ReadResourceResult:
         """Read one resource of the server."""
-        return await self._request(lambda client: client.read_resource(uri), session_id)
+        return await self._request(lambda client: client.read_resource(uri), caller)
 
     # -- stopping --------------------------------------------------------------
 

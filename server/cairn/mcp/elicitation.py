@@ -36,9 +36,22 @@ Action = Literal["accept", "decline", "cancel"]
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a call on a server is for: a session (None: no session), and the model's tool
+    call in it (None: not a tool call, e.g. a resource read)."""
+
+    session_id: str | None = None
+    call_id: str | None = None
+
+
+NO_CALLER = Caller()
+
+
+@dataclass(frozen=True)
 class ElicitationRequest:
     """What a server asks: its `message`, and the form's `fields` or (`url` set) a URL to open.
-    `session_id`: the session whose call it came during (None: not during a call)."""
+    `session_id`: the session whose call it came during (None: not during a call);
+    `tool_call_id`: that call's id in the session, when it was the model's tool call."""
 
     server: str
     session_id: str | None
@@ -48,6 +61,7 @@ class ElicitationRequest:
     elicitation_id: str | None = None
     # The requested schema as the server sent it (a client that renders forms gets it).
     schema: dict[str, Any] | None = None
+    tool_call_id: str | None = None
 
     @property
     def mode(self) -> Literal["form", "url"]:
@@ -74,7 +88,7 @@ class ElicitationError(Exception):
 
 
 def elicitation_request(
-    server: str, session_id: str | None, params: dict[str, Any]
+    server: str, session_id: str | None, params: dict[str, Any], tool_call_id: str | None = None
 ) -> ElicitationRequest:
     """The request from `elicitation/create` params (the wire's shape); `FormError` for a form
     that cannot be shown."""
@@ -83,14 +97,22 @@ def elicitation_request(
         url = params.get("url")
         if not isinstance(url, str) or not url:
             raise FormError("the URL request has no URL")
-        elicitation_id = params.get("elicitationId")
+        elicitation_id = str(params.get("elicitationId") or "")
         return ElicitationRequest(
-            server, session_id, message, url=url, elicitation_id=str(elicitation_id or "")
+            server,
+            session_id,
+            message,
+            url=url,
+            elicitation_id=elicitation_id,
+            tool_call_id=tool_call_id,
         )
     schema = params.get("requestedSchema")
     if not isinstance(schema, dict):
         raise FormError("the form has no requestedSchema")
-    return ElicitationRequest(server, session_id, message, form_fields(schema), schema=schema)
+    fields = form_fields(schema)
+    return ElicitationRequest(
+        server, session_id, message, fields, schema=schema, tool_call_id=tool_call_id
+    )
 
 
 def checked_answer(request: ElicitationRequest, answer: ElicitationAnswer) -> ElicitationAnswer:
@@ -108,24 +130,25 @@ class ElicitationRoute:
         self.server = server
         self.session_id = session_id
         self.elicitor = elicitor
-        # The sessions whose calls run on the server now, oldest first.
-        self._calling: list[str | None] = []
+        # The callers of the calls running on the server now, oldest first.
+        self._calling: list[Caller] = []
 
     @contextlib.contextmanager
-    def during(self, session_id: str | None) -> Iterator[None]:
-        """Mark a call of `session_id` as running on the server."""
-        self._calling.append(session_id)
+    def during(self, caller: Caller) -> Iterator[None]:
+        """Mark a call for `caller` as running on the server."""
+        self._calling.append(caller)
         try:
             yield
         finally:
-            self._calling.remove(session_id)
+            self._calling.remove(caller)
 
-    def asking_session(self) -> str | None:
-        """The session a question goes to: the latest call's, else the server's own."""
-        for session_id in reversed(self._calling):
-            if session_id is not None:
-                return session_id
-        return self.session_id
+    def asking(self) -> Caller:
+        """Who a question goes to: the latest call's caller with a session, else the server's
+        own session."""
+        for caller in reversed(self._calling):
+            if caller.session_id is not None:
+                return caller
+        return Caller(self.session_id)
 
     @property
     def callback(self) -> ElicitationFnT | None:
@@ -140,7 +163,8 @@ class ElicitationRoute:
         assert self.elicitor is not None
         wire = params.model_dump(mode="json", by_alias=True, exclude_none=True)
         try:
-            request = elicitation_request(self.server, self.asking_session(), wire)
+            caller = self.asking()
+            request = elicitation_request(self.server, caller.session_id, wire, caller.call_id)
             answer = checked_answer(request, await self.elicitor(request))
         except (FormError, ElicitationError) as exc:
             logger.warning("mcp %s: elicitation refused: %s", self.server, exc)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from cairn.errors import InvalidRequestError
 from cairn.mcp.connection import STOP_TIMEOUT_S, McpConnection
-from cairn.mcp.elicitation import Elicitor
+from cairn.mcp.elicitation import Caller, Elicitor
 from cairn.mcp.state import McpCallError, ServerStatus, StatusListener
 from cairn.mcp.tools import McpToolSpec
 from cairn.settings import McpServerSettings, SettingsRef
@@ -65,9 +65,11 @@ class McpCatalog:
         return self.hub
 
     async def call_tool(
-        self, spec: McpToolSpec, arguments: dict[str, Any]
+        self, spec: McpToolSpec, arguments: dict[str, Any], call_id: str | None = None
     ) -> mcp_types.CallToolResult:
-        return await self._hub().call_tool(self.session_id, spec.server, spec.tool, arguments)
+        """Call one tool for this catalog's session (`call_id`: the model's tool call)."""
+        hub = self._hub()
+        return await hub.call_tool(self.session_id, spec.server, spec.tool, arguments, call_id)
 
     async def read_resource(self, server: str, uri: str) -> mcp_types.ReadResourceResult:
         return await self._hub().read_resource(self.session_id, server, uri)
@@ -206,14 +208,20 @@ class McpHub:
         return conn
 
     async def call_tool(
-        self, session_id: str | None, server: str, tool: str, arguments: dict[str, Any]
+        self,
+        session_id: str | None,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        call_id: str | None = None,
     ) -> mcp_types.CallToolResult:
-        return await self._connection(session_id, server).call_tool(tool, arguments, session_id)
+        conn = self._connection(session_id, server)
+        return await conn.call_tool(tool, arguments, Caller(session_id, call_id))
 
     async def read_resource(
         self, session_id: str | None, server: str, uri: str
     ) -> mcp_types.ReadResourceResult:
-        return await self._connection(session_id, server).read_resource(uri, session_id)
+        return await self._connection(session_id, server).read_resource(uri, Caller(session_id))
 
     # -- stopping --------------------------------------------------------------
 

@@ -87,7 +87,7 @@ class McpTool(Tool[McpArgs]):
                 f"MCP tools ask first; add {spec.tool!r} to"
                 f" mcp.servers.{spec.server}.allowed_tools or approve it",
             )
-        result = await self.catalog.call_tool(spec, arguments)
+        result = await self.catalog.call_tool(spec, arguments, ctx.call_id)
         text = render_content(
             spec.server, result.content, result.structured_content, artifact_store(ctx)
         )
