@@ -55,11 +55,10 @@ def order_call_id(client: AskedClient) -> str:
 
 
 def asking_root(tmp_path: Path) -> Path:
-    root = write_workspace(tmp_path / "ws", script=[ORDER, {"text": "ordered"}])
-    table = "".join(f"{k} = {json.dumps(v)}\n" for k, v in fixture_server("--ask").items())
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.fx]\n{table}")
-    return root
+    script = [ORDER, {"text": "ordered"}]
+    return write_workspace(
+        tmp_path / "ws", script=script, mcp_servers={"fx": fixture_server("--ask")}
+    )
 
 
 async def ordered(client: AskedClient, root: Path, **capabilities: Any) -> tuple[str, str]:

@@ -305,13 +305,10 @@ def test_a_current_client_gets_names_notices_and_cancel_requests(node: str, tmp_
     handler's signal aborts; this client's wait ends only then) — all validated against the
     SDK's schema."""
     run = {"toolCalls": [{"name": "run_command", "arguments": {"command": "echo waiting"}}]}
-    root = write_workspace(tmp_path / "ws", script=[run, {"text": "stopped"}])
-    table = "".join(
-        f"{key} = {json.dumps(value)}\n"
-        for key, value in fixture_server("--starts", str(tmp_path / "starts.txt")).items()
+    server = fixture_server("--starts", str(tmp_path / "starts.txt"))
+    root = write_workspace(
+        tmp_path / "ws", script=[run, {"text": "stopped"}], mcp_servers={"fx": server}
     )
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.fx]\n{table}")
     seen = run_client(node, root, tmp_path, "current")
     assert seen["cancelled"] == {"stopReason": "cancelled"}
     trust, started = kinds(seen["updates"], "tool_call")

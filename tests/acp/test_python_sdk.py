@@ -13,14 +13,13 @@ starts; "keep restricted" keeps it off.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 from acp import text_block
 from cairn.files.trust import is_trusted, trust_question, untrusted_notice
 from tests.acp.python_client import WAIT_S, SdkClient, error_records, running
-from tests.fakes.mcp_fixture import fixture_server
+from tests.acp.test_trust import mcp_root
 from tests.lsp.harness import write_workspace
 
 SLEEP = {"toolCalls": [{"name": "run_command", "arguments": {"command": "sleep 600"}}]}
@@ -28,18 +27,6 @@ SLEEP = {"toolCalls": [{"name": "run_command", "arguments": {"command": "sleep 6
 
 def allow_commands(asked: dict[str, Any]) -> str | None:
     return "allow-once"
-
-
-def mcp_root(tmp_path: Path) -> Path:
-    """A folder whose cairn.toml starts the fixture MCP server (it writes `starts.txt`)."""
-    root = write_workspace(tmp_path / "ws", script=[{"text": "hi"}, {"text": "hi"}])
-    table = "".join(
-        f"{key} = {json.dumps(value)}\n"
-        for key, value in fixture_server("--starts", str(tmp_path / "starts.txt")).items()
-    )
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.fx]\n{table}")
-    return root
 
 
 async def test_a_cancel_in_wait_for_exit_is_quiet_on_a_v1_19_client(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ folder (`cairn trust`, here the store), a new agent uses them.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from cairn.files.trust import grant, untrusted_notice
@@ -17,14 +16,10 @@ from tests.lsp.harness import write_workspace
 
 
 def mcp_root(tmp_path: Path) -> Path:
-    root = write_workspace(tmp_path / "ws", script=[{"text": "hi"}, {"text": "hi"}])
-    table = "".join(
-        f"{key} = {json.dumps(value)}\n"
-        for key, value in fixture_server("--starts", str(tmp_path / "starts.txt")).items()
-    )
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.fx]\n{table}")
-    return root
+    """A folder whose cairn.toml starts the fixture MCP server `fx` (it writes `starts.txt`)."""
+    server = fixture_server("--starts", str(tmp_path / "starts.txt"))
+    script = [{"text": "hi"}, {"text": "hi"}]
+    return write_workspace(tmp_path / "ws", script=script, mcp_servers={"fx": server})
 
 
 def content(message: dict[str, object]) -> str:

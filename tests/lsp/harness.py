@@ -224,19 +224,28 @@ def _ignore(ls: CairnClient, params: Any) -> None:
     """Custom notifications are read from `client.log`."""
 
 
+def _toml_pairs(values: dict[str, Any]) -> str:
+    """`key = value` lines (JSON values are valid TOML for strings, numbers, lists)."""
+    return "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
+
+
 def write_workspace(
     root: Path,
     *,
     script: list[dict[str, Any]] | None = None,
     settings: dict[str, Any] | None = None,
     files: dict[str, str] | None = None,
+    mcp_servers: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
-    """A small real workspace: `cairn.toml` selecting the scripted model, the script, files."""
+    """A small real workspace: `cairn.toml` selecting the scripted model (and running
+    `mcp_servers`, each an `[mcp.servers.NAME]` table), the script, files."""
     root.mkdir(parents=True, exist_ok=True)
     toml = {"model": f"scripted/{SCRIPT_FILE}", **(settings or {})}
-    (root / "cairn.toml").write_text(
-        "".join(f"{key} = {json.dumps(value)}\n" for key, value in toml.items()), encoding="utf-8"
+    text = _toml_pairs(toml) + "".join(
+        f"\n[mcp.servers.{name}]\n{_toml_pairs(table)}"
+        for name, table in (mcp_servers or {}).items()
     )
+    (root / "cairn.toml").write_text(text, encoding="utf-8")
     (root / SCRIPT_FILE).write_text(
         "".join(json.dumps(line) + "\n" for line in script or []), encoding="utf-8"
     )

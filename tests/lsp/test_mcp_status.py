@@ -6,7 +6,6 @@ The server is `mcp-server-time` (PyPI), configured in the workspace's `cairn.tom
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from pathlib import Path
@@ -25,10 +24,9 @@ KILLED = "was killed by signal 9 (SIGKILL)"
 
 def time_workspace(tmp_path: Path, *, trusted: bool = True) -> Path:
     """A workspace whose `cairn.toml` runs `mcp-server-time` as `time`."""
-    root = write_workspace(tmp_path / "ws", script=[{"text": "Hello."}])
-    table = "".join(f"{key} = {json.dumps(value)}\n" for key, value in time_server().items())
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.time]\n{table}")
+    root = write_workspace(
+        tmp_path / "ws", script=[{"text": "Hello."}], mcp_servers={"time": time_server()}
+    )
     if trusted:
         grant(root)  # the user trusts it: its cairn.toml may start the server
     return root

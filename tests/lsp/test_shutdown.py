@@ -13,7 +13,6 @@ its pid to a file.
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -33,11 +32,8 @@ EXIT_WITHOUT_SHUTDOWN = 1
 
 def mcp_workspace(tmp_path: Path, *args: str, script: list[dict[str, Any]] = HELLO) -> Path:
     """A workspace whose `cairn.toml` runs the fixture MCP server `fx` (pids to starts.txt)."""
-    root = write_workspace(tmp_path / "ws", script=script)
     server = fixture_server("--starts", str(tmp_path / "starts.txt"), *args)
-    table = "".join(f"{key} = {json.dumps(value)}\n" for key, value in server.items())
-    with (root / "cairn.toml").open("a", encoding="utf-8") as toml:
-        toml.write(f"\n[mcp.servers.fx]\n{table}")
+    root = write_workspace(tmp_path / "ws", script=script, mcp_servers={"fx": server})
     grant(root)  # the user trusts it: its cairn.toml may start the server
     return root
 
