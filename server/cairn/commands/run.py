@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cairn.commands.checks import checked_references, parse_mode, require_workspace
-from cairn.commands.elicit_prompt import terminal_elicitor
 from cairn.commands.signals import TurnSignals
 from cairn.commands.status_line import StatusLine
 from cairn.files.visible import KEEP_LINES, visible
@@ -357,6 +356,7 @@ def run_turn(
 
         prefetch_litellm()
     from cairn.agent.engine import Engine  # the heavy part: after the first line
+    from cairn.commands.elicit_prompt import terminal_elicitor
 
     listener = TerminalListener(status=StatusLine.for_terminal(sys.stderr, quiet))
     engine = Engine(
