@@ -54,6 +54,7 @@ from cairn.tokens.model_info import is_scripted_model
 if TYPE_CHECKING:  # imported when used: the first line is printed before them
     from cairn.agent.api import Approval, ApprovalRequest, Approver, ToolCallEvent
     from cairn.agent.engine import Engine
+    from cairn.mcp.elicitation import Elicitor
     from cairn.models.events import (
         CompactionEvent,
         GoalTreeView,
@@ -219,6 +220,13 @@ def terminal_approver(yes: bool, interactive: bool) -> Approver | None:
     return ask
 
 
+def terminal_elicitor(interactive: bool) -> Elicitor | None:
+    """A TTY: an MCP server's questions asked there; otherwise None (none can be asked)."""
+    from cairn.commands.elicit_prompt import terminal_elicitor as asking  # with the engine
+
+    return asking(ask_line) if interactive else None
+
+
 async def ask_line(prompt: str) -> str:
     return await asyncio.wrap_future(ask_in_background(prompt))
 
@@ -356,7 +364,6 @@ def run_turn(
 
         prefetch_litellm()
     from cairn.agent.engine import Engine  # the heavy part: after the first line
-    from cairn.commands.elicit_prompt import terminal_elicitor
 
     listener = TerminalListener(status=StatusLine.for_terminal(sys.stderr, quiet))
     engine = Engine(
@@ -364,7 +371,7 @@ def run_turn(
         settings,
         listener=listener,
         approver=terminal_approver(yes, sys.stdin.isatty()),
-        elicitor=terminal_elicitor(ask_line) if sys.stdin.isatty() else None,
+        elicitor=terminal_elicitor(sys.stdin.isatty()),
     )
 
     async def turn_then_close(session_id: str, refs: list[str]) -> TurnResult | Interrupted:
